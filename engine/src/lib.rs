@@ -1,0 +1,1 @@
+//! Vitrine's cache engine.
