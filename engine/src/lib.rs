@@ -1,1 +1,33 @@
-//! Vitrine's cache engine.
+//! Vitrine's cache engine: everything the cache does, with no sockets, no threads of its own
+//! and no clock (time is always a parameter), so the same code runs in the server and, compiled
+//! to WebAssembly, in a browser tab.
+//!
+//! A map of the crate:
+//! - [`engine`]: `Engine` (`feed`, `call`, `sweep`, `snapshot`), `Session`, and dispatch.
+//! - [`resp`]: incremental request decoding with Redis's limits; [`reply`]: `Reply` and its encodings.
+//! - [`table`]: the command table; [`cmd`]: the handlers, one file per family; [`args`]: argument parsing.
+//! - [`store`]: shards, entries, memory accounting, eviction and expiry.
+//! - [`stats`]: counters and `StatsSnapshot`; [`config`]: run-time settings; [`clients`]: connected clients.
+//! - [`error`]: `CmdError` (exact Redis texts) and `ProtocolError`.
+
+pub mod args;
+pub mod clients;
+pub mod cmd;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod glob;
+pub mod reply;
+pub mod resp;
+pub mod stats;
+pub mod store;
+pub mod table;
+
+pub use config::{Config, Policy};
+pub use engine::{Ctx, Engine, Session};
+pub use error::{CmdError, ProtocolError};
+pub use reply::Reply;
+pub use stats::StatsSnapshot;
+
+/// The version INFO and the admin API report.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,320 @@
+//! Run-time settings the engine obeys (maxmemory, policy, limits, ...), readable and
+//! writable with `CONFIG GET/SET` by Redis's parameter names. Lock-free reads on the hot path.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use parking_lot::RwLock;
+
+/// `maxmemory-policy`: what to do when a write needs room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    NoEviction,
+    AllkeysLru,
+    AllkeysLfu,
+    AllkeysRandom,
+    VolatileLru,
+    VolatileLfu,
+    VolatileRandom,
+    VolatileTtl,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 8] = [
+        Policy::NoEviction,
+        Policy::AllkeysLru,
+        Policy::AllkeysLfu,
+        Policy::AllkeysRandom,
+        Policy::VolatileLru,
+        Policy::VolatileLfu,
+        Policy::VolatileRandom,
+        Policy::VolatileTtl,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::NoEviction => "noeviction",
+            Policy::AllkeysLru => "allkeys-lru",
+            Policy::AllkeysLfu => "allkeys-lfu",
+            Policy::AllkeysRandom => "allkeys-random",
+            Policy::VolatileLru => "volatile-lru",
+            Policy::VolatileLfu => "volatile-lfu",
+            Policy::VolatileRandom => "volatile-random",
+            Policy::VolatileTtl => "volatile-ttl",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Policy> {
+        Policy::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(s))
+    }
+
+    /// volatile-* policies only ever evict keys that have a TTL.
+    pub fn volatile_only(self) -> bool {
+        matches!(self, Policy::VolatileLru | Policy::VolatileLfu | Policy::VolatileRandom | Policy::VolatileTtl)
+    }
+
+    pub fn is_lfu(self) -> bool {
+        matches!(self, Policy::AllkeysLfu | Policy::VolatileLfu)
+    }
+}
+
+/// Parses a memory amount as Redis's `memtoull`: `100`, `1k` (1000), `1kb` (1024), `2mb`,
+/// `1gb`, case-insensitive.
+pub fn parse_memory(s: &str) -> Option<u64> {
+    let lower = s.trim().to_ascii_lowercase();
+    let split = lower.find(|c: char| !c.is_ascii_digit()).unwrap_or(lower.len());
+    let (digits, unit) = lower.split_at(split);
+    let n: u64 = digits.parse().ok()?;
+    let mul: u64 = match unit {
+        "" | "b" => 1,
+        "k" => 1000,
+        "kb" => 1024,
+        "m" => 1000 * 1000,
+        "mb" => 1024 * 1024,
+        "g" => 1000 * 1000 * 1000,
+        "gb" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    n.checked_mul(mul)
+}
+
+/// The engine's settings. Every field is readable without a lock.
+pub struct Config {
+    maxmemory: AtomicU64,
+    policy: AtomicU8,
+    samples: AtomicU32,
+    lfu_log_factor: AtomicU32,
+    lfu_decay_time: AtomicU32,
+    hz: AtomicU32,
+    default_ttl_s: AtomicU64,
+    proto_max_bulk_len: AtomicU64,
+    client_query_buffer_limit: AtomicU64,
+    maxclients: AtomicU64,
+    timeout_s: AtomicU64,
+    requirepass: RwLock<Option<Vec<u8>>>,
+    /// Read-only parameters the host process reports (`port`, `bind`, `dir`, ...).
+    host_params: RwLock<Vec<(String, String)>>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            maxmemory: AtomicU64::new(0),
+            policy: AtomicU8::new(0),
+            samples: AtomicU32::new(5),
+            lfu_log_factor: AtomicU32::new(10),
+            lfu_decay_time: AtomicU32::new(1),
+            hz: AtomicU32::new(10),
+            default_ttl_s: AtomicU64::new(0),
+            proto_max_bulk_len: AtomicU64::new(512 * 1024 * 1024),
+            client_query_buffer_limit: AtomicU64::new(1024 * 1024 * 1024),
+            maxclients: AtomicU64::new(10000),
+            timeout_s: AtomicU64::new(0),
+            requirepass: RwLock::new(None),
+            host_params: RwLock::new(Vec::new()),
+        }
+    }
+}
+
+macro_rules! getter {
+    ($name:ident, $ty:ty) => {
+        pub fn $name(&self) -> $ty {
+            self.$name.load(Relaxed) as $ty
+        }
+    };
+}
+
+impl Config {
+    getter!(maxmemory, u64);
+    getter!(lfu_log_factor, u32);
+    getter!(lfu_decay_time, u32);
+    getter!(hz, u32);
+    getter!(proto_max_bulk_len, u64);
+    getter!(client_query_buffer_limit, u64);
+    getter!(maxclients, u64);
+
+    pub fn policy(&self) -> Policy {
+        Policy::ALL[self.policy.load(Relaxed) as usize]
+    }
+
+    pub fn samples(&self) -> usize {
+        self.samples.load(Relaxed).max(1) as usize
+    }
+
+    /// `default-ttl` in milliseconds (0 = keys without an explicit TTL live forever).
+    pub fn default_ttl_ms(&self) -> u64 {
+        self.default_ttl_s.load(Relaxed).saturating_mul(1000)
+    }
+
+    /// Idle seconds after which the server closes a client (0 = never).
+    pub fn timeout_s(&self) -> u64 {
+        self.timeout_s.load(Relaxed)
+    }
+
+    pub fn requirepass(&self) -> Option<Vec<u8>> {
+        self.requirepass.read().clone()
+    }
+
+    pub fn auth_required(&self) -> bool {
+        self.requirepass.read().is_some()
+    }
+
+    /// Adds or replaces a read-only parameter reported by the host (shown by `CONFIG GET`).
+    pub fn set_host_param(&self, name: &str, value: &str) {
+        let mut params = self.host_params.write();
+        match params.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value.to_string(),
+            None => params.push((name.to_string(), value.to_string())),
+        }
+    }
+
+    /// Every parameter and its current value, in a stable order.
+    pub fn all(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = PARAMS
+            .iter()
+            .map(|p| (p.to_string(), self.get(p).unwrap_or_default()))
+            .collect();
+        out.extend(self.host_params.read().iter().cloned());
+        out
+    }
+
+    /// The current value of one parameter, by its Redis name.
+    pub fn get(&self, name: &str) -> Option<String> {
+        let v = match name {
+            "maxmemory" => self.maxmemory().to_string(),
+            "maxmemory-policy" => self.policy().name().to_string(),
+            "maxmemory-samples" => self.samples().to_string(),
+            "lfu-log-factor" => self.lfu_log_factor().to_string(),
+            "lfu-decay-time" => self.lfu_decay_time().to_string(),
+            "hz" => self.hz().to_string(),
+            "default-ttl" => self.default_ttl_s.load(Relaxed).to_string(),
+            "proto-max-bulk-len" => self.proto_max_bulk_len().to_string(),
+            "client-query-buffer-limit" => self.client_query_buffer_limit().to_string(),
+            "maxclients" => self.maxclients().to_string(),
+            "timeout" => self.timeout_s().to_string(),
+            "requirepass" => self
+                .requirepass
+                .read()
+                .as_ref()
+                .map(|p| String::from_utf8_lossy(p).into_owned())
+                .unwrap_or_default(),
+            "databases" => "1".to_string(),
+            "save" => String::new(),
+            "appendonly" => "no".to_string(),
+            _ => {
+                return self.host_params.read().iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+            }
+        };
+        Some(v)
+    }
+
+    /// Sets one parameter by its Redis name. The error is the reason text that `CONFIG SET`
+    /// puts after `ERR CONFIG SET failed (possibly related to argument '<name>') - `.
+    pub fn set(&self, name: &str, value: &str) -> Result<(), String> {
+        fn num(value: &str) -> Result<u64, String> {
+            value.parse::<u64>().map_err(|_| "argument couldn't be parsed into an integer".to_string())
+        }
+        match name {
+            "maxmemory" => {
+                let v = parse_memory(value).ok_or("argument must be a memory value")?;
+                self.maxmemory.store(v, Relaxed);
+            }
+            "maxmemory-policy" => {
+                let p = Policy::parse(value).ok_or("argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction")?;
+                self.policy.store(Policy::ALL.iter().position(|x| *x == p).unwrap_or(0) as u8, Relaxed);
+            }
+            "maxmemory-samples" => {
+                let v = num(value)?;
+                if !(1..=64).contains(&v) {
+                    return Err("argument must be between 1 and 64 inclusive".into());
+                }
+                self.samples.store(v as u32, Relaxed);
+            }
+            "lfu-log-factor" => self.lfu_log_factor.store(num(value)?.min(u32::MAX as u64) as u32, Relaxed),
+            "lfu-decay-time" => self.lfu_decay_time.store(num(value)?.min(u32::MAX as u64) as u32, Relaxed),
+            "hz" => {
+                let v = num(value)?;
+                self.hz.store(v.clamp(1, 500) as u32, Relaxed);
+            }
+            "default-ttl" => self.default_ttl_s.store(num(value)?, Relaxed),
+            "proto-max-bulk-len" => {
+                let v = parse_memory(value).ok_or("argument must be a memory value")?;
+                if v < 1024 * 1024 {
+                    return Err("argument must be between 1048576 and 9223372036854775807 inclusive".into());
+                }
+                self.proto_max_bulk_len.store(v, Relaxed);
+            }
+            "client-query-buffer-limit" => {
+                let v = parse_memory(value).ok_or("argument must be a memory value")?;
+                if v < 1024 * 1024 {
+                    return Err("argument must be between 1048576 and 9223372036854775807 inclusive".into());
+                }
+                self.client_query_buffer_limit.store(v, Relaxed);
+            }
+            "maxclients" => {
+                let v = num(value)?;
+                if v == 0 {
+                    return Err("argument must be between 1 and 4294967295 inclusive".into());
+                }
+                self.maxclients.store(v, Relaxed);
+            }
+            "timeout" => self.timeout_s.store(num(value)?, Relaxed),
+            "requirepass" => {
+                *self.requirepass.write() = if value.is_empty() { None } else { Some(value.as_bytes().to_vec()) };
+            }
+            _ if self.host_params.read().iter().any(|(n, _)| n == name) || READ_ONLY.contains(&name) => {
+                return Err("can't set immutable config".into());
+            }
+            _ => return Err("Unknown option or number of arguments for CONFIG SET".into()),
+        }
+        Ok(())
+    }
+}
+
+/// Parameters `CONFIG GET *` lists (the host adds its own read-only ones).
+pub const PARAMS: &[&str] = &[
+    "maxmemory",
+    "maxmemory-policy",
+    "maxmemory-samples",
+    "lfu-log-factor",
+    "lfu-decay-time",
+    "hz",
+    "default-ttl",
+    "proto-max-bulk-len",
+    "client-query-buffer-limit",
+    "maxclients",
+    "timeout",
+    "requirepass",
+    "databases",
+    "save",
+    "appendonly",
+];
+
+const READ_ONLY: &[&str] = &["databases"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_units_follow_redis() {
+        assert_eq!(parse_memory("100"), Some(100));
+        assert_eq!(parse_memory("1k"), Some(1000));
+        assert_eq!(parse_memory("1kb"), Some(1024));
+        assert_eq!(parse_memory("2MB"), Some(2 * 1024 * 1024));
+        assert_eq!(parse_memory("1gb"), Some(1 << 30));
+        assert_eq!(parse_memory("1x"), None);
+        assert_eq!(parse_memory("-1"), None);
+    }
+
+    #[test]
+    fn set_and_get_round_trip() {
+        let c = Config::default();
+        c.set("maxmemory", "2mb").unwrap();
+        assert_eq!(c.get("maxmemory").unwrap(), "2097152");
+        c.set("maxmemory-policy", "ALLKEYS-LRU").unwrap();
+        assert_eq!(c.policy(), Policy::AllkeysLru);
+        assert!(c.set("maxmemory-policy", "bogus").is_err());
+        assert!(c.set("nope", "1").is_err());
+    }
+}

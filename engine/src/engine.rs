@@ -1,0 +1,285 @@
+//! `Engine`: the cache as a value. `feed` turns request bytes into reply bytes, `call` runs
+//! one already-split command, `sweep` expires keys actively, `snapshot` reports stats. One
+//! dispatch path does lookup, arity, auth, memory admission, locking, stats and encoding.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use crate::args::Args;
+use crate::clients::{Client, Clients};
+use crate::config::Config;
+use crate::error::{CmdError, ProtocolError};
+use crate::reply::{encode_error, Reply};
+use crate::resp::{looks_like_http, parse_command, Limits};
+use crate::stats::{HostFacts, KeysByType, Stats, StatsSnapshot};
+use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
+use crate::store::{KeyEvent, Locked, Store, SweepReport};
+use crate::table::{self, Command, DENYOOM, NOAUTH, WRITE};
+
+/// Shards per engine: enough that threads rarely meet on one lock, few enough that SCAN and
+/// sampling stay cheap.
+pub const SHARDS: usize = 64;
+
+/// Per-connection state.
+pub struct Session {
+    pub resp3: bool,
+    pub db: u32,
+    pub authenticated: bool,
+    /// Set by QUIT: the host writes the pending replies and closes.
+    pub closing: bool,
+    pub client: Arc<Client>,
+}
+
+impl Session {
+    pub fn id(&self) -> u64 {
+        self.client.id
+    }
+}
+
+/// What a handler gets: the engine, the caller's session, the locked shards of the keys the
+/// command names, the time, and the full argv (name included) for error texts.
+pub struct Ctx<'a> {
+    pub engine: &'a Engine,
+    pub session: &'a mut Session,
+    pub db: Locked<'a>,
+    pub now: u64,
+    pub argv: &'a [&'a [u8]],
+}
+
+pub struct Engine {
+    pub(crate) store: Store,
+    pub(crate) clients: Clients,
+    host: RwLock<HostFacts>,
+    start_ms: u64,
+}
+
+impl Engine {
+    /// A new, empty engine. `seed` keys the hash functions and samplers; pass something
+    /// unpredictable in a server.
+    pub fn new(config: Config, now_ms: u64, seed: u64) -> Engine {
+        Engine {
+            store: Store::new(config, SHARDS, seed, now_ms),
+            clients: Clients::default(),
+            host: RwLock::new(HostFacts::default()),
+            start_ms: now_ms,
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        self.store.config()
+    }
+
+    pub fn stats(&self) -> &Stats {
+        self.store.stats()
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn start_ms(&self) -> u64 {
+        self.start_ms
+    }
+
+    /// Facts the host reports (pid, port, RSS, allocator bytes), shown by INFO and snapshots.
+    pub fn set_host_facts(&self, facts: HostFacts) {
+        *self.host.write() = facts;
+    }
+
+    pub fn host_facts(&self) -> HostFacts {
+        self.host.read().clone()
+    }
+
+    /// Opens a session for a new connection (registered for CLIENT LIST and counted).
+    pub fn new_session(&self, addr: &str, laddr: &str, now_ms: u64) -> Session {
+        let client = self.clients.register(addr, laddr, now_ms);
+        self.stats().connections_received.fetch_add(1, Relaxed);
+        self.stats().connected_clients.fetch_add(1, Relaxed);
+        Session { resp3: false, db: 0, authenticated: !self.config().auth_required(), closing: false, client }
+    }
+
+    /// Closes a session opened with `new_session`.
+    pub fn end_session(&self, session: &Session) {
+        self.clients.unregister(session.id());
+        self.stats().connected_clients.fetch_sub(1, Relaxed);
+    }
+
+    /// The decoder limits currently configured.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_bulk_len: self.config().proto_max_bulk_len().min(usize::MAX as u64) as usize,
+            ..Limits::default()
+        }
+    }
+
+    /// Decodes and runs every complete command in `input`, appending each reply to `out`.
+    /// Returns how many bytes were consumed; an incomplete command at the end waits for more
+    /// bytes. Stops early after QUIT (`session.closing`). On a protocol error, `out` holds the
+    /// replies to the commands before it and the error's reply; the host then closes (for
+    /// HTTP-looking input nothing is added: Redis closes silently).
+    pub fn feed(&self, session: &mut Session, input: &[u8], out: &mut Vec<u8>, now_ms: u64) -> Result<usize, ProtocolError> {
+        let limits = self.limits();
+        let mut pos = 0;
+        while pos < input.len() && !session.closing {
+            let parsed = parse_command(&input[pos..], &limits);
+            let (args, used) = match parsed {
+                Ok(Some(found)) => found,
+                Ok(None) => break,
+                Err(e) => {
+                    self.stats().protocol_errors.fetch_add(1, Relaxed);
+                    if e != ProtocolError::LooksLikeHttp {
+                        encode_error(out, &e.to_string());
+                    }
+                    return Err(e);
+                }
+            };
+            pos += used;
+            if args.is_empty() {
+                continue;
+            }
+            if looks_like_http(&args) {
+                self.stats().protocol_errors.fetch_add(1, Relaxed);
+                return Err(ProtocolError::LooksLikeHttp);
+            }
+            let argv: Vec<&[u8]> = args.iter().map(|a| a.as_ref()).collect();
+            let reply = self.dispatch(session, &argv, now_ms);
+            reply.encode(session.resp3, out);
+        }
+        Ok(pos)
+    }
+
+    /// Runs one already-split command (the HTTP console and the playground use this).
+    pub fn call<A: AsRef<[u8]>>(&self, session: &mut Session, argv: &[A], now_ms: u64) -> Reply {
+        let argv: Vec<&[u8]> = argv.iter().map(|a| a.as_ref()).collect();
+        if argv.is_empty() {
+            return Reply::Error("ERR empty command".into());
+        }
+        self.dispatch(session, &argv, now_ms)
+    }
+
+    /// Lookup, arity, auth, memory admission, locking, stats: the one path every command takes.
+    pub(crate) fn dispatch(&self, session: &mut Session, argv: &[&[u8]], now_ms: u64) -> Reply {
+        let stats = self.stats();
+        stats.commands_processed.fetch_add(1, Relaxed);
+        session.client.last_ms.store(now_ms, Relaxed);
+        let Some((index, cmd)) = table::lookup(argv[0]) else {
+            stats.error_replies.fetch_add(1, Relaxed);
+            return CmdError::UnknownCommand { name: preview(argv[0]), args: argv[1..].iter().take(16).map(|a| preview(a)).collect() }.into();
+        };
+        stats.calls[index].fetch_add(1, Relaxed);
+        session.client.last_cmd.store(index, Relaxed);
+        let result = self.run(cmd, session, argv, now_ms);
+        match result {
+            Ok(reply) => {
+                if reply.is_error() {
+                    stats.failed_calls[index].fetch_add(1, Relaxed);
+                    stats.error_replies.fetch_add(1, Relaxed);
+                }
+                reply
+            }
+            Err(e) => {
+                stats.failed_calls[index].fetch_add(1, Relaxed);
+                stats.error_replies.fetch_add(1, Relaxed);
+                if e == CmdError::Oom {
+                    stats.rejected_oom.fetch_add(1, Relaxed);
+                }
+                e.into()
+            }
+        }
+    }
+
+    fn run(&self, cmd: &'static Command, session: &mut Session, argv: &[&[u8]], now_ms: u64) -> Result<Reply, CmdError> {
+        let argc = argv.len() as i32;
+        if (cmd.arity > 0 && argc != cmd.arity) || (cmd.arity < 0 && argc < -cmd.arity) {
+            return Err(CmdError::WrongArity(cmd.name.to_ascii_lowercase()));
+        }
+        if !session.authenticated && cmd.flags & NOAUTH == 0 {
+            return Err(CmdError::NoAuth);
+        }
+        if cmd.flags & DENYOOM != 0 {
+            self.store.make_room(self.estimate_growth(cmd, argv), now_ms)?;
+        }
+        let db = self.store.lock_keys(cmd.keys(argv));
+        let mut ctx = Ctx { engine: self, session, db, now: now_ms, argv };
+        let mut args = Args::new(&argv[1..]);
+        let result = (cmd.handler)(&mut ctx, &mut args);
+        drop(ctx);
+        if cmd.flags & WRITE != 0 {
+            // The estimate can fall short (or another writer raced us): evict until the
+            // limit holds again before this write is acknowledged.
+            self.store.enforce_limit(now_ms);
+        }
+        result
+    }
+
+    /// How many bytes a write may add, at most: every argument stored anew, plus a fresh
+    /// entry per key. Conservative on purpose so the limit holds after the write.
+    fn estimate_growth(&self, cmd: &Command, argv: &[&[u8]]) -> usize {
+        let args: usize = argv[1..].iter().map(|a| alloc_size(a.len())).sum();
+        let keys = cmd.keys(argv).count();
+        let extra = cmd.grow.map(|f| f(argv)).unwrap_or(0);
+        args + keys * (ENTRY_OVERHEAD + TTL_OVERHEAD) + extra
+    }
+
+    /// One active-expiry round (the host calls this `hz` times a second).
+    pub fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
+        self.store.sweep(now_ms, budget)
+    }
+
+    /// The most recent evictions and expirations.
+    pub fn recent_events(&self) -> Vec<KeyEvent> {
+        self.store.recent_events()
+    }
+
+    /// Everything INFO, the admin API and the dashboard show, at `now_ms`.
+    pub fn snapshot(&self, now_ms: u64) -> StatsSnapshot {
+        let s = self.stats();
+        let hits = s.hits.load(Relaxed);
+        let misses = s.misses.load(Relaxed);
+        let mut keys_by_type = KeysByType::default();
+        let mut keys = 0u64;
+        let mut with_ttl = 0u64;
+        self.store.for_each(now_ms, |_, e| {
+            keys += 1;
+            with_ttl += e.has_ttl() as u64;
+            match e.value {
+                crate::store::entry::Value::Str(_) => keys_by_type.string += 1,
+            }
+        });
+        StatsSnapshot {
+            version: crate::VERSION,
+            now_ms,
+            uptime_s: now_ms.saturating_sub(self.start_ms) / 1000,
+            used_memory: self.store.used_memory() as u64,
+            maxmemory: self.config().maxmemory(),
+            maxmemory_policy: self.config().policy().name(),
+            maxmemory_samples: self.config().samples(),
+            keys,
+            keys_with_ttl: with_ttl,
+            keys_by_type,
+            hits,
+            misses,
+            hit_ratio: if hits + misses == 0 { 0.0 } else { hits as f64 / (hits + misses) as f64 },
+            expired_keys: s.expired_keys.load(Relaxed),
+            evicted_keys: s.evicted_keys.load(Relaxed),
+            rejected_oom: s.rejected_oom.load(Relaxed),
+            commands_processed: s.commands_processed.load(Relaxed),
+            connected_clients: s.connected_clients.load(Relaxed),
+            connections_received: s.connections_received.load(Relaxed),
+            rejected_connections: s.rejected_connections.load(Relaxed),
+            net_input_bytes: s.net_input_bytes.load(Relaxed),
+            net_output_bytes: s.net_output_bytes.load(Relaxed),
+            protocol_errors: s.protocol_errors.load(Relaxed),
+            error_replies: s.error_replies.load(Relaxed),
+            host: self.host_facts(),
+            commands: StatsSnapshot::command_stats(s),
+        }
+    }
+}
+
+/// An argument as Redis quotes it in "unknown command" errors: at most 128 bytes, lossy.
+fn preview(a: &[u8]) -> String {
+    String::from_utf8_lossy(&a[..a.len().min(128)]).into_owned()
+}

@@ -1,0 +1,148 @@
+//! Counters (`Stats`, bumped in dispatch and the store) and `StatsSnapshot`, the one stats
+//! type that INFO, the admin API, metrics, the dashboard and the playground all read.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use serde::Serialize;
+
+use crate::table::COMMANDS;
+
+/// Live counters. All relaxed atomics: each is exact on its own, and a snapshot is a
+/// consistent-enough moment for monitoring.
+pub struct Stats {
+    pub commands_processed: AtomicU64,
+    pub hits: AtomicU64,
+    pub misses: AtomicU64,
+    pub expired_keys: AtomicU64,
+    pub evicted_keys: AtomicU64,
+    pub rejected_oom: AtomicU64,
+    pub connections_received: AtomicU64,
+    pub connected_clients: AtomicU64,
+    pub rejected_connections: AtomicU64,
+    pub net_input_bytes: AtomicU64,
+    pub net_output_bytes: AtomicU64,
+    pub protocol_errors: AtomicU64,
+    pub error_replies: AtomicU64,
+    /// Per command, indexed like `table::COMMANDS`: calls, errors, microseconds (host-measured).
+    pub calls: Box<[AtomicU64]>,
+    pub failed_calls: Box<[AtomicU64]>,
+}
+
+impl Default for Stats {
+    fn default() -> Stats {
+        let n = COMMANDS.len();
+        Stats {
+            commands_processed: AtomicU64::new(0),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            expired_keys: AtomicU64::new(0),
+            evicted_keys: AtomicU64::new(0),
+            rejected_oom: AtomicU64::new(0),
+            connections_received: AtomicU64::new(0),
+            connected_clients: AtomicU64::new(0),
+            rejected_connections: AtomicU64::new(0),
+            net_input_bytes: AtomicU64::new(0),
+            net_output_bytes: AtomicU64::new(0),
+            protocol_errors: AtomicU64::new(0),
+            error_replies: AtomicU64::new(0),
+            calls: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            failed_calls: (0..n).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+}
+
+impl Stats {
+    /// `CONFIG RESETSTAT`: zero the counters that Redis resets (not gauges like clients).
+    pub fn reset(&self) {
+        for c in [
+            &self.commands_processed,
+            &self.hits,
+            &self.misses,
+            &self.expired_keys,
+            &self.evicted_keys,
+            &self.rejected_oom,
+            &self.connections_received,
+            &self.rejected_connections,
+            &self.net_input_bytes,
+            &self.net_output_bytes,
+            &self.protocol_errors,
+            &self.error_replies,
+        ] {
+            c.store(0, Relaxed);
+        }
+        for c in self.calls.iter().chain(self.failed_calls.iter()) {
+            c.store(0, Relaxed);
+        }
+    }
+}
+
+/// Facts only the host process knows, reported to the engine so snapshots include them.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HostFacts {
+    pub process_id: u32,
+    pub tcp_port: u16,
+    pub rss_bytes: u64,
+    pub allocator_bytes: u64,
+    pub threads: u32,
+    pub executable: String,
+}
+
+/// Calls and failures of one command since start or the last `CONFIG RESETSTAT`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CommandStat {
+    pub name: &'static str,
+    pub calls: u64,
+    pub failed: u64,
+}
+
+/// Key counts by type.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct KeysByType {
+    pub string: u64,
+}
+
+/// Everything there is to know about the engine at one moment.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatsSnapshot {
+    pub version: &'static str,
+    pub now_ms: u64,
+    pub uptime_s: u64,
+    pub used_memory: u64,
+    pub maxmemory: u64,
+    pub maxmemory_policy: &'static str,
+    pub maxmemory_samples: usize,
+    pub keys: u64,
+    pub keys_with_ttl: u64,
+    pub keys_by_type: KeysByType,
+    pub hits: u64,
+    pub misses: u64,
+    /// hits / (hits + misses), 0 when there were no lookups.
+    pub hit_ratio: f64,
+    pub expired_keys: u64,
+    pub evicted_keys: u64,
+    pub rejected_oom: u64,
+    pub commands_processed: u64,
+    pub connected_clients: u64,
+    pub connections_received: u64,
+    pub rejected_connections: u64,
+    pub net_input_bytes: u64,
+    pub net_output_bytes: u64,
+    pub protocol_errors: u64,
+    pub error_replies: u64,
+    pub host: HostFacts,
+    pub commands: Vec<CommandStat>,
+}
+
+impl StatsSnapshot {
+    pub(crate) fn command_stats(stats: &Stats) -> Vec<CommandStat> {
+        COMMANDS
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let calls = stats.calls[i].load(Relaxed);
+                let failed = stats.failed_calls[i].load(Relaxed);
+                (calls > 0 || failed > 0).then_some(CommandStat { name: c.name, calls, failed })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,121 @@
+//! One keyspace entry: its typed value, expiry, access stamps for LRU/LFU, and the memory
+//! accounting that says how many bytes the allocator holds for it.
+
+/// A key's value. Only strings exist so far; hashes, lists, sets and sorted sets join here.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Str(Vec<u8>),
+}
+
+impl Value {
+    /// The name `TYPE` answers with.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Str(_) => "string",
+        }
+    }
+
+    /// The name `OBJECT ENCODING` answers with, derived from the content as Redis would
+    /// choose it for a freshly written value.
+    pub fn encoding(&self) -> &'static str {
+        match self {
+            Value::Str(s) => {
+                if s.len() <= 20 && crate::args::parse_i64(s).is_some() {
+                    "int"
+                } else if s.len() <= 44 {
+                    "embstr"
+                } else {
+                    "raw"
+                }
+            }
+        }
+    }
+
+    /// Heap bytes the allocator holds for this value (capacity, rounded as malloc rounds).
+    pub fn heap_size(&self) -> usize {
+        match self {
+            Value::Str(s) => alloc_size(s.capacity()),
+        }
+    }
+}
+
+/// What a keyspace entry holds besides its key.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub value: Value,
+    /// Absolute expiry in unix milliseconds; 0 means no TTL.
+    pub expire_at: u64,
+    /// Logical access stamp (low 32 bits of the store's access clock) for LRU ranking. A
+    /// counter rather than a coarse time, so LRU stays exact however many requests arrive per
+    /// millisecond (Redis's 1-second LRU clock degrades toward random in small, busy caches).
+    pub seq: u32,
+    /// Last access in milliseconds since the store's base time (for `OBJECT IDLETIME`).
+    pub atime: u32,
+    /// LFU: logarithmic access counter (Redis's 8-bit Morris counter).
+    pub lfu: u8,
+    /// LFU: minutes (mod 2^16) when the counter was last decremented, as Redis keeps it.
+    pub lfu_ldt: u16,
+}
+
+impl Entry {
+    pub fn has_ttl(&self) -> bool {
+        self.expire_at != 0
+    }
+
+    pub fn is_expired(&self, now_ms: u64) -> bool {
+        self.expire_at != 0 && self.expire_at <= now_ms
+    }
+}
+
+/// Fixed bytes per entry beyond the key's and value's heap: the index map's bucket (hash,
+/// boxed key pointer, `Entry`), its share of the hash index, and load-factor slack.
+pub const ENTRY_OVERHEAD: usize = std::mem::size_of::<Entry>() + 8 + 16 + 16;
+/// Extra bytes when the key also sits in the shard's set of keys with a TTL.
+pub const TTL_OVERHEAD: usize = 8 + 16 + 16;
+
+/// Bytes malloc really hands out for a request of `n` bytes (glibc: 8-byte header, 16-byte
+/// granularity, 32-byte minimum chunk). Counting this rather than `n` keeps `used_memory`
+/// close to what the allocator holds for many small keys.
+pub fn alloc_size(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        ((n + 8 + 15) & !15).max(32)
+    }
+}
+
+/// Accounted size of an entry: overhead, key allocation, value heap, and the TTL index.
+pub fn entry_size(key_len: usize, entry: &Entry) -> usize {
+    let mut size = ENTRY_OVERHEAD + alloc_size(key_len) + entry.value.heap_size();
+    if entry.has_ttl() {
+        size += TTL_OVERHEAD + alloc_size(key_len);
+    }
+    size
+}
+
+/// Size an entry for `key_len` and a string of `val_len` bytes would have: the estimate a
+/// write uses to make room before it runs.
+pub fn estimate_string_entry(key_len: usize, val_len: usize) -> usize {
+    ENTRY_OVERHEAD + TTL_OVERHEAD + 2 * alloc_size(key_len) + alloc_size(val_len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_size_rounds_like_malloc() {
+        assert_eq!(alloc_size(0), 0);
+        assert_eq!(alloc_size(1), 32);
+        assert_eq!(alloc_size(24), 32);
+        assert_eq!(alloc_size(25), 48);
+        assert_eq!(alloc_size(1024), 1040);
+    }
+
+    #[test]
+    fn string_encodings() {
+        assert_eq!(Value::Str(b"123".to_vec()).encoding(), "int");
+        assert_eq!(Value::Str(b"0123".to_vec()).encoding(), "embstr");
+        assert_eq!(Value::Str(vec![b'a'; 45]).encoding(), "raw");
+    }
+}

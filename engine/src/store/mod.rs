@@ -1,0 +1,517 @@
+//! The keyspace: shards behind their own locks, the memory budget, eviction, active expiry,
+//! SCAN, and the record of recent evictions and expirations.
+//!
+//! Lock order, so nothing deadlocks: the eviction pool before any shard; several shards only
+//! in ascending index order (`Store::lock_keys` sorts them); the recent-events log last.
+
+pub mod entry;
+pub mod evict;
+pub mod shard;
+
+use std::collections::VecDeque;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
+use serde::Serialize;
+
+use crate::config::{Config, Policy};
+use crate::error::CmdError;
+use crate::stats::Stats;
+use entry::{entry_size, Entry};
+use evict::{lfu_decay, lfu_increment, lfu_minutes, Candidate, Pool, LFU_INIT_VAL};
+pub use shard::{Shard, Touch};
+
+/// How many events `recent_events` keeps.
+pub const RECENT_EVENTS: usize = 256;
+/// Longest key prefix kept in an event record.
+const RECENT_KEY_MAX: usize = 200;
+
+/// Why a key left the keyspace on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventKind {
+    Evicted,
+    Expired,
+}
+
+/// One eviction or expiration, kept for the dashboard.
+#[derive(Debug, Clone, Serialize)]
+pub struct KeyEvent {
+    pub kind: EventKind,
+    /// The key (first 200 bytes), lossily as UTF-8 for display.
+    pub key: String,
+    /// The policy in force when it was evicted (`None` for expirations).
+    pub policy: Option<&'static str>,
+    /// Milliseconds since the key was last accessed.
+    pub idle_ms: u64,
+    /// LFU counter at eviction.
+    pub freq: u8,
+    /// Accounted bytes freed.
+    pub size: usize,
+    pub at_ms: u64,
+}
+
+/// State every shard shares: settings, counters, the memory total, the access clock.
+pub struct Common {
+    pub config: Config,
+    pub stats: Stats,
+    /// Accounted bytes of all entries (`used_memory`).
+    pub used: AtomicUsize,
+    /// Logical clock stamped on every access, ordering keys for LRU.
+    clock: AtomicU64,
+    /// Unix ms that entry `atime`s count from.
+    base_ms: u64,
+    rng: AtomicU64,
+    recent: Mutex<VecDeque<KeyEvent>>,
+}
+
+impl Common {
+    /// A fast, lock-free random number (splitmix64 over an atomic counter). Good enough for
+    /// sampling; not for anything secret.
+    pub fn random(&self) -> u64 {
+        let mut z = self.rng.fetch_add(0x9e37_79b9_7f4a_7c15, Relaxed).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn rel_ms(&self, now_ms: u64) -> u32 {
+        now_ms.saturating_sub(self.base_ms) as u32
+    }
+
+    /// Milliseconds since the entry was last touched.
+    pub fn idle_ms(&self, entry: &Entry, now_ms: u64) -> u64 {
+        self.rel_ms(now_ms).wrapping_sub(entry.atime) as u64
+    }
+
+    pub(crate) fn init_stamps(&self, entry: &mut Entry, now_ms: u64) {
+        entry.seq = self.clock.fetch_add(1, Relaxed) as u32;
+        entry.atime = self.rel_ms(now_ms);
+        entry.lfu = LFU_INIT_VAL;
+        entry.lfu_ldt = lfu_minutes(now_ms);
+    }
+
+    pub(crate) fn touch(&self, entry: &mut Entry, now_ms: u64) {
+        entry.seq = self.clock.fetch_add(1, Relaxed) as u32;
+        entry.atime = self.rel_ms(now_ms);
+        if self.config.policy().is_lfu() {
+            let r = self.random();
+            lfu_increment(entry, now_ms, self.config.lfu_log_factor(), self.config.lfu_decay_time(), r);
+        }
+    }
+
+    fn lru_rank(&self, entry: &Entry) -> u64 {
+        (self.clock.load(Relaxed) as u32).wrapping_sub(entry.seq) as u64
+    }
+
+    fn record(&self, event: KeyEvent) {
+        let mut recent = self.recent.lock();
+        if recent.len() >= RECENT_EVENTS {
+            recent.pop_front();
+        }
+        recent.push_back(event);
+    }
+
+    fn event(&self, kind: EventKind, key: &[u8], entry: &Entry, now_ms: u64) -> KeyEvent {
+        let shown = &key[..key.len().min(RECENT_KEY_MAX)];
+        KeyEvent {
+            kind,
+            key: String::from_utf8_lossy(shown).into_owned(),
+            policy: (kind == EventKind::Evicted).then(|| self.config.policy().name()),
+            idle_ms: self.idle_ms(entry, now_ms),
+            freq: lfu_decay(entry, now_ms, self.config.lfu_decay_time()),
+            size: entry_size(key.len(), entry),
+            at_ms: now_ms,
+        }
+    }
+
+    pub(crate) fn record_expired(&self, key: &[u8], entry: &Entry, now_ms: u64) {
+        self.record(self.event(EventKind::Expired, key, entry, now_ms));
+    }
+}
+
+/// What one active-expiry pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SweepReport {
+    pub sampled: usize,
+    pub expired: usize,
+}
+
+/// Keys with a TTL sampled per shard per round, as Redis's ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP.
+const SWEEP_KEYS_PER_LOOP: usize = 20;
+
+pub struct Store {
+    shards: Box<[Mutex<Shard>]>,
+    hasher: foldhash::fast::FixedState,
+    pub common: Arc<Common>,
+    pool: Mutex<Pool>,
+    sweep_cursor: AtomicUsize,
+}
+
+impl Store {
+    /// `seed` keys the hash functions (pass something unpredictable to resist hash flooding)
+    /// and the sampler; `now_ms` is when the store starts.
+    pub fn new(config: Config, shards: usize, seed: u64, now_ms: u64) -> Store {
+        let common = Arc::new(Common {
+            config,
+            stats: Stats::default(),
+            used: AtomicUsize::new(0),
+            clock: AtomicU64::new(1),
+            base_ms: now_ms,
+            rng: AtomicU64::new(seed),
+            recent: Mutex::new(VecDeque::new()),
+        });
+        let shards = (0..shards.max(1))
+            .map(|i| Mutex::new(Shard::new(common.clone(), seed.wrapping_add(i as u64))))
+            .collect();
+        Store {
+            shards,
+            hasher: foldhash::fast::FixedState::with_seed(seed.rotate_left(17)),
+            common,
+            pool: Mutex::new(Pool::default()),
+            sweep_cursor: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.common.config
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.common.stats
+    }
+
+    pub fn shard_count(&self) -> usize {
+        self.shards.len()
+    }
+
+    pub fn shard_index(&self, key: &[u8]) -> usize {
+        (self.hasher.hash_one(key) % self.shards.len() as u64) as usize
+    }
+
+    pub fn lock_shard(&self, idx: usize) -> MutexGuard<'_, Shard> {
+        self.shards[idx].lock()
+    }
+
+    /// Locks the shards that hold `keys`, in ascending order, for one atomic command.
+    pub fn lock_keys<'a, I>(&'a self, keys: I) -> Locked<'a>
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
+        let mut idx: Vec<usize> = keys.into_iter().map(|k| self.shard_index(k)).collect();
+        idx.sort_unstable();
+        idx.dedup();
+        Locked { store: self, guards: idx.into_iter().map(|i| (i, self.shards[i].lock())).collect() }
+    }
+
+    /// Accounted bytes of all entries.
+    pub fn used_memory(&self) -> usize {
+        self.common.used.load(Relaxed)
+    }
+
+    /// Number of keys (including expired ones not yet collected, as Redis's DBSIZE).
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of keys with a TTL.
+    pub fn volatile_len(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().volatile_len()).sum()
+    }
+
+    /// Drops every key; returns how many there were.
+    pub fn flush(&self) -> usize {
+        let mut pool = self.pool.lock();
+        pool.clear();
+        self.shards.iter().map(|s| s.lock().clear()).sum()
+    }
+
+    /// The most recent evictions and expirations, oldest first.
+    pub fn recent_events(&self) -> Vec<KeyEvent> {
+        self.common.recent.lock().iter().cloned().collect()
+    }
+
+    /// Makes room for a write that may grow the data by up to `need` bytes: evicts by the
+    /// policy until `used + need <= maxmemory`. Fails with OOM under `noeviction`, when the
+    /// policy has nothing left to evict, or when `need` alone exceeds the limit.
+    pub fn make_room(&self, need: usize, now_ms: u64) -> Result<(), CmdError> {
+        let max = self.config().maxmemory() as usize;
+        if max == 0 {
+            return Ok(());
+        }
+        if need > max {
+            return Err(CmdError::Oom);
+        }
+        while self.used_memory() + need > max {
+            if self.config().policy() == Policy::NoEviction || !self.evict_one(now_ms) {
+                return Err(CmdError::Oom);
+            }
+        }
+        Ok(())
+    }
+
+    /// Brings `used_memory` back under `maxmemory` after a write (whose real growth can
+    /// differ from the estimate, or which raced another writer). Returns false when it could
+    /// not (noeviction, or nothing evictable).
+    pub fn enforce_limit(&self, now_ms: u64) -> bool {
+        self.make_room(0, now_ms).is_ok()
+    }
+
+    /// Evicts one key chosen by the current policy. Returns false when no key qualifies.
+    pub fn evict_one(&self, now_ms: u64) -> bool {
+        let policy = self.config().policy();
+        match policy {
+            Policy::NoEviction => false,
+            Policy::AllkeysRandom | Policy::VolatileRandom => self.evict_random(policy, now_ms),
+            _ => self.evict_from_pool(policy, now_ms),
+        }
+    }
+
+    /// A random non-empty shard (counting only keys with a TTL when `volatile`), falling back
+    /// to a scan so a sparse keyspace is still found.
+    fn pick_shard(&self, volatile: bool) -> Option<usize> {
+        let n = self.shards.len();
+        let has = |i: usize| {
+            let s = self.shards[i].lock();
+            if volatile { s.volatile_len() > 0 } else { !s.is_empty() }
+        };
+        for _ in 0..4 {
+            let i = (self.common.random() % n as u64) as usize;
+            if has(i) {
+                return Some(i);
+            }
+        }
+        let start = (self.common.random() % n as u64) as usize;
+        (0..n).map(|k| (start + k) % n).find(|&i| has(i))
+    }
+
+    fn evict_random(&self, policy: Policy, now_ms: u64) -> bool {
+        let volatile = policy.volatile_only();
+        while let Some(i) = self.pick_shard(volatile) {
+            let mut shard = self.shards[i].lock();
+            let n = if volatile { shard.volatile_len() } else { shard.len() };
+            if n == 0 {
+                continue;
+            }
+            let pick = (self.common.random() % n as u64) as usize;
+            let idx = if volatile {
+                let Some(key) = shard.expires.get_index(pick).cloned() else { continue };
+                match shard.map.get_index_of(&*key) {
+                    Some(idx) => idx,
+                    None => continue,
+                }
+            } else {
+                pick
+            };
+            return self.evict_index(&mut shard, idx, now_ms);
+        }
+        false
+    }
+
+    fn evict_index(&self, shard: &mut Shard, idx: usize, now_ms: u64) -> bool {
+        let Some((key, entry)) = shard.remove_index(idx) else { return false };
+        self.common.stats.evicted_keys.fetch_add(1, Relaxed);
+        self.common.record(self.common.event(EventKind::Evicted, &key, &entry, now_ms));
+        true
+    }
+
+    fn score(&self, policy: Policy, entry: &Entry, now_ms: u64) -> u64 {
+        match policy {
+            Policy::AllkeysLfu | Policy::VolatileLfu => {
+                // Least frequent first; among equals, least recently used first.
+                let freq = lfu_decay(entry, now_ms, self.config().lfu_decay_time());
+                ((255 - freq as u64) << 32) | self.common.lru_rank(entry)
+            }
+            Policy::VolatileTtl => u64::MAX - entry.expire_at,
+            _ => self.common.lru_rank(entry),
+        }
+    }
+
+    /// Samples `maxmemory-samples` keys from a random shard into the pool, then evicts the
+    /// pool's best candidate that still exists (Redis's `performEvictions` loop).
+    fn evict_from_pool(&self, policy: Policy, now_ms: u64) -> bool {
+        let volatile = policy.volatile_only();
+        let samples = self.config().samples();
+        let mut pool = self.pool.lock();
+        for _ in 0..8 {
+            if let Some(i) = self.pick_shard(volatile) {
+                let shard = self.shards[i].lock();
+                let n = if volatile { shard.volatile_len() } else { shard.len() };
+                for _ in 0..samples.min(n) {
+                    let pick = (self.common.random() % n as u64) as usize;
+                    let found = if volatile {
+                        shard.expires.get_index(pick).and_then(|k| shard.map.get_key_value(&**k))
+                    } else {
+                        shard.map.get_index(pick)
+                    };
+                    if let Some((key, entry)) = found {
+                        pool.offer(Candidate { key: key.clone(), shard: i, score: self.score(policy, entry, now_ms) });
+                    }
+                }
+            } else {
+                pool.clear();
+                return false;
+            }
+            while let Some(cand) = pool.pop() {
+                let mut shard = self.shards[cand.shard].lock();
+                let Some(idx) = shard.map.get_index_of(&*cand.key) else { continue };
+                if volatile && !shard.map[idx].has_ttl() {
+                    continue;
+                }
+                return self.evict_index(&mut shard, idx, now_ms);
+            }
+        }
+        false
+    }
+
+    /// One round of active expiry: walks shards from where the last round stopped, sampling
+    /// keys with a TTL and deleting the stale ones; stays on a shard while more than a
+    /// quarter of its sample was stale (as Redis's `activeExpireCycle`). Stops after about
+    /// `budget` sampled keys.
+    pub fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
+        let mut report = SweepReport::default();
+        let n = self.shards.len();
+        for _ in 0..n {
+            if report.sampled >= budget {
+                break;
+            }
+            let i = self.sweep_cursor.fetch_add(1, Relaxed) % n;
+            let mut shard = self.shards[i].lock();
+            loop {
+                let (sampled, expired) = shard.expire_sample(SWEEP_KEYS_PER_LOOP, now_ms);
+                report.sampled += sampled;
+                report.expired += expired;
+                if sampled == 0 || expired * 4 <= sampled || report.sampled >= budget {
+                    break;
+                }
+            }
+        }
+        report
+    }
+
+    /// One SCAN step. The cursor packs the shard (high bits) and how many positions of it
+    /// are still to visit; each shard is walked from its end down, so keys that stay for the
+    /// whole scan are always returned even though deletions move keys (a deletion moves the
+    /// last key, already visited, into the hole). `visit` sees each live key.
+    pub fn scan(&self, cursor: u64, count: usize, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) -> u64 {
+        const POS_BITS: u32 = 40;
+        const POS_MASK: u64 = (1 << POS_BITS) - 1;
+        let n = self.shards.len() as u64;
+        let (mut shard_i, mut pos) = if cursor == 0 { (0, POS_MASK) } else { (cursor >> POS_BITS, cursor & POS_MASK) };
+        if shard_i >= n {
+            return 0;
+        }
+        let mut visited = 0;
+        let count = count.max(1);
+        loop {
+            {
+                let shard = self.shards[shard_i as usize].lock();
+                pos = pos.min(shard.len() as u64);
+                while pos > 0 && visited < count {
+                    pos -= 1;
+                    visited += 1;
+                    if let Some((key, entry)) = shard.get_index(pos as usize) {
+                        if !entry.is_expired(now_ms) {
+                            visit(key, entry);
+                        }
+                    }
+                }
+            }
+            if pos == 0 {
+                shard_i += 1;
+                pos = POS_MASK;
+                if shard_i >= n {
+                    return 0;
+                }
+            }
+            if visited >= count {
+                return (shard_i << POS_BITS) | pos;
+            }
+        }
+    }
+
+    /// A uniformly-ish random live key (RANDOMKEY).
+    pub fn random_key(&self, now_ms: u64) -> Option<Vec<u8>> {
+        for _ in 0..100 {
+            let i = self.pick_shard(false)?;
+            let mut shard = self.shards[i].lock();
+            if shard.is_empty() {
+                continue;
+            }
+            let pick = (self.common.random() % shard.len() as u64) as usize;
+            let key = shard.get_index(pick).map(|(k, _)| k.to_vec())?;
+            if shard.contains(&key, now_ms) {
+                return Some(key);
+            }
+        }
+        None
+    }
+
+    /// Visits every live key, one shard locked at a time (KEYS, key counts by type).
+    pub fn for_each(&self, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) {
+        for shard in self.shards.iter() {
+            let shard = shard.lock();
+            for (k, e) in shard.map.iter() {
+                if !e.is_expired(now_ms) {
+                    visit(k, e);
+                }
+            }
+        }
+    }
+}
+
+/// The shards one command holds, locked in order. Routes each key to its shard.
+pub struct Locked<'a> {
+    store: &'a Store,
+    guards: Vec<(usize, MutexGuard<'a, Shard>)>,
+}
+
+impl<'a> Locked<'a> {
+    pub fn store(&self) -> &'a Store {
+        self.store
+    }
+
+    /// The locked shard that holds `key`. Dispatch locks every key a command names, so a
+    /// miss here is a bug in the command table; it locks the shard rather than panicking,
+    /// accepting the small risk of an out-of-order lock.
+    pub fn shard(&mut self, key: &[u8]) -> &mut Shard {
+        let i = self.store.shard_index(key);
+        let pos = match self.guards.iter().position(|(g, _)| *g == i) {
+            Some(pos) => pos,
+            None => {
+                debug_assert!(false, "key not locked by dispatch: {:?}", String::from_utf8_lossy(key));
+                self.guards.push((i, self.store.shards[i].lock()));
+                self.guards.len() - 1
+            }
+        };
+        &mut self.guards[pos].1
+    }
+
+    /// A read lookup: lazy expiry, touch, and the keyspace hit/miss counters.
+    pub fn read(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
+        let store = self.store;
+        let found = self.shard(key).lookup(key, now_ms, Touch::Yes);
+        let counter = if found.is_some() { &store.common.stats.hits } else { &store.common.stats.misses };
+        counter.fetch_add(1, Relaxed);
+        found
+    }
+
+    /// A write lookup: lazy expiry and touch, no hit/miss counting.
+    pub fn lookup(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
+        self.shard(key).lookup(key, now_ms, Touch::Yes)
+    }
+
+    /// An inspection that neither touches nor counts (TTL, TYPE, OBJECT).
+    pub fn peek(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
+        self.shard(key).lookup(key, now_ms, Touch::No)
+    }
+}
+
+#[cfg(test)]
+mod tests;
