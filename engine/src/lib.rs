@@ -22,6 +22,7 @@ pub mod resp;
 pub mod stats;
 pub mod store;
 pub mod table;
+pub mod testing;
 
 pub use config::{Config, Policy};
 pub use engine::{Ctx, Engine, Session};

@@ -1,0 +1,66 @@
+//! A small harness for tests: an engine at a fixed clock and `run(["SET","k","v"])`.
+//! Public (not `cfg(test)`) so integration tests, property tests and fuzz targets share it.
+
+use crate::config::Config;
+use crate::engine::{Engine, Session};
+use crate::reply::Reply;
+
+/// An engine with one session and a clock that tests move by hand.
+pub struct TestEngine {
+    pub engine: Engine,
+    pub session: Session,
+    /// The time commands run at (unix ms).
+    pub now: u64,
+}
+
+impl Default for TestEngine {
+    fn default() -> Self {
+        TestEngine::new(Config::default())
+    }
+}
+
+impl TestEngine {
+    /// Starts at a fixed, realistic unix time so EXPIREAT-style tests read naturally.
+    pub const START_MS: u64 = 1_700_000_000_000;
+
+    pub fn new(config: Config) -> TestEngine {
+        let engine = Engine::new(config, Self::START_MS, 0x5eed);
+        let session = engine.new_session("127.0.0.1:1", "127.0.0.1:6379", Self::START_MS);
+        TestEngine { engine, session, now: Self::START_MS }
+    }
+
+    /// Runs one command at the current time.
+    pub fn run<S: AsRef<[u8]>>(&mut self, argv: &[S]) -> Reply {
+        self.engine.call(&mut self.session, argv, self.now)
+    }
+
+    /// Runs one command and returns its RESP2 encoding as text (lossy), e.g. `"$1\r\nv\r\n"`.
+    pub fn resp<S: AsRef<[u8]>>(&mut self, argv: &[S]) -> String {
+        String::from_utf8_lossy(&self.run(argv).to_resp(self.session.resp3)).into_owned()
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&mut self, ms: u64) {
+        self.now += ms;
+    }
+}
+
+/// Shorthands for expected replies in tests.
+pub fn ok() -> Reply {
+    Reply::Ok
+}
+pub fn int(n: i64) -> Reply {
+    Reply::Int(n)
+}
+pub fn bulk(s: &str) -> Reply {
+    Reply::Bulk(s.as_bytes().to_vec())
+}
+pub fn nil() -> Reply {
+    Reply::Nil
+}
+pub fn err(text: &str) -> Reply {
+    Reply::Error(text.to_string())
+}
+pub fn arr(items: Vec<Reply>) -> Reply {
+    Reply::Array(items)
+}
