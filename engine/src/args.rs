@@ -151,7 +151,9 @@ mod tests {
         assert_eq!(parse_i64(b"-1"), Some(-1));
         assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
         assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
-        for bad in [&b""[..], b"-", b"+1", b"01", b"-0", b" 1", b"1 ", b"1a", b"9223372036854775808", b"99999999999999999999"] {
+        for bad in
+            [&b""[..], b"-", b"+1", b"01", b"-0", b" 1", b"1 ", b"1a", b"9223372036854775808", b"99999999999999999999"]
+        {
             assert_eq!(parse_i64(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
     }

@@ -52,7 +52,10 @@ impl Client {
         let text = |m: &Mutex<Option<Vec<u8>>>| {
             m.lock().as_ref().map(|v| String::from_utf8_lossy(v).replace(' ', "_")).unwrap_or_default()
         };
-        let cmd = COMMANDS.get(self.last_cmd.load(Relaxed)).map(|c| c.name.to_ascii_lowercase()).unwrap_or_else(|| "NULL".into());
+        let cmd = COMMANDS
+            .get(self.last_cmd.load(Relaxed))
+            .map(|c| c.name.to_ascii_lowercase())
+            .unwrap_or_else(|| "NULL".into());
         format!(
             "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags=N db={} sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
             self.id,

@@ -170,10 +170,8 @@ impl Config {
 
     /// Every parameter and its current value, in a stable order.
     pub fn all(&self) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = PARAMS
-            .iter()
-            .map(|p| (p.to_string(), self.get(p).unwrap_or_default()))
-            .collect();
+        let mut out: Vec<(String, String)> =
+            PARAMS.iter().map(|p| (p.to_string(), self.get(p).unwrap_or_default())).collect();
         out.extend(self.host_params.read().iter().cloned());
         out
     }
@@ -192,12 +190,9 @@ impl Config {
             "client-query-buffer-limit" => self.client_query_buffer_limit().to_string(),
             "maxclients" => self.maxclients().to_string(),
             "timeout" => self.timeout_s().to_string(),
-            "requirepass" => self
-                .requirepass
-                .read()
-                .as_ref()
-                .map(|p| String::from_utf8_lossy(p).into_owned())
-                .unwrap_or_default(),
+            "requirepass" => {
+                self.requirepass.read().as_ref().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default()
+            }
             "databases" => "1".to_string(),
             "save" => String::new(),
             "appendonly" => "no".to_string(),

@@ -108,10 +108,7 @@ impl Engine {
 
     /// The decoder limits currently configured.
     pub fn limits(&self) -> Limits {
-        Limits {
-            max_bulk_len: self.config().proto_max_bulk_len().min(usize::MAX as u64) as usize,
-            ..Limits::default()
-        }
+        Limits { max_bulk_len: self.config().proto_max_bulk_len().min(usize::MAX as u64) as usize, ..Limits::default() }
     }
 
     /// Decodes and runs every complete command in `input`, appending each reply to `out`.
@@ -119,7 +116,13 @@ impl Engine {
     /// bytes. Stops early after QUIT (`session.closing`). On a protocol error, `out` holds the
     /// replies to the commands before it and the error's reply; the host then closes (for
     /// HTTP-looking input nothing is added: Redis closes silently).
-    pub fn feed(&self, session: &mut Session, input: &[u8], out: &mut Vec<u8>, now_ms: u64) -> Result<usize, ProtocolError> {
+    pub fn feed(
+        &self,
+        session: &mut Session,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        now_ms: u64,
+    ) -> Result<usize, ProtocolError> {
         let limits = self.limits();
         let mut pos = 0;
         while pos < input.len() && !session.closing {
@@ -166,7 +169,11 @@ impl Engine {
         session.client.last_ms.store(now_ms, Relaxed);
         let Some((index, cmd)) = table::lookup(argv[0]) else {
             stats.error_replies.fetch_add(1, Relaxed);
-            return CmdError::UnknownCommand { name: preview(argv[0]), args: argv[1..].iter().take(16).map(|a| preview(a)).collect() }.into();
+            return CmdError::UnknownCommand {
+                name: preview(argv[0]),
+                args: argv[1..].iter().take(16).map(|a| preview(a)).collect(),
+            }
+            .into();
         };
         stats.calls[index].fetch_add(1, Relaxed);
         session.client.last_cmd.store(index, Relaxed);
@@ -190,7 +197,13 @@ impl Engine {
         }
     }
 
-    fn run(&self, cmd: &'static Command, session: &mut Session, argv: &[&[u8]], now_ms: u64) -> Result<Reply, CmdError> {
+    fn run(
+        &self,
+        cmd: &'static Command,
+        session: &mut Session,
+        argv: &[&[u8]],
+        now_ms: u64,
+    ) -> Result<Reply, CmdError> {
         let argc = argv.len() as i32;
         if (cmd.arity > 0 && argc != cmd.arity) || (cmd.arity < 0 && argc < -cmd.arity) {
             return Err(CmdError::WrongArity(cmd.name.to_ascii_lowercase()));
@@ -225,6 +238,7 @@ impl Engine {
 
     /// One active-expiry round (the host calls this `hz` times a second).
     pub fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
+        self.stats().sample_rates(now_ms);
         self.store.sweep(now_ms, budget)
     }
 
@@ -238,6 +252,7 @@ impl Engine {
         let s = self.stats();
         let hits = s.hits.load(Relaxed);
         let misses = s.misses.load(Relaxed);
+        let rates = s.rates();
         let mut keys_by_type = KeysByType::default();
         let mut keys = 0u64;
         let mut with_ttl = 0u64;
@@ -266,6 +281,9 @@ impl Engine {
             evicted_keys: s.evicted_keys.load(Relaxed),
             rejected_oom: s.rejected_oom.load(Relaxed),
             commands_processed: s.commands_processed.load(Relaxed),
+            ops_per_sec: rates.ops_per_sec,
+            net_input_per_sec: rates.net_input_per_sec,
+            net_output_per_sec: rates.net_output_per_sec,
             connected_clients: s.connected_clients.load(Relaxed),
             connections_received: s.connections_received.load(Relaxed),
             rejected_connections: s.rejected_connections.load(Relaxed),

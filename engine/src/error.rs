@@ -65,24 +65,16 @@ impl fmt::Display for CmdError {
                 write!(f, "ERR wrong number of arguments for '{name}' command")
             }
             CmdError::Syntax => f.write_str("ERR syntax error"),
-            CmdError::WrongType => {
-                f.write_str("WRONGTYPE Operation against a key holding the wrong kind of value")
-            }
+            CmdError::WrongType => f.write_str("WRONGTYPE Operation against a key holding the wrong kind of value"),
             CmdError::NotInteger => f.write_str("ERR value is not an integer or out of range"),
             CmdError::NotFloat => f.write_str("ERR value is not a valid float"),
             CmdError::Overflow => f.write_str("ERR increment or decrement would overflow"),
             CmdError::NoSuchKey => f.write_str("ERR no such key"),
-            CmdError::Oom => {
-                f.write_str("OOM command not allowed when used memory > 'maxmemory'.")
-            }
+            CmdError::Oom => f.write_str("OOM command not allowed when used memory > 'maxmemory'."),
             CmdError::NoAuth => f.write_str("NOAUTH Authentication required."),
-            CmdError::WrongPass => f.write_str(
-                "WRONGPASS invalid username-password pair or user is disabled.",
-            ),
+            CmdError::WrongPass => f.write_str("WRONGPASS invalid username-password pair or user is disabled."),
             CmdError::InvalidExpire(cmd) => write!(f, "ERR invalid expire time in '{cmd}' command"),
-            CmdError::StringTooLong => {
-                f.write_str("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
-            }
+            CmdError::StringTooLong => f.write_str("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
             CmdError::DbOutOfRange => f.write_str("ERR DB index is out of range"),
             CmdError::Other(text) => f.write_str(text),
         }
@@ -119,23 +111,15 @@ pub enum ProtocolError {
 impl fmt::Display for ProtocolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProtocolError::InvalidMultibulkLength => {
-                f.write_str("ERR Protocol error: invalid multibulk length")
-            }
+            ProtocolError::InvalidMultibulkLength => f.write_str("ERR Protocol error: invalid multibulk length"),
             ProtocolError::InvalidBulkLength => f.write_str("ERR Protocol error: invalid bulk length"),
             ProtocolError::ExpectedDollar(c) => {
                 write!(f, "ERR Protocol error: expected '$', got '{}'", *c as char)
             }
             ProtocolError::InlineTooBig => f.write_str("ERR Protocol error: too big inline request"),
-            ProtocolError::MultibulkCountTooBig => {
-                f.write_str("ERR Protocol error: too big mbulk count string")
-            }
-            ProtocolError::BulkCountTooBig => {
-                f.write_str("ERR Protocol error: too big bulk count string")
-            }
-            ProtocolError::UnbalancedQuotes => {
-                f.write_str("ERR Protocol error: unbalanced quotes in request")
-            }
+            ProtocolError::MultibulkCountTooBig => f.write_str("ERR Protocol error: too big mbulk count string"),
+            ProtocolError::BulkCountTooBig => f.write_str("ERR Protocol error: too big bulk count string"),
+            ProtocolError::UnbalancedQuotes => f.write_str("ERR Protocol error: unbalanced quotes in request"),
             ProtocolError::LooksLikeHttp => f.write_str("ERR Protocol error: HTTP request on the RESP port"),
             ProtocolError::QueryBufferFull => f.write_str("ERR Protocol error: query buffer limit reached"),
         }

@@ -58,11 +58,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits {
-            max_bulk_len: 512 * 1024 * 1024,
-            max_multibulk_len: 1024 * 1024,
-            max_inline_len: INLINE_MAX,
-        }
+        Limits { max_bulk_len: 512 * 1024 * 1024, max_multibulk_len: 1024 * 1024, max_inline_len: INLINE_MAX }
     }
 }
 
@@ -73,10 +69,7 @@ impl Default for Limits {
 /// keep the bytes and call again when more arrive. An empty inline line, `*0\r\n` and `*-1\r\n`
 /// decode as `Some` with no arguments; the caller skips them. An error means the framing is
 /// broken: send its text and close the connection, as Redis does.
-pub fn parse_command<'a>(
-    input: &'a [u8],
-    limits: &Limits,
-) -> Result<Option<(CommandArgs<'a>, usize)>, ProtocolError> {
+pub fn parse_command<'a>(input: &'a [u8], limits: &Limits) -> Result<Option<(CommandArgs<'a>, usize)>, ProtocolError> {
     match input.first() {
         None => Ok(None),
         Some(b'*') => {
@@ -98,9 +91,7 @@ pub fn parse_command<'a>(
 /// line: a method (`GET`, `POST`, `PUT`, `DELETE`, `HEAD`, `OPTIONS`, `PATCH`, `CONNECT`), a
 /// target, and a last word starting with `HTTP/`. `GET key` stays an ordinary command.
 pub fn looks_like_http(args: &[Cow<'_, [u8]>]) -> bool {
-    const METHODS: [&[u8]; 8] = [
-        b"GET", b"POST", b"PUT", b"DELETE", b"HEAD", b"OPTIONS", b"PATCH", b"CONNECT",
-    ];
+    const METHODS: [&[u8]; 8] = [b"GET", b"POST", b"PUT", b"DELETE", b"HEAD", b"OPTIONS", b"PATCH", b"CONNECT"];
     let Some(first) = args.first() else {
         return false;
     };
@@ -110,8 +101,7 @@ pub fn looks_like_http(args: &[Cow<'_, [u8]>]) -> bool {
     if args.len() < 3 || !METHODS.iter().any(|m| first.eq_ignore_ascii_case(m)) {
         return false;
     }
-    args.last()
-        .is_some_and(|last| starts_with_ignore_case(last, b"HTTP/"))
+    args.last().is_some_and(|last| starts_with_ignore_case(last, b"HTTP/"))
 }
 
 /// How many bytes the next command at the start of `input` needs in total, as far as its headers
@@ -122,20 +112,13 @@ pub fn looks_like_http(args: &[Cow<'_, [u8]>]) -> bool {
 /// For sizing reads only, never for allocating: the length comes from the client and is not
 /// checked against any limit here (the server's query-buffer limit caps what it actually reads).
 pub fn bytes_needed_hint(input: &[u8]) -> Option<usize> {
-    let unlimited = Limits {
-        max_bulk_len: usize::MAX,
-        max_multibulk_len: usize::MAX,
-        max_inline_len: usize::MAX,
-    };
+    let unlimited = Limits { max_bulk_len: usize::MAX, max_multibulk_len: usize::MAX, max_inline_len: usize::MAX };
     match input.first()? {
         b'*' => match scan_multibulk(input, &unlimited, None).ok()? {
             Scan::Complete(used) => Some(used),
             Scan::Incomplete { needed } => needed,
         },
-        _ => input
-            .iter()
-            .position(|&b| b == b'\n')
-            .map(|newline| newline + 1),
+        _ => input.iter().position(|&b| b == b'\n').map(|newline| newline + 1),
     }
 }
 
@@ -218,10 +201,7 @@ fn scan_multibulk<'a>(
 }
 
 /// Decodes one inline command line.
-fn parse_inline<'a>(
-    input: &'a [u8],
-    limits: &Limits,
-) -> Result<Option<(CommandArgs<'a>, usize)>, ProtocolError> {
+fn parse_inline<'a>(input: &'a [u8], limits: &Limits) -> Result<Option<(CommandArgs<'a>, usize)>, ProtocolError> {
     let Some(newline) = find_byte(input, b'\n') else {
         if input.len() > limits.max_inline_len {
             return Err(ProtocolError::InlineTooBig);
@@ -359,12 +339,7 @@ struct Word<'a> {
 
 impl<'a> Word<'a> {
     fn new(line: &'a [u8]) -> Word<'a> {
-        Word {
-            line,
-            start: 0,
-            end: 0,
-            owned: None,
-        }
+        Word { line, start: 0, end: 0, owned: None }
     }
 
     /// Appends `line[at]`.
@@ -383,9 +358,7 @@ impl<'a> Word<'a> {
     /// Appends a byte that is not the next one of the borrowed run (an unescaped byte, or a byte
     /// after a skipped quote).
     fn push_byte(&mut self, byte: u8) {
-        self.owned
-            .get_or_insert_with(|| self.line[self.start..self.end].to_vec())
-            .push(byte);
+        self.owned.get_or_insert_with(|| self.line[self.start..self.end].to_vec()).push(byte);
     }
 
     fn finish(self) -> Cow<'a, [u8]> {
@@ -500,17 +473,12 @@ mod tests {
     }
 
     fn cows(args: &[&str]) -> Vec<Cow<'static, [u8]>> {
-        args.iter()
-            .map(|a| Cow::Owned(a.as_bytes().to_vec()))
-            .collect()
+        args.iter().map(|a| Cow::Owned(a.as_bytes().to_vec())).collect()
     }
 
     #[test]
     fn complete_multibulk() {
-        assert_eq!(
-            args_of(b"*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nvalue\r\n"),
-            v(&[b"SET", b"key", b"value"])
-        );
+        assert_eq!(args_of(b"*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nvalue\r\n"), v(&[b"SET", b"key", b"value"]));
     }
 
     #[test]
@@ -522,10 +490,7 @@ mod tests {
 
     #[test]
     fn empty_bulk_argument() {
-        assert_eq!(
-            args_of(b"*2\r\n$4\r\nECHO\r\n$0\r\n\r\n"),
-            v(&[b"ECHO", b""])
-        );
+        assert_eq!(args_of(b"*2\r\n$4\r\nECHO\r\n$0\r\n\r\n"), v(&[b"ECHO", b""]));
     }
 
     #[test]
@@ -609,9 +574,7 @@ mod tests {
         };
         for _ in 0..20_000 {
             let len = (next() % 24) as usize;
-            let mut input: Vec<u8> = (0..len)
-                .map(|_| alphabet[(next() as usize) % alphabet.len()])
-                .collect();
+            let mut input: Vec<u8> = (0..len).map(|_| alphabet[(next() as usize) % alphabet.len()]).collect();
             if next() % 2 == 0 {
                 input.insert(0, b'*');
             }
@@ -656,26 +619,14 @@ mod tests {
         }
         // The limit itself is allowed (and reserves no more than the cap).
         assert_eq!(parse(b"*1048576\r\n$1\r\n"), Ok(None));
-        let small = Limits {
-            max_multibulk_len: 2,
-            ..Limits::default()
-        };
-        assert_eq!(
-            parse_with(b"*3\r\n", &small),
-            Err(ProtocolError::InvalidMultibulkLength)
-        );
+        let small = Limits { max_multibulk_len: 2, ..Limits::default() };
+        assert_eq!(parse_with(b"*3\r\n", &small), Err(ProtocolError::InvalidMultibulkLength));
     }
 
     #[test]
     fn expected_dollar() {
-        assert_eq!(
-            err_text(b"*1\r\n+foo\r\n"),
-            "ERR Protocol error: expected '$', got '+'"
-        );
-        assert_eq!(
-            err_text(b"*2\r\n$3\r\nGET\r\n:1\r\n"),
-            "ERR Protocol error: expected '$', got ':'"
-        );
+        assert_eq!(err_text(b"*1\r\n+foo\r\n"), "ERR Protocol error: expected '$', got '+'");
+        assert_eq!(err_text(b"*2\r\n$3\r\nGET\r\n:1\r\n"), "ERR Protocol error: expected '$', got ':'");
     }
 
     #[test]
@@ -693,27 +644,15 @@ mod tests {
         ] {
             assert_eq!(err_text(input), text, "{input:?}");
         }
-        let small = Limits {
-            max_bulk_len: 3,
-            ..Limits::default()
-        };
-        assert_eq!(
-            parse_with(b"*1\r\n$3\r\nGET\r\n", &small).map(|r| r.is_some()),
-            Ok(true)
-        );
-        assert_eq!(
-            parse_with(b"*1\r\n$4\r\n", &small),
-            Err(ProtocolError::InvalidBulkLength)
-        );
+        let small = Limits { max_bulk_len: 3, ..Limits::default() };
+        assert_eq!(parse_with(b"*1\r\n$3\r\nGET\r\n", &small).map(|r| r.is_some()), Ok(true));
+        assert_eq!(parse_with(b"*1\r\n$4\r\n", &small), Err(ProtocolError::InvalidBulkLength));
     }
 
     #[test]
     fn errors_are_reported_before_the_command_is_complete() {
         // Like Redis, a bad header is an error as soon as it has arrived.
-        assert_eq!(
-            parse(b"*3\r\n$3\r\nSET\r\n$x\r\n"),
-            Err(ProtocolError::InvalidBulkLength)
-        );
+        assert_eq!(parse(b"*3\r\n$3\r\nSET\r\n$x\r\n"), Err(ProtocolError::InvalidBulkLength));
     }
 
     #[test]
@@ -723,11 +662,7 @@ mod tests {
         assert_eq!(bytes_needed_hint(input), Some(13 + 12 + 536_870_912 + 2));
         // A huge announced count reserves only a bounded number of slots.
         let mut args = Vec::new();
-        let scan = scan_multibulk(
-            b"*1048576\r\n$1\r\nx\r\n",
-            &Limits::default(),
-            Some(&mut args),
-        );
+        let scan = scan_multibulk(b"*1048576\r\n$1\r\nx\r\n", &Limits::default(), Some(&mut args));
         assert!(matches!(scan, Ok(Scan::Incomplete { needed: None })));
         assert_eq!(args.len(), 1);
         assert!(args.capacity() <= MAX_PREALLOC_ARGS, "{}", args.capacity());
@@ -739,29 +674,20 @@ mod tests {
         input.resize(INLINE_MAX, b'1');
         assert_eq!(parse(&input), Ok(None));
         input.push(b'1');
-        assert_eq!(
-            err_text(&input),
-            "ERR Protocol error: too big mbulk count string"
-        );
+        assert_eq!(err_text(&input), "ERR Protocol error: too big mbulk count string");
 
         let mut input = b"*1\r\n$".to_vec();
         input.resize(4 + INLINE_MAX, b'1');
         assert_eq!(parse(&input), Ok(None));
         input.push(b'1');
-        assert_eq!(
-            err_text(&input),
-            "ERR Protocol error: too big bulk count string"
-        );
+        assert_eq!(err_text(&input), "ERR Protocol error: too big bulk count string");
     }
 
     #[test]
     fn inline_commands() {
         assert_eq!(args_of(b"PING\r\n"), v(&[b"PING"]));
         assert_eq!(args_of(b"PING\n"), v(&[b"PING"]));
-        assert_eq!(
-            args_of(b"  set\tkey   value \r\n"),
-            v(&[b"set", b"key", b"value"])
-        );
+        assert_eq!(args_of(b"  set\tkey   value \r\n"), v(&[b"set", b"key", b"value"]));
         // \v and \f separate words only between words, as in sdssplitargs.
         assert_eq!(args_of(b"a\x0bb\x0c c\n"), v(&[b"a\x0bb\x0c", b"c"]));
         // A bare \r inside the line ends a word.
@@ -779,15 +705,9 @@ mod tests {
 
     #[test]
     fn inline_quoting() {
-        assert_eq!(
-            args_of(b"SET \"a b\" 'c d'\r\n"),
-            v(&[b"SET", b"a b", b"c d"])
-        );
+        assert_eq!(args_of(b"SET \"a b\" 'c d'\r\n"), v(&[b"SET", b"a b", b"c d"]));
         assert_eq!(args_of(b"\"\\x41\\n\"\r\n"), v(&[b"A\n"]));
-        assert_eq!(
-            args_of(b"\"\\r\\t\\b\\a\\\\\\\"\\q\\x4a\\x4G\"\n"),
-            v(&[b"\r\t\x08\x07\\\"qJx4G"])
-        );
+        assert_eq!(args_of(b"\"\\r\\t\\b\\a\\\\\\\"\\q\\x4a\\x4G\"\n"), v(&[b"\r\t\x08\x07\\\"qJx4G"]));
         assert_eq!(args_of(b"'it\\'s' 'a\\nb'\n"), v(&[b"it's", b"a\\nb"]));
         assert_eq!(args_of(b"\"\" ''\n"), v(&[b"", b""]));
         // Quotes may start in the middle of a word.
@@ -799,9 +719,7 @@ mod tests {
 
     #[test]
     fn inline_words_without_escapes_are_borrowed() {
-        let (args, _) = parse_command(b"GET \"k y\" 'z' a\"b\"\n", &Limits::default())
-            .unwrap()
-            .unwrap();
+        let (args, _) = parse_command(b"GET \"k y\" 'z' a\"b\"\n", &Limits::default()).unwrap().unwrap();
         assert!(matches!(args[0], Cow::Borrowed(b"GET")));
         assert!(matches!(args[1], Cow::Borrowed(b"k y")));
         assert!(matches!(args[2], Cow::Borrowed(b"z")));
@@ -827,10 +745,7 @@ mod tests {
     #[test]
     fn inline_too_big() {
         let mut input = vec![b'a'; 70 * 1024];
-        assert_eq!(
-            err_text(&input),
-            "ERR Protocol error: too big inline request"
-        );
+        assert_eq!(err_text(&input), "ERR Protocol error: too big inline request");
         input.truncate(INLINE_MAX);
         assert_eq!(parse(&input), Ok(None));
         // With its newline, a long line is accepted (Redis limits only the wait for it).
@@ -892,9 +807,7 @@ mod tests {
         ] {
             assert!(!looks_like_http(&cows(no)), "{no:?}");
         }
-        let (args, _) = parse_command(b"GET / HTTP/1.1\r\n", &Limits::default())
-            .unwrap()
-            .unwrap();
+        let (args, _) = parse_command(b"GET / HTTP/1.1\r\n", &Limits::default()).unwrap().unwrap();
         assert!(looks_like_http(&args));
     }
 
@@ -914,9 +827,6 @@ mod tests {
         assert_eq!(bytes_needed_hint(b"*1\r\n+x\r\n"), None);
         assert_eq!(bytes_needed_hint(b"*1\r\n$-2\r\n"), None);
         // No limit applies: the hint is for sizing reads only.
-        assert_eq!(
-            bytes_needed_hint(b"*1\r\n$3000000000\r\n"),
-            Some(17 + 3_000_000_000 + 2)
-        );
+        assert_eq!(bytes_needed_hint(b"*1\r\n$3000000000\r\n"), Some(17 + 3_000_000_000 + 2));
     }
 }

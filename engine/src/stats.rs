@@ -1,7 +1,10 @@
 //! Counters (`Stats`, bumped in dispatch and the store) and `StatsSnapshot`, the one stats
 //! type that INFO, the admin API, metrics, the dashboard and the playground all read.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use parking_lot::Mutex;
 
 use serde::Serialize;
 
@@ -26,6 +29,28 @@ pub struct Stats {
     /// Per command, indexed like `table::COMMANDS`: calls, errors, microseconds (host-measured).
     pub calls: Box<[AtomicU64]>,
     pub failed_calls: Box<[AtomicU64]>,
+    /// Recent (time, commands, bytes in, bytes out) samples for per-second rates.
+    rates: Mutex<VecDeque<RateSample>>,
+}
+
+#[derive(Clone, Copy)]
+struct RateSample {
+    at_ms: u64,
+    commands: u64,
+    net_in: u64,
+    net_out: u64,
+}
+
+/// Samples kept for rates, and their spacing: the last ~1.6 s, as Redis's 16 x 100 ms.
+const RATE_SAMPLES: usize = 16;
+const RATE_SPACING_MS: u64 = 100;
+
+/// Per-second rates over the last couple of seconds.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct Rates {
+    pub ops_per_sec: f64,
+    pub net_input_per_sec: f64,
+    pub net_output_per_sec: f64,
 }
 
 impl Default for Stats {
@@ -47,11 +72,46 @@ impl Default for Stats {
             error_replies: AtomicU64::new(0),
             calls: (0..n).map(|_| AtomicU64::new(0)).collect(),
             failed_calls: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            rates: Mutex::new(VecDeque::with_capacity(RATE_SAMPLES)),
         }
     }
 }
 
 impl Stats {
+    /// Records a rate sample if the last one is at least 100 ms old. The host's timer (via
+    /// `Engine::sweep`) calls this; the engine itself has no clock.
+    pub fn sample_rates(&self, now_ms: u64) {
+        let mut rates = self.rates.lock();
+        if rates.back().is_some_and(|s| now_ms < s.at_ms + RATE_SPACING_MS) {
+            return;
+        }
+        if rates.len() == RATE_SAMPLES {
+            rates.pop_front();
+        }
+        rates.push_back(RateSample {
+            at_ms: now_ms,
+            commands: self.commands_processed.load(Relaxed),
+            net_in: self.net_input_bytes.load(Relaxed),
+            net_out: self.net_output_bytes.load(Relaxed),
+        });
+    }
+
+    /// Per-second rates between the oldest and newest samples.
+    pub fn rates(&self) -> Rates {
+        let rates = self.rates.lock();
+        let (Some(a), Some(b)) = (rates.front(), rates.back()) else { return Rates::default() };
+        if b.at_ms <= a.at_ms {
+            return Rates::default();
+        }
+        let secs = (b.at_ms - a.at_ms) as f64 / 1000.0;
+        let per = |x: u64, y: u64| y.saturating_sub(x) as f64 / secs;
+        Rates {
+            ops_per_sec: per(a.commands, b.commands),
+            net_input_per_sec: per(a.net_in, b.net_in),
+            net_output_per_sec: per(a.net_out, b.net_out),
+        }
+    }
+
     /// `CONFIG RESETSTAT`: zero the counters that Redis resets (not gauges like clients).
     pub fn reset(&self) {
         for c in [
@@ -122,6 +182,9 @@ pub struct StatsSnapshot {
     pub evicted_keys: u64,
     pub rejected_oom: u64,
     pub commands_processed: u64,
+    pub ops_per_sec: f64,
+    pub net_input_per_sec: f64,
+    pub net_output_per_sec: f64,
     pub connected_clients: u64,
     pub connections_received: u64,
     pub rejected_connections: u64,

@@ -12,6 +12,8 @@ use crate::reply::Reply;
 
 /// A command handler: parses its arguments, does its work on the locked shards, answers.
 pub type Handler = fn(&mut Ctx<'_>, &mut Args<'_>) -> Result<Reply, CmdError>;
+/// Extra bytes a write may add beyond its arguments, computed from its argv.
+pub type GrowthEstimate = fn(&[&[u8]]) -> usize;
 
 /// Changes data (logged, counted as a write, checked against maxmemory afterwards).
 pub const WRITE: u32 = 1;
@@ -55,7 +57,7 @@ pub struct Command {
     pub syntax: &'static str,
     pub handler: Handler,
     /// Bytes a write may add beyond its arguments (SETRANGE's offset), for memory admission.
-    pub grow: Option<fn(&[&[u8]]) -> usize>,
+    pub grow: Option<GrowthEstimate>,
 }
 
 impl Command {

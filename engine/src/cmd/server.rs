@@ -1,66 +1,760 @@
-//! server commands (stubs until implemented).
+//! Server and connection commands: PING, ECHO, QUIT, SELECT, HELLO, AUTH, CLIENT, COMMAND,
+//! INFO, CONFIG, TIME, LASTSAVE.
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering::Relaxed;
 
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::glob;
 use crate::reply::Reply;
+use crate::table::{lookup, Command, COMMANDS};
 
-/// PING (not implemented yet)
-pub fn ping(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// The Redis version Vitrine answers as, so tools that gate features on it work.
+pub const REDIS_COMPAT_VERSION: &str = "7.2.0";
+
+/// Liveness check: `+PONG`, or the message back as a bulk string.
+///
+/// ```text
+/// PING [message]
+/// ```
+pub fn ping(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    match args.len() {
+        0 => Ok(Reply::status("PONG")),
+        1 => Ok(Reply::bulk(args.bytes()?)),
+        _ => Err(CmdError::WrongArity("ping".into())),
+    }
 }
 
-/// ECHO (not implemented yet)
-pub fn echo(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Returns the message.
+///
+/// ```text
+/// ECHO message
+/// ```
+pub fn echo(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::bulk(args.bytes()?))
 }
 
-/// QUIT (not implemented yet)
-pub fn quit(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Answers OK; the host closes the connection after writing it.
+///
+/// ```text
+/// QUIT
+/// ```
+pub fn quit(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    ctx.session.closing = true;
+    Ok(Reply::Ok)
 }
 
-/// SELECT (not implemented yet)
-pub fn select(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Selects a database. Vitrine has one (`databases 1`); any other index is out of range.
+///
+/// ```text
+/// SELECT index
+/// ```
+pub fn select(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    match args.int()? {
+        0 => Ok(Reply::Ok),
+        _ => Err(CmdError::DbOutOfRange),
+    }
 }
 
-/// HELLO (not implemented yet)
-pub fn hello(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Compares the password with the configured one in time independent of where they differ.
+fn password_matches(ctx: &Ctx<'_>, given: &[u8]) -> bool {
+    let Some(expected) = ctx.engine.config().requirepass() else { return false };
+    let mut diff = (expected.len() != given.len()) as u8;
+    for i in 0..expected.len().max(given.len()) {
+        diff |= expected.get(i).copied().unwrap_or(0) ^ given.get(i).copied().unwrap_or(0xff);
+    }
+    diff == 0
 }
 
-/// AUTH (not implemented yet)
-pub fn auth(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+fn authenticate(ctx: &mut Ctx<'_>, user: &[u8], pass: &[u8]) -> Result<(), CmdError> {
+    if user.eq_ignore_ascii_case(b"default") && password_matches(ctx, pass) {
+        ctx.session.authenticated = true;
+        Ok(())
+    } else {
+        Err(CmdError::WrongPass)
+    }
 }
 
-/// CLIENT (not implemented yet)
-pub fn client(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Authenticates the connection (the only user is `default`).
+///
+/// ```text
+/// AUTH [username] password
+/// ```
+pub fn auth(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let (user, pass) = match args.len() {
+        1 => (&b"default"[..], args.bytes()?),
+        2 => (args.bytes()?, args.bytes()?),
+        _ => return Err(CmdError::Syntax),
+    };
+    if !ctx.engine.config().auth_required() {
+        return Err(CmdError::err(
+            "AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?",
+        ));
+    }
+    authenticate(ctx, user, pass)?;
+    Ok(Reply::Ok)
 }
 
-/// COMMAND (not implemented yet)
-pub fn command(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Handshake: switches protocol (2 or 3), optionally authenticates and names the client,
+/// and describes the server.
+///
+/// ```text
+/// HELLO [protover [AUTH username password] [SETNAME clientname]]
+/// ```
+pub fn hello(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let mut proto = None;
+    if !args.is_empty() {
+        let v = args.int().map_err(|_| CmdError::err("Protocol version is not an integer or out of range"))?;
+        if v != 2 && v != 3 {
+            return Err(CmdError::Other("NOPROTO unsupported protocol version".into()));
+        }
+        proto = Some(v);
+    }
+    let mut name = None;
+    while !args.is_empty() {
+        if args.flag("AUTH") && args.len() >= 2 {
+            let (user, pass) = (args.bytes()?, args.bytes()?);
+            authenticate(ctx, user, pass)?;
+        } else if args.flag("SETNAME") && !args.is_empty() {
+            name = Some(valid_client_name(args.bytes()?)?);
+        } else {
+            let opt = String::from_utf8_lossy(args.bytes()?).into_owned();
+            return Err(CmdError::err(format!("Syntax error in HELLO option '{opt}'")));
+        }
+    }
+    if !ctx.session.authenticated {
+        return Err(CmdError::Other("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time".into()));
+    }
+    if let Some(name) = name {
+        *ctx.session.client.name.lock() = name;
+    }
+    if let Some(v) = proto {
+        ctx.session.resp3 = v == 3;
+        ctx.session.client.resp.store(v as u8, Relaxed);
+    }
+    let s = |t: &str| Reply::bulk(t);
+    Ok(Reply::Map(vec![
+        (s("server"), s("vitrine")),
+        (s("version"), s(REDIS_COMPAT_VERSION)),
+        (s("proto"), Reply::Int(if ctx.session.resp3 { 3 } else { 2 })),
+        (s("id"), Reply::Int(ctx.session.id() as i64)),
+        (s("mode"), s("standalone")),
+        (s("role"), s("master")),
+        (s("modules"), Reply::Array(vec![])),
+    ]))
 }
 
-/// INFO (not implemented yet)
-pub fn info(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+fn valid_client_name(name: &[u8]) -> Result<Option<Vec<u8>>, CmdError> {
+    if name.iter().any(|&c| !(b'!'..=b'~').contains(&c)) {
+        return Err(CmdError::err("Client names cannot contain spaces, newlines or special characters."));
+    }
+    Ok((!name.is_empty()).then(|| name.to_vec()))
 }
 
-/// CONFIG (not implemented yet)
-pub fn config(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+fn subcommand(args: &mut Args<'_>) -> Result<String, CmdError> {
+    args.option()
 }
 
-/// TIME (not implemented yet)
-pub fn time(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+fn sub_arity(cmd: &str, sub: &str) -> CmdError {
+    CmdError::WrongArity(format!("{}|{}", cmd, sub.to_ascii_lowercase()))
 }
 
-/// LASTSAVE (not implemented yet)
-pub fn lastsave(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+fn unknown_sub(cmd: &str, sub: &str) -> CmdError {
+    CmdError::UnknownSubcommand { cmd: cmd.to_string(), sub: sub.to_string() }
+}
+
+fn help(lines: &[&str]) -> Reply {
+    Reply::Array(lines.iter().map(|l| Reply::status(*l)).collect())
+}
+
+/// Client connection introspection and control.
+///
+/// ```text
+/// CLIENT ID | INFO | LIST [TYPE normal] [ID id ...] | GETNAME | SETNAME name
+///        | SETINFO <LIB-NAME libname | LIB-VER libver> | KILL <addr | [ID id] [ADDR addr] [SKIPME yes/no]> | HELP
+/// ```
+pub fn client(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let sub = subcommand(args)?;
+    let db = ctx.session.db;
+    match sub.as_str() {
+        "ID" if args.is_empty() => Ok(Reply::Int(ctx.session.id() as i64)),
+        "INFO" if args.is_empty() => Ok(Reply::Verbatim(format!("{}\n", ctx.session.client.describe(ctx.now, db)))),
+        "LIST" => {
+            let mut ids: Option<Vec<u64>> = None;
+            while !args.is_empty() {
+                if args.flag("TYPE") {
+                    let t = args.option()?;
+                    if !["NORMAL", "MASTER", "REPLICA", "PUBSUB"].contains(&t.as_str()) {
+                        return Err(CmdError::err(format!("Unknown client type '{}'", t.to_ascii_lowercase())));
+                    }
+                    if t != "NORMAL" {
+                        ids = Some(vec![]);
+                    }
+                } else if args.flag("ID") {
+                    let mut list = vec![];
+                    while let Some(a) = args.peek() {
+                        let id = crate::args::parse_i64(a)
+                            .filter(|n| *n > 0)
+                            .ok_or_else(|| CmdError::err("Invalid client ID"))?;
+                        list.push(id as u64);
+                        args.bytes()?;
+                    }
+                    ids = Some(list);
+                } else {
+                    return Err(CmdError::Syntax);
+                }
+            }
+            let mut out = String::new();
+            for c in ctx.engine.clients.all() {
+                if ids.as_ref().is_none_or(|ids| ids.contains(&c.id)) {
+                    out.push_str(&c.describe(ctx.now, db));
+                    out.push('\n');
+                }
+            }
+            Ok(Reply::Verbatim(out))
+        }
+        "GETNAME" if args.is_empty() => Ok(Reply::opt_bulk(ctx.session.client.name.lock().clone())),
+        "SETNAME" if args.len() == 1 => {
+            let name = valid_client_name(args.bytes()?)?;
+            *ctx.session.client.name.lock() = name;
+            Ok(Reply::Ok)
+        }
+        "SETINFO" if args.len() == 2 => {
+            let attr = args.option()?;
+            let value = args.bytes()?;
+            if value.iter().any(|&c| !(b'!'..=b'~').contains(&c)) {
+                return Err(CmdError::err(format!(
+                    "{} cannot contain spaces, newlines or special characters.",
+                    attr.to_ascii_lowercase()
+                )));
+            }
+            let slot = match attr.as_str() {
+                "LIB-NAME" => &ctx.session.client.lib_name,
+                "LIB-VER" => &ctx.session.client.lib_ver,
+                _ => return Err(CmdError::err(format!("Unrecognized option '{}'", attr.to_ascii_lowercase()))),
+            };
+            *slot.lock() = (!value.is_empty()).then(|| value.to_vec());
+            Ok(Reply::Ok)
+        }
+        "KILL" if !args.is_empty() => client_kill(ctx, args),
+        "NO-EVICT" | "NO-TOUCH" if args.len() == 1 => {
+            let v = args.option()?;
+            if v == "ON" || v == "OFF" {
+                Ok(Reply::Ok)
+            } else {
+                Err(CmdError::Syntax)
+            }
+        }
+        "HELP" if args.is_empty() => Ok(help(&[
+            "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "ID",
+            "    Return the ID of the current connection.",
+            "INFO",
+            "    Return information about the current client connection.",
+            "LIST [TYPE <normal|master|replica|pubsub>] [ID <id> [<id> ...]]",
+            "    Return information about client connections.",
+            "GETNAME",
+            "    Return the name of the current connection.",
+            "SETNAME <name>",
+            "    Assign the name <name> to the current connection.",
+            "SETINFO <LIB-NAME|LIB-VER> <value>",
+            "    Set client meta attr.",
+            "KILL <ip:port> | KILL [ID <id>] [ADDR <ip:port>] [LADDR <ip:port>] [SKIPME yes|no]",
+            "    Kill connections.",
+            "HELP",
+            "    Print this help.",
+        ])),
+        "ID" | "INFO" | "GETNAME" | "SETNAME" | "SETINFO" | "KILL" | "NO-EVICT" | "NO-TOUCH" | "HELP" => {
+            Err(sub_arity("client", &sub))
+        }
+        _ => Err(unknown_sub("CLIENT", &String::from_utf8_lossy(ctx.argv[1]))),
+    }
+}
+
+fn client_kill(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    // Old form: CLIENT KILL addr -> OK or error.
+    if args.len() == 1 {
+        let addr = args.bytes()?;
+        let found = ctx.engine.clients.all().into_iter().find(|c| c.addr.as_bytes() == addr);
+        return match found {
+            Some(c) => {
+                c.kill();
+                Ok(Reply::Ok)
+            }
+            None => Err(CmdError::err("No such client")),
+        };
+    }
+    let (mut id, mut addr, mut laddr, mut skipme) = (None, None, None, true);
+    while !args.is_empty() {
+        let opt = args.option()?;
+        let val = args.bytes()?;
+        match opt.as_str() {
+            "ID" => {
+                id = Some(
+                    crate::args::parse_i64(val)
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| CmdError::err("client-id should be greater than 0"))? as u64,
+                )
+            }
+            "ADDR" => addr = Some(val.to_vec()),
+            "LADDR" => laddr = Some(val.to_vec()),
+            "SKIPME" => {
+                skipme = match val.to_ascii_lowercase().as_slice() {
+                    b"yes" => true,
+                    b"no" => false,
+                    _ => return Err(CmdError::Syntax),
+                }
+            }
+            "TYPE" | "USER" | "MAXAGE" => {}
+            _ => return Err(CmdError::Syntax),
+        }
+    }
+    let mut killed = 0;
+    for c in ctx.engine.clients.all() {
+        let matches = id.is_none_or(|id| c.id == id)
+            && addr.as_deref().is_none_or(|a| c.addr.as_bytes() == a)
+            && laddr.as_deref().is_none_or(|a| c.laddr.as_bytes() == a);
+        if matches && !(skipme && c.id == ctx.session.id()) {
+            c.kill();
+            killed += 1;
+        }
+    }
+    Ok(Reply::Int(killed))
+}
+
+fn command_info(c: &Command) -> Reply {
+    Reply::Array(vec![
+        Reply::bulk(c.name.to_ascii_lowercase()),
+        Reply::Int(c.arity as i64),
+        Reply::Set(c.flag_names().into_iter().map(Reply::status).collect()),
+        Reply::Int(c.first_key as i64),
+        Reply::Int(c.last_key as i64),
+        Reply::Int(c.step as i64),
+        Reply::Set(vec![Reply::status(format!("@{}", c.group))]),
+        Reply::Array(vec![]),
+        Reply::Array(vec![]),
+        Reply::Array(vec![]),
+    ])
+}
+
+fn command_docs(c: &Command) -> Reply {
+    let s = |t: &str| Reply::bulk(t);
+    Reply::Map(vec![
+        (s("summary"), s(c.summary)),
+        (s("since"), s("1.0.0")),
+        (s("group"), s(c.group)),
+        (s("syntax"), s(c.syntax)),
+    ])
+}
+
+/// The command table, as Redis's COMMAND reports it.
+///
+/// ```text
+/// COMMAND [COUNT | LIST | INFO [command ...] | DOCS [command ...] | HELP]
+/// ```
+pub fn command(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    if args.is_empty() {
+        return Ok(Reply::Array(COMMANDS.iter().map(command_info).collect()));
+    }
+    let sub = subcommand(args)?;
+    let named = |args: &mut Args<'_>| -> Vec<Option<&'static Command>> {
+        args.rest().iter().map(|n| lookup(n).map(|(_, c)| c)).collect()
+    };
+    match sub.as_str() {
+        "COUNT" if args.is_empty() => Ok(Reply::Int(COMMANDS.len() as i64)),
+        "LIST" => Ok(Reply::Array(COMMANDS.iter().map(|c| Reply::bulk(c.name.to_ascii_lowercase())).collect())),
+        "INFO" if args.is_empty() => Ok(Reply::Array(COMMANDS.iter().map(command_info).collect())),
+        "INFO" => {
+            Ok(Reply::Array(named(args).into_iter().map(|c| c.map(command_info).unwrap_or(Reply::NilArray)).collect()))
+        }
+        "DOCS" => {
+            let list: Vec<&Command> =
+                if args.is_empty() { COMMANDS.iter().collect() } else { named(args).into_iter().flatten().collect() };
+            Ok(Reply::Map(
+                list.into_iter().map(|c| (Reply::bulk(c.name.to_ascii_lowercase()), command_docs(c))).collect(),
+            ))
+        }
+        "HELP" => Ok(help(&[
+            "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "(no subcommand)",
+            "    Return details about all commands.",
+            "COUNT",
+            "    Return the total number of commands in this server.",
+            "LIST",
+            "    Return a list of all commands in this server.",
+            "INFO [<command-name> ...]",
+            "    Return details about multiple commands.",
+            "DOCS [<command-name> ...]",
+            "    Return documentation details about multiple commands.",
+        ])),
+        "COUNT" => Err(sub_arity("command", &sub)),
+        _ => Err(unknown_sub("COMMAND", &String::from_utf8_lossy(_ctx.argv[1]))),
+    }
+}
+
+fn human(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "K", "M", "G", "T"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes}B")
+    } else {
+        format!("{v:.2}{}", UNITS[u])
+    }
+}
+
+/// The INFO text for the requested sections, with Redis's section and field names.
+pub fn info_text(ctx: &Ctx<'_>, sections: &[String]) -> String {
+    let snap = ctx.engine.snapshot(ctx.now);
+    let cfg = ctx.engine.config();
+    let all = sections.is_empty() || sections.iter().any(|s| s == "all" || s == "everything" || s == "default");
+    let want = |name: &str| all || sections.iter().any(|s| s == name);
+    let mut out = String::new();
+    let mut section = |title: &str, body: String| {
+        if !out.is_empty() {
+            out.push_str("\r\n");
+        }
+        let _ = write!(out, "# {title}\r\n{body}");
+    };
+    if want("server") {
+        let h = &snap.host;
+        section(
+            "Server",
+            format!(
+                "redis_version:{REDIS_COMPAT_VERSION}\r\nvitrine_version:{}\r\nredis_mode:standalone\r\nos:{}\r\narch_bits:{}\r\nprocess_id:{}\r\ntcp_port:{}\r\nserver_time_usec:{}\r\nuptime_in_seconds:{}\r\nuptime_in_days:{}\r\nhz:{}\r\nconfigured_hz:{}\r\nio_threads_active:{}\r\nexecutable:{}\r\n",
+                snap.version,
+                std::env::consts::OS,
+                usize::BITS,
+                h.process_id,
+                h.tcp_port,
+                ctx.now * 1000,
+                snap.uptime_s,
+                snap.uptime_s / 86400,
+                cfg.hz(),
+                cfg.hz(),
+                h.threads,
+                h.executable,
+            ),
+        );
+    }
+    if want("clients") {
+        section(
+            "Clients",
+            format!(
+                "connected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\nblocked_clients:0\r\ntracking_clients:0\r\n",
+                snap.connected_clients,
+                cfg.maxclients()
+            ),
+        );
+    }
+    if want("memory") {
+        let rss = snap.host.rss_bytes;
+        let frag = if snap.used_memory == 0 { 0.0 } else { rss as f64 / snap.used_memory as f64 };
+        section(
+            "Memory",
+            format!(
+                "used_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{rss}\r\nused_memory_rss_human:{}\r\nused_memory_dataset:{}\r\nallocator_allocated:{}\r\nmaxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\nmaxmemory_samples:{}\r\nmem_fragmentation_ratio:{frag:.2}\r\n",
+                snap.used_memory,
+                human(snap.used_memory),
+                human(rss),
+                snap.used_memory,
+                snap.host.allocator_bytes,
+                snap.maxmemory,
+                human(snap.maxmemory),
+                snap.maxmemory_policy,
+                snap.maxmemory_samples,
+            ),
+        );
+    }
+    if want("persistence") {
+        section("Persistence", "loading:0\r\naof_enabled:0\r\nrdb_changes_since_last_save:0\r\n".to_string());
+    }
+    if want("stats") {
+        section(
+            "Stats",
+            format!(
+                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\nrejected_connections:{}\r\nexpired_keys:{}\r\nevicted_keys:{}\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\ntotal_error_replies:{}\r\nrejected_oom_commands:{}\r\nprotocol_errors:{}\r\n",
+                snap.connections_received,
+                snap.commands_processed,
+                snap.ops_per_sec as u64,
+                snap.net_input_bytes,
+                snap.net_output_bytes,
+                snap.rejected_connections,
+                snap.expired_keys,
+                snap.evicted_keys,
+                snap.hits,
+                snap.misses,
+                snap.error_replies,
+                snap.rejected_oom,
+                snap.protocol_errors,
+            ),
+        );
+    }
+    if want("commandstats") && (sections.iter().any(|s| s == "commandstats" || s == "all" || s == "everything")) {
+        let mut body = String::new();
+        for c in &snap.commands {
+            let _ = write!(
+                body,
+                "cmdstat_{}:calls={},usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls={}\r\n",
+                c.name.to_ascii_lowercase(),
+                c.calls,
+                c.failed
+            );
+        }
+        section("Commandstats", body);
+    }
+    if want("keyspace") {
+        let body = if snap.keys > 0 {
+            format!("db0:keys={},expires={},avg_ttl=0\r\n", snap.keys, snap.keys_with_ttl)
+        } else {
+            String::new()
+        };
+        section("Keyspace", body);
+    }
+    out
+}
+
+/// Server information and statistics, in Redis's format.
+///
+/// ```text
+/// INFO [section [section ...]]
+/// ```
+pub fn info(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let sections: Vec<String> = args.rest().iter().map(|s| String::from_utf8_lossy(s).to_ascii_lowercase()).collect();
+    Ok(Reply::Verbatim(info_text(ctx, &sections)))
+}
+
+/// Reads and changes settings by Redis's parameter names.
+///
+/// ```text
+/// CONFIG GET parameter [parameter ...] | SET parameter value [parameter value ...] | RESETSTAT | HELP
+/// ```
+pub fn config(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let sub = subcommand(args)?;
+    let cfg = ctx.engine.config();
+    match sub.as_str() {
+        "GET" if !args.is_empty() => {
+            let patterns: Vec<Vec<u8>> = args.rest().iter().map(|p| p.to_ascii_lowercase()).collect();
+            let pairs = cfg
+                .all()
+                .into_iter()
+                .filter(|(name, _)| patterns.iter().any(|p| glob::matches(p, name.as_bytes())))
+                .map(|(n, v)| (Reply::bulk(n), Reply::bulk(v)))
+                .collect();
+            Ok(Reply::Map(pairs))
+        }
+        "SET" if !args.is_empty() && args.len().is_multiple_of(2) => {
+            let pairs: Vec<(String, String)> = args
+                .rest()
+                .chunks(2)
+                .map(|p| {
+                    (String::from_utf8_lossy(p[0]).to_ascii_lowercase(), String::from_utf8_lossy(p[1]).into_owned())
+                })
+                .collect();
+            for (i, (name, _)) in pairs.iter().enumerate() {
+                if pairs[..i].iter().any(|(n, _)| n == name) {
+                    return Err(CmdError::err(format!(
+                        "CONFIG SET failed (possibly related to argument '{name}') - duplicate parameter"
+                    )));
+                }
+                if cfg.get(name).is_none() {
+                    return Err(CmdError::err(format!(
+                        "Unknown option or number of arguments for CONFIG SET - '{name}'"
+                    )));
+                }
+            }
+            // All or nothing: remember the old values and restore them if one fails.
+            let old: Vec<(String, String)> =
+                pairs.iter().map(|(n, _)| (n.clone(), cfg.get(n).unwrap_or_default())).collect();
+            for (name, value) in &pairs {
+                if let Err(reason) = cfg.set(name, value) {
+                    for (n, v) in &old {
+                        let _ = cfg.set(n, v);
+                    }
+                    return Err(CmdError::err(format!(
+                        "CONFIG SET failed (possibly related to argument '{name}') - {reason}"
+                    )));
+                }
+            }
+            // A lower maxmemory takes effect at once, as in Redis.
+            ctx.engine.store().enforce_limit(ctx.now);
+            Ok(Reply::Ok)
+        }
+        "RESETSTAT" if args.is_empty() => {
+            ctx.engine.stats().reset();
+            Ok(Reply::Ok)
+        }
+        "REWRITE" if args.is_empty() => Err(CmdError::err("The server is running without a config file")),
+        "HELP" if args.is_empty() => Ok(help(&[
+            "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "GET <pattern>",
+            "    Return parameters matching the glob-like <pattern> and their values.",
+            "SET <directive> <value>",
+            "    Set the configuration <directive> to <value>.",
+            "RESETSTAT",
+            "    Reset statistics reported by the INFO command.",
+            "HELP",
+            "    Print this help.",
+        ])),
+        "GET" | "SET" | "RESETSTAT" | "REWRITE" | "HELP" => Err(sub_arity("config", &sub)),
+        _ => Err(unknown_sub("CONFIG", &String::from_utf8_lossy(ctx.argv[1]))),
+    }
+}
+
+/// The server's clock: unix seconds and microseconds.
+///
+/// ```text
+/// TIME
+/// ```
+pub fn time(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Array(vec![
+        Reply::bulk((ctx.now / 1000).to_string()),
+        Reply::bulk(((ctx.now % 1000) * 1000).to_string()),
+    ]))
+}
+
+/// When data was last saved. Vitrine has no snapshots; it answers its start time, as Redis
+/// does before its first save.
+///
+/// ```text
+/// LASTSAVE
+/// ```
+pub fn lastsave(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Int((ctx.engine.start_ms() / 1000) as i64))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::*;
+    use crate::Reply;
+
+    #[test]
+    fn ping_echo_select() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["PING"]), Reply::status("PONG"));
+        assert_eq!(t.run(&["ping", "hi"]), bulk("hi"));
+        assert_eq!(t.run(&["PING", "a", "b"]), err("ERR wrong number of arguments for 'ping' command"));
+        assert_eq!(t.run(&["ECHO", "x"]), bulk("x"));
+        assert_eq!(t.run(&["SELECT", "0"]), ok());
+        assert_eq!(t.run(&["SELECT", "1"]), err("ERR DB index is out of range"));
+        assert_eq!(t.run(&["SELECT", "x"]), err("ERR value is not an integer or out of range"));
+    }
+
+    #[test]
+    fn unknown_command_and_arity_texts() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["FOO", "a", "b"]), err("ERR unknown command 'FOO', with args beginning with: 'a' 'b' "));
+        assert_eq!(t.run(&["ECHO"]), err("ERR wrong number of arguments for 'echo' command"));
+        assert_eq!(t.run(&["CONFIG", "NOPE"]), err("ERR unknown subcommand 'NOPE'. Try CONFIG HELP."));
+        assert_eq!(t.run(&["CONFIG", "GET"]), err("ERR wrong number of arguments for 'config|get' command"));
+    }
+
+    #[test]
+    fn auth_and_hello() {
+        let mut t = TestEngine::default();
+        assert_eq!(
+            t.run(&["AUTH", "x"]),
+            err("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+        );
+        t.run(&["CONFIG", "SET", "requirepass", "secret"]);
+        let mut s = t.engine.new_session("127.0.0.1:2", "127.0.0.1:6379", t.now);
+        assert_eq!(t.engine.call(&mut s, &["PING"], t.now), err("NOAUTH Authentication required."));
+        assert_eq!(
+            t.engine.call(&mut s, &["AUTH", "wrong"], t.now),
+            err("WRONGPASS invalid username-password pair or user is disabled.")
+        );
+        assert!(!t.engine.call(&mut s, &["HELLO", "3", "AUTH", "default", "secret"], t.now).is_error());
+        assert!(s.resp3);
+        assert_eq!(t.engine.call(&mut s, &["PING"], t.now), Reply::status("PONG"));
+        assert_eq!(t.engine.call(&mut s, &["HELLO", "4"], t.now), err("NOPROTO unsupported protocol version"));
+        let hello = t.engine.call(&mut s, &["HELLO", "2"], t.now);
+        assert!(!s.resp3);
+        assert!(String::from_utf8_lossy(&hello.to_resp(false)).contains("proto\r\n:2"));
+    }
+
+    #[test]
+    fn client_name_and_list() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["CLIENT", "GETNAME"]), nil());
+        assert_eq!(t.run(&["CLIENT", "SETNAME", "worker-1"]), ok());
+        assert_eq!(t.run(&["CLIENT", "GETNAME"]), bulk("worker-1"));
+        assert_eq!(
+            t.run(&["CLIENT", "SETNAME", "a b"]),
+            err("ERR Client names cannot contain spaces, newlines or special characters.")
+        );
+        assert_eq!(t.run(&["CLIENT", "SETINFO", "LIB-NAME", "redis-rs"]), ok());
+        assert_eq!(t.run(&["CLIENT", "SETINFO", "BOGUS", "x"]), err("ERR Unrecognized option 'bogus'"));
+        let Reply::Verbatim(list) = t.run(&["CLIENT", "LIST"]) else { panic!("not text") };
+        assert!(list.contains("name=worker-1") && list.contains("lib-name=redis-rs"), "{list}");
+        let id = t.session.id() as i64;
+        assert_eq!(t.run(&["CLIENT", "ID"]), int(id));
+        let other = t.engine.new_session("127.0.0.1:9", "127.0.0.1:6379", t.now);
+        assert_eq!(t.run(&["CLIENT", "KILL", "ID", &other.id().to_string()]), int(1));
+        assert!(other.client.is_killed());
+        assert_eq!(t.run(&["CLIENT", "KILL", "1.2.3.4:5"]), err("ERR No such client"));
+    }
+
+    #[test]
+    fn config_get_set_and_info() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["CONFIG", "SET", "maxmemory", "2mb", "maxmemory-policy", "allkeys-lru"]), ok());
+        assert_eq!(
+            t.run(&["CONFIG", "GET", "maxmemory*"]),
+            Reply::Map(vec![
+                (bulk("maxmemory"), bulk("2097152")),
+                (bulk("maxmemory-policy"), bulk("allkeys-lru")),
+                (bulk("maxmemory-samples"), bulk("5")),
+            ])
+        );
+        assert_eq!(
+            t.run(&["CONFIG", "SET", "maxmemory-policy", "bogus"]),
+            err("ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction")
+        );
+        assert_eq!(
+            t.run(&["CONFIG", "SET", "nope", "1"]),
+            err("ERR Unknown option or number of arguments for CONFIG SET - 'nope'")
+        );
+        // All or nothing.
+        t.run(&["CONFIG", "SET", "hz", "20", "maxmemory", "junk"]);
+        assert_eq!(t.run(&["CONFIG", "GET", "hz"]), Reply::Map(vec![(bulk("hz"), bulk("10"))]));
+        let Reply::Verbatim(info) = t.run(&["INFO"]) else { panic!("not text") };
+        for field in [
+            "redis_version:",
+            "used_memory:",
+            "maxmemory:2097152",
+            "maxmemory_policy:allkeys-lru",
+            "keyspace_hits:",
+            "connected_clients:1",
+        ] {
+            assert!(info.contains(field), "missing {field}");
+        }
+        let Reply::Verbatim(mem) = t.run(&["INFO", "memory"]) else { panic!("not text") };
+        assert!(mem.starts_with("# Memory\r\n") && !mem.contains("# Server"));
+    }
+
+    #[test]
+    fn command_table_introspection() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["COMMAND", "COUNT"]), int(crate::table::COMMANDS.len() as i64));
+        let Reply::Array(info) = t.run(&["COMMAND", "INFO", "get", "nosuch"]) else { panic!() };
+        assert_eq!(info[1], Reply::NilArray);
+        let Reply::Array(get) = &info[0] else { panic!() };
+        assert_eq!(get[0], bulk("get"));
+        assert_eq!(get[1], int(2));
+        let Reply::Map(docs) = t.run(&["COMMAND", "DOCS", "set"]) else { panic!() };
+        assert_eq!(docs[0].0, bulk("set"));
+    }
+
+    #[test]
+    fn time_is_the_callers_clock() {
+        let mut t = TestEngine::default();
+        t.advance(123);
+        assert_eq!(t.run(&["TIME"]), arr(vec![bulk("1700000000"), bulk("123000")]));
+    }
 }

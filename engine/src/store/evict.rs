@@ -69,11 +69,8 @@ pub fn lfu_decay(entry: &Entry, now_ms: u64, decay_time: u32) -> u8 {
         return entry.lfu;
     }
     let now = lfu_minutes(now_ms);
-    let elapsed = if now >= entry.lfu_ldt {
-        (now - entry.lfu_ldt) as u32
-    } else {
-        65535 - entry.lfu_ldt as u32 + now as u32
-    };
+    let elapsed =
+        if now >= entry.lfu_ldt { (now - entry.lfu_ldt) as u32 } else { 65535 - entry.lfu_ldt as u32 + now as u32 };
     let periods = elapsed / decay_time;
     entry.lfu.saturating_sub(periods.min(255) as u8)
 }

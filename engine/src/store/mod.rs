@@ -163,9 +163,8 @@ impl Store {
             rng: AtomicU64::new(seed),
             recent: Mutex::new(VecDeque::new()),
         });
-        let shards = (0..shards.max(1))
-            .map(|i| Mutex::new(Shard::new(common.clone(), seed.wrapping_add(i as u64))))
-            .collect();
+        let shards =
+            (0..shards.max(1)).map(|i| Mutex::new(Shard::new(common.clone(), seed.wrapping_add(i as u64)))).collect();
         Store {
             shards,
             hasher: foldhash::fast::FixedState::with_seed(seed.rotate_left(17)),
@@ -279,7 +278,11 @@ impl Store {
         let n = self.shards.len();
         let has = |i: usize| {
             let s = self.shards[i].lock();
-            if volatile { s.volatile_len() > 0 } else { !s.is_empty() }
+            if volatile {
+                s.volatile_len() > 0
+            } else {
+                !s.is_empty()
+            }
         };
         for _ in 0..4 {
             let i = (self.common.random() % n as u64) as usize;

@@ -170,8 +170,8 @@ impl Shard {
     /// Drops every key (FLUSHDB), returning how many there were.
     pub fn clear(&mut self) -> usize {
         let n = self.map.len();
-        self.map = IndexMap::with_hasher(self.map.hasher().clone());
-        self.expires = IndexSet::with_hasher(self.expires.hasher().clone());
+        self.map = IndexMap::with_hasher(*self.map.hasher());
+        self.expires = IndexSet::with_hasher(*self.expires.hasher());
         let used = self.used;
         self.account(used, 0);
         n
