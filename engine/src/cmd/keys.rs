@@ -1,126 +1,1552 @@
-//! keys commands (stubs until implemented).
+//! Generic keyspace commands: deleting and inspecting keys, expiry (the EXPIRE family, TTL,
+//! PERSIST), renaming, walking the keyspace (KEYS, SCAN, RANDOMKEY), DBSIZE and the flushes,
+//! and the OBJECT and MEMORY introspection containers.
 
-use crate::args::Args;
+use std::sync::atomic::Ordering::Relaxed;
+
+use crate::args::{parse_i64, Args};
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::glob;
 use crate::reply::Reply;
+use crate::store::evict::lfu_decay;
 
-/// DEL (not implemented yet)
-pub fn del(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Deletes the given keys and answers how many of them existed (an expired key counts as
+/// missing; a key named twice is deleted once).
+///
+/// ```text
+/// DEL key [key ...]
+/// ```
+pub fn del(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Int(delete_keys(ctx, args.rest())))
 }
 
-/// UNLINK (not implemented yet)
-pub fn unlink(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Deletes the given keys, as DEL. Redis frees large values in the background; here every
+/// value is freed at once, which is what DEL does for small ones anyway.
+///
+/// ```text
+/// UNLINK key [key ...]
+/// ```
+pub fn unlink(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Int(delete_keys(ctx, args.rest())))
 }
 
-/// EXISTS (not implemented yet)
-pub fn exists(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+fn delete_keys(ctx: &mut Ctx<'_>, keys: &[&[u8]]) -> i64 {
+    let now = ctx.now;
+    let mut deleted = 0;
+    for key in keys {
+        let shard = ctx.db.shard(key);
+        // `contains` expires a stale key first, so deleting it answers 0 as in Redis.
+        if shard.contains(key, now) && shard.remove(key).is_some() {
+            deleted += 1;
+        }
+    }
+    deleted
 }
 
-/// TYPE (not implemented yet)
-pub fn type_(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Counts how many of the given keys exist; a key named twice counts twice.
+///
+/// ```text
+/// EXISTS key [key ...]
+/// ```
+pub fn exists(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let now = ctx.now;
+    let found = args.rest().iter().filter(|key| ctx.db.peek(key, now).is_some()).count();
+    Ok(Reply::Int(found as i64))
 }
 
-/// EXPIRE (not implemented yet)
-pub fn expire(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Answers the type of the value at a key, or `none` when there is no such key.
+///
+/// ```text
+/// TYPE key
+/// ```
+pub fn type_(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let now = ctx.now;
+    let name = ctx.db.peek(key, now).map_or("none", |e| e.value.type_name());
+    Ok(Reply::status(name))
 }
 
-/// PEXPIRE (not implemented yet)
-pub fn pexpire(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Sets a key's time to live in seconds.
+///
+/// ```text
+/// EXPIRE key seconds [NX | XX | GT | LT]
+/// ```
+pub fn expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let base = unix_ms(ctx.now);
+    expire_generic(ctx, args, base, Unit::Seconds, "expire")
 }
 
-/// EXPIREAT (not implemented yet)
-pub fn expireat(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Sets a key's time to live in milliseconds.
+///
+/// ```text
+/// PEXPIRE key milliseconds [NX | XX | GT | LT]
+/// ```
+pub fn pexpire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let base = unix_ms(ctx.now);
+    expire_generic(ctx, args, base, Unit::Millis, "pexpire")
 }
 
-/// PEXPIREAT (not implemented yet)
-pub fn pexpireat(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Sets a key to expire at a Unix time in seconds.
+///
+/// ```text
+/// EXPIREAT key unix-time-seconds [NX | XX | GT | LT]
+/// ```
+pub fn expireat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    expire_generic(ctx, args, 0, Unit::Seconds, "expireat")
 }
 
-/// TTL (not implemented yet)
-pub fn ttl(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Sets a key to expire at a Unix time in milliseconds.
+///
+/// ```text
+/// PEXPIREAT key unix-time-milliseconds [NX | XX | GT | LT]
+/// ```
+pub fn pexpireat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    expire_generic(ctx, args, 0, Unit::Millis, "pexpireat")
 }
 
-/// PTTL (not implemented yet)
-pub fn pttl(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Seconds,
+    Millis,
 }
 
-/// EXPIRETIME (not implemented yet)
-pub fn expiretime(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// The NX/XX/GT/LT conditions of the EXPIRE family.
+#[derive(Default)]
+struct ExpireCond {
+    nx: bool,
+    xx: bool,
+    gt: bool,
+    lt: bool,
 }
 
-/// PEXPIRETIME (not implemented yet)
-pub fn pexpiretime(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+impl ExpireCond {
+    /// Parses the trailing options as Redis's `parseExtendedExpireArgumentsOrReply`.
+    fn parse(opts: &[&[u8]]) -> Result<ExpireCond, CmdError> {
+        let mut c = ExpireCond::default();
+        for opt in opts {
+            if opt.eq_ignore_ascii_case(b"NX") {
+                c.nx = true;
+            } else if opt.eq_ignore_ascii_case(b"XX") {
+                c.xx = true;
+            } else if opt.eq_ignore_ascii_case(b"GT") {
+                c.gt = true;
+            } else if opt.eq_ignore_ascii_case(b"LT") {
+                c.lt = true;
+            } else {
+                return Err(CmdError::err(format!("Unsupported option {}", String::from_utf8_lossy(opt))));
+            }
+        }
+        if c.nx && (c.xx || c.gt || c.lt) {
+            return Err(CmdError::err("NX and XX, GT or LT options at the same time are not compatible"));
+        }
+        if c.gt && c.lt {
+            return Err(CmdError::err("GT and LT options at the same time are not compatible"));
+        }
+        Ok(c)
+    }
+
+    /// Whether a key whose expiry is `current` (`None` = no TTL) may take the expiry `when`.
+    /// A key without a TTL counts as living forever: GT never passes, LT always does.
+    fn allows(&self, current: Option<i64>, when: i64) -> bool {
+        if self.nx && current.is_some() || self.xx && current.is_none() {
+            return false;
+        }
+        if self.gt && !matches!(current, Some(c) if when > c) {
+            return false;
+        }
+        !(self.lt && current.is_some_and(|c| when >= c))
+    }
 }
 
-/// PERSIST (not implemented yet)
-pub fn persist(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT, in Redis's order of checks: options, integer,
+/// overflow, then the key. `base` is what the argument counts from (now, or 0 for the *AT
+/// forms), in unix ms. An expiry at or before now deletes the key and still answers 1.
+fn expire_generic(
+    ctx: &mut Ctx<'_>,
+    args: &mut Args<'_>,
+    base: i64,
+    unit: Unit,
+    name: &str,
+) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let param = args.bytes()?;
+    let cond = ExpireCond::parse(args.rest())?;
+    let mut when = parse_i64(param).ok_or(CmdError::NotInteger)?;
+    let invalid = || CmdError::InvalidExpire(name.to_string());
+    if unit == Unit::Seconds {
+        when = when.checked_mul(1000).ok_or_else(invalid)?;
+    }
+    let when = when.checked_add(base).ok_or_else(invalid)?;
+
+    let now = ctx.now;
+    let Some(entry) = ctx.db.lookup(key, now) else {
+        return Ok(Reply::Int(0));
+    };
+    let current = entry.has_ttl().then(|| i64::try_from(entry.expire_at).unwrap_or(i64::MAX));
+    if !cond.allows(current, when) {
+        return Ok(Reply::Int(0));
+    }
+    let shard = ctx.db.shard(key);
+    match u64::try_from(when) {
+        Ok(at) if at > now => {
+            shard.set_expire(key, at, now);
+        }
+        _ => {
+            shard.remove(key);
+        }
+    }
+    Ok(Reply::Int(1))
 }
 
-/// RENAME (not implemented yet)
-pub fn rename(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Answers a key's remaining time to live in seconds (rounded to the nearest second), -1
+/// when it has no TTL, -2 when there is no such key.
+///
+/// ```text
+/// TTL key
+/// ```
+pub fn ttl(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    ttl_generic(ctx, args, Unit::Seconds, false)
 }
 
-/// RENAMENX (not implemented yet)
-pub fn renamenx(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Answers a key's remaining time to live in milliseconds, -1 when it has no TTL, -2 when
+/// there is no such key.
+///
+/// ```text
+/// PTTL key
+/// ```
+pub fn pttl(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    ttl_generic(ctx, args, Unit::Millis, false)
 }
 
-/// KEYS (not implemented yet)
-pub fn keys(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Answers the Unix time in seconds at which a key expires, -1 when it has no TTL, -2 when
+/// there is no such key.
+///
+/// ```text
+/// EXPIRETIME key
+/// ```
+pub fn expiretime(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    ttl_generic(ctx, args, Unit::Seconds, true)
 }
 
-/// SCAN (not implemented yet)
-pub fn scan(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Answers the Unix time in milliseconds at which a key expires, -1 when it has no TTL, -2
+/// when there is no such key.
+///
+/// ```text
+/// PEXPIRETIME key
+/// ```
+pub fn pexpiretime(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    ttl_generic(ctx, args, Unit::Millis, true)
 }
 
-/// RANDOMKEY (not implemented yet)
-pub fn randomkey(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// TTL, PTTL, EXPIRETIME and PEXPIRETIME. Seconds round to nearest as Redis's
+/// `(ms + 500) / 1000`. Inspection only: the key's access time is left alone.
+fn ttl_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, unit: Unit, absolute: bool) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let now = ctx.now;
+    let Some(entry) = ctx.db.peek(key, now) else {
+        return Ok(Reply::Int(-2));
+    };
+    if !entry.has_ttl() {
+        return Ok(Reply::Int(-1));
+    }
+    let ms = if absolute { entry.expire_at } else { entry.expire_at.saturating_sub(now) };
+    let ms = i64::try_from(ms).unwrap_or(i64::MAX);
+    Ok(Reply::Int(match unit {
+        Unit::Millis => ms,
+        Unit::Seconds => ms.saturating_add(500) / 1000,
+    }))
 }
 
-/// DBSIZE (not implemented yet)
-pub fn dbsize(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Removes a key's TTL; answers 1 when it had one, 0 when it had none or does not exist.
+///
+/// ```text
+/// PERSIST key
+/// ```
+pub fn persist(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let now = ctx.now;
+    let had_ttl = ctx.db.lookup(key, now).is_some_and(|e| e.has_ttl());
+    if had_ttl {
+        ctx.db.shard(key).set_expire(key, 0, now);
+    }
+    Ok(Reply::Int(had_ttl as i64))
 }
 
-/// FLUSHDB (not implemented yet)
-pub fn flushdb(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Renames a key, replacing whatever the new name held. The value keeps its TTL.
+///
+/// ```text
+/// RENAME key newkey
+/// ```
+pub fn rename(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    rename_generic(ctx, args, false)?;
+    Ok(Reply::Ok)
 }
 
-/// FLUSHALL (not implemented yet)
-pub fn flushall(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Renames a key only when the new name does not exist; answers 1 when it did so.
+///
+/// ```text
+/// RENAMENX key newkey
+/// ```
+pub fn renamenx(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Int(rename_generic(ctx, args, true)? as i64))
 }
 
-/// TOUCH (not implemented yet)
-pub fn touch(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// RENAME and RENAMENX: whether the key was renamed (renaming a key to itself counts as
+/// done for RENAME and not for RENAMENX, as in Redis). Both keys are locked by dispatch.
+fn rename_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, nx: bool) -> Result<bool, CmdError> {
+    let src = args.key()?;
+    let dst = args.key()?;
+    let now = ctx.now;
+    if ctx.db.lookup(src, now).is_none() {
+        return Err(CmdError::NoSuchKey);
+    }
+    if src == dst {
+        return Ok(!nx);
+    }
+    if nx && ctx.db.lookup(dst, now).is_some() {
+        return Ok(false);
+    }
+    let entry = ctx.db.shard(src).remove(src).ok_or(CmdError::NoSuchKey)?;
+    ctx.db.shard(dst).insert(dst, entry.value, entry.expire_at, now);
+    // Redis moves the object itself, so its LRU/LFU history follows the new name; a renamed
+    // hot key must not look brand new to the eviction policy. The stamps are not accounted
+    // bytes, so copying them leaves memory accounting alone.
+    if let Some(moved) = ctx.db.peek(dst, now) {
+        moved.seq = entry.seq;
+        moved.atime = entry.atime;
+        moved.lfu = entry.lfu;
+        moved.lfu_ldt = entry.lfu_ldt;
+    }
+    Ok(true)
 }
 
-/// OBJECT (not implemented yet)
-pub fn object(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// Answers every key name that matches a glob pattern. Walks the whole keyspace.
+///
+/// ```text
+/// KEYS pattern
+/// ```
+pub fn keys(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let pattern = args.bytes()?;
+    let match_all = pattern == b"*";
+    let mut found = Vec::new();
+    ctx.engine.store().for_each(ctx.now, |key, _| {
+        if match_all || glob::matches(pattern, key) {
+            found.push(Reply::bulk(key));
+        }
+    });
+    Ok(Reply::Array(found))
 }
 
-/// MEMORY (not implemented yet)
-pub fn memory(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("not implemented"))
+/// One step of an iteration over the keyspace: answers the next cursor (0 when done) and
+/// some keys. Every key that exists for the whole iteration is returned at least once.
+///
+/// ```text
+/// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
+/// ```
+pub fn scan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let cursor = parse_cursor(args.bytes()?).ok_or_else(|| CmdError::err("invalid cursor"))?;
+    let mut pattern: Option<&[u8]> = None;
+    let mut count = 10usize;
+    let mut type_name: Option<&[u8]> = None;
+    while let Some(opt) = args.peek() {
+        // Each option needs its value; a lone trailing option is a syntax error, as in Redis.
+        if args.len() < 2 {
+            return Err(CmdError::Syntax);
+        }
+        args.bytes()?;
+        if opt.eq_ignore_ascii_case(b"COUNT") {
+            let n = args.int()?;
+            if n < 1 {
+                return Err(CmdError::Syntax);
+            }
+            count = usize::try_from(n).unwrap_or(usize::MAX);
+        } else if opt.eq_ignore_ascii_case(b"MATCH") {
+            let p = args.bytes()?;
+            pattern = (p != b"*").then_some(p);
+        } else if opt.eq_ignore_ascii_case(b"TYPE") {
+            type_name = Some(args.bytes()?);
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let mut found = Vec::new();
+    let next = ctx.engine.store().scan(cursor, count, ctx.now, |key, entry| {
+        // Redis 7 accepts an unknown type name and simply matches nothing.
+        if type_name.is_some_and(|t| !t.eq_ignore_ascii_case(entry.value.type_name().as_bytes())) {
+            return;
+        }
+        if pattern.is_some_and(|p| !glob::matches(p, key)) {
+            return;
+        }
+        found.push(Reply::bulk(key));
+    });
+    Ok(Reply::Array(vec![Reply::bulk(next.to_string()), Reply::Array(found)]))
+}
+
+/// Parses a SCAN cursor as Redis does with `strtoul`: decimal digits with an optional sign
+/// (a `-` wraps around), no whitespace, nothing after the digits, within 64 bits. An empty
+/// string is cursor 0, as `strtoul` reads it.
+fn parse_cursor(s: &[u8]) -> Option<u64> {
+    let (neg, digits) = match s.first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        Some(_) => (false, s),
+        None => return Some(0),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in digits {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+    }
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+/// Answers a random key name, or nil when the keyspace is empty.
+///
+/// ```text
+/// RANDOMKEY
+/// ```
+pub fn randomkey(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::opt_bulk(ctx.engine.store().random_key(ctx.now)))
+}
+
+/// Answers the number of keys (as Redis, this counts expired keys not yet collected).
+///
+/// ```text
+/// DBSIZE
+/// ```
+pub fn dbsize(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Int(ctx.engine.store().len() as i64))
+}
+
+/// Deletes every key in the database. ASYNC and SYNC are accepted; both free at once.
+///
+/// ```text
+/// FLUSHDB [ASYNC | SYNC]
+/// ```
+pub fn flushdb(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    flush_generic(ctx, args)
+}
+
+/// Deletes every key in every database (Vitrine's keyspace is one database). ASYNC and SYNC
+/// are accepted; both free at once.
+///
+/// ```text
+/// FLUSHALL [ASYNC | SYNC]
+/// ```
+pub fn flushall(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    flush_generic(ctx, args)
+}
+
+fn flush_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    if !args.is_empty() && !args.flag("ASYNC") && !args.flag("SYNC") {
+        return Err(CmdError::Syntax);
+    }
+    args.finish()?;
+    ctx.engine.store().flush();
+    Ok(Reply::Ok)
+}
+
+/// Marks the given keys as just used and answers how many exist (a key named twice counts
+/// twice). Like Redis, each key counts as a keyspace hit or miss.
+///
+/// ```text
+/// TOUCH key [key ...]
+/// ```
+pub fn touch(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let now = ctx.now;
+    let found = args.rest().iter().filter(|key| ctx.db.read(key, now).is_some()).count();
+    Ok(Reply::Int(found as i64))
+}
+
+const OBJECT_HELP: &[&str] = &[
+    "ENCODING <key>",
+    "    Return the kind of internal representation used in order to store the value",
+    "    associated with a <key>.",
+    "FREQ <key>",
+    "    Return the access frequency index of the <key>. The returned integer is",
+    "    proportional to the logarithm of the recent access frequency of the key.",
+    "IDLETIME <key>",
+    "    Return the idle time of the <key>, that is the approximated number of",
+    "    seconds elapsed since the last access to the key.",
+    "REFCOUNT <key>",
+    "    Return the number of references of the value associated with the specified",
+    "    <key>.",
+];
+
+const LRU_NOT_SELECTED: &str = "An LRU maxmemory policy is not selected, access time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+const LFU_NOT_SELECTED: &str = "An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+
+/// Inspects a key's value without counting as an access: its encoding, LFU counter, idle
+/// seconds, or reference count. A missing key answers nil.
+///
+/// ```text
+/// OBJECT ENCODING key
+/// OBJECT FREQ key
+/// OBJECT IDLETIME key
+/// OBJECT REFCOUNT key
+/// OBJECT HELP
+/// ```
+pub fn object(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let sub = args.bytes()?;
+    let name = String::from_utf8_lossy(sub).to_ascii_uppercase();
+    let argc = ctx.argv.len();
+    match name.as_str() {
+        "HELP" => {
+            check_arity(argc == 2, "object", &name)?;
+            Ok(help_reply("OBJECT", OBJECT_HELP))
+        }
+        "ENCODING" | "FREQ" | "IDLETIME" | "REFCOUNT" => {
+            check_arity(argc == 3, "object", &name)?;
+            let key = args.key()?;
+            let (engine, now) = (ctx.engine, ctx.now);
+            let Some(entry) = ctx.db.peek(key, now) else {
+                return Ok(Reply::Nil);
+            };
+            let policy = engine.config().policy();
+            Ok(match name.as_str() {
+                "ENCODING" => Reply::bulk(entry.value.encoding()),
+                "FREQ" if !policy.is_lfu() => return Err(CmdError::err(LFU_NOT_SELECTED)),
+                "FREQ" => Reply::Int(lfu_decay(entry, now, engine.config().lfu_decay_time()).into()),
+                "IDLETIME" if policy.is_lfu() => return Err(CmdError::err(LRU_NOT_SELECTED)),
+                "IDLETIME" => {
+                    Reply::Int(i64::try_from(engine.store().common.idle_ms(entry, now) / 1000).unwrap_or(i64::MAX))
+                }
+                // Values are never shared between keys here, so each has exactly one owner.
+                _ => Reply::Int(1),
+            })
+        }
+        _ => Err(unknown_subcommand("OBJECT", sub)),
+    }
+}
+
+const MEMORY_HELP: &[&str] = &[
+    "DOCTOR",
+    "    Return memory problems reports.",
+    "MALLOC-STATS",
+    "    Return internal statistics report from the memory allocator.",
+    "PURGE",
+    "    Attempt to purge dirty pages for reclamation by the allocator.",
+    "STATS",
+    "    Return information about the memory usage of the server.",
+    "USAGE <key> [SAMPLES <count>]",
+    "    Return memory in bytes used by <key> and its value. Nested values are",
+    "    sampled up to <count> times (default: 5, 0 means sample all).",
+];
+
+/// Memory diagnostics: a key's accounted bytes, a breakdown of memory use, a short report
+/// of memory problems.
+///
+/// ```text
+/// MEMORY USAGE key [SAMPLES count]
+/// MEMORY STATS
+/// MEMORY DOCTOR
+/// MEMORY MALLOC-STATS
+/// MEMORY PURGE
+/// MEMORY HELP
+/// ```
+pub fn memory(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let sub = args.bytes()?;
+    let name = String::from_utf8_lossy(sub).to_ascii_uppercase();
+    let argc = ctx.argv.len();
+    match name.as_str() {
+        "USAGE" => {
+            check_arity(argc >= 3, "memory", &name)?;
+            let key = args.key()?;
+            // Values are measured exactly, so SAMPLES changes nothing, but it is validated
+            // as Redis validates it.
+            while let Some(opt) = args.peek() {
+                if !opt.eq_ignore_ascii_case(b"SAMPLES") || args.len() < 2 {
+                    return Err(CmdError::Syntax);
+                }
+                args.bytes()?;
+                if args.int()? < 0 {
+                    return Err(CmdError::Syntax);
+                }
+            }
+            let now = ctx.now;
+            Ok(ctx.db.shard(key).size_of(key, now).map_or(Reply::Nil, |n| Reply::Int(n as i64)))
+        }
+        "STATS" => {
+            check_arity(argc == 2, "memory", &name)?;
+            Ok(memory_stats(ctx))
+        }
+        "DOCTOR" => {
+            check_arity(argc == 2, "memory", &name)?;
+            Ok(Reply::Verbatim(memory_doctor(ctx)))
+        }
+        "MALLOC-STATS" => {
+            check_arity(argc == 2, "memory", &name)?;
+            Ok(Reply::Verbatim("Stats not supported for the current allocator".into()))
+        }
+        "PURGE" => {
+            check_arity(argc == 2, "memory", &name)?;
+            Ok(Reply::Ok)
+        }
+        "HELP" => {
+            check_arity(argc == 2, "memory", &name)?;
+            Ok(help_reply("MEMORY", MEMORY_HELP))
+        }
+        _ => Err(unknown_subcommand("MEMORY", sub)),
+    }
+}
+
+/// MEMORY STATS with Redis's field names. `dataset.bytes` is the accounted `used_memory`;
+/// `total.allocated` is what the allocator reports when the host knows it. No peak is kept
+/// by the store yet, so `peak.allocated` is the larger of the two current figures.
+fn memory_stats(ctx: &Ctx<'_>) -> Reply {
+    let store = ctx.engine.store();
+    let used = store.used_memory() as u64;
+    let host = ctx.engine.host_facts();
+    let total = if host.allocator_bytes > 0 { host.allocator_bytes } else { used };
+    let peak = total.max(used);
+    let keys = store.len() as u64;
+    let pct = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 };
+    let int = |n: u64| Reply::Int(i64::try_from(n).unwrap_or(i64::MAX));
+    let fields: Vec<(&str, Reply)> = vec![
+        ("peak.allocated", int(peak)),
+        ("total.allocated", int(total)),
+        ("startup.allocated", int(0)),
+        ("replication.backlog", int(0)),
+        ("clients.slaves", int(0)),
+        ("clients.normal", int(0)),
+        ("aof.buffer", int(0)),
+        ("lua.caches", int(0)),
+        ("overhead.total", int(total.saturating_sub(used))),
+        ("keys.count", int(keys)),
+        ("keys.bytes-per-key", int(total.checked_div(keys).unwrap_or(0))),
+        ("dataset.bytes", int(used)),
+        ("dataset.percentage", Reply::Double(pct(used, total))),
+        ("peak.percentage", Reply::Double(pct(total, peak))),
+        ("allocator.allocated", int(host.allocator_bytes)),
+        ("allocator.resident", int(host.rss_bytes)),
+        ("expires.count", int(store.volatile_len() as u64)),
+        ("maxmemory", int(ctx.engine.config().maxmemory())),
+    ];
+    Reply::Map(fields.into_iter().map(|(k, v)| (Reply::bulk(k), v)).collect())
+}
+
+/// Redis below this much memory declines to diagnose anything.
+const DOCTOR_MIN_BYTES: u64 = 5 * 1024 * 1024;
+
+/// MEMORY DOCTOR: Redis's report texts, with the checks that matter to a cache with a
+/// memory limit (nearly full under noeviction, writes refused, allocator far above the
+/// accounted bytes).
+fn memory_doctor(ctx: &Ctx<'_>) -> String {
+    let engine = ctx.engine;
+    let used = engine.store().used_memory() as u64;
+    let max = engine.config().maxmemory();
+    let policy = engine.config().policy();
+    let oom = engine.stats().rejected_oom.load(Relaxed);
+    let allocator = engine.host_facts().allocator_bytes;
+    let mut issues = Vec::new();
+    if max > 0 && policy == crate::config::Policy::NoEviction && used.saturating_mul(10) >= max.saturating_mul(9) {
+        issues.push(format!(
+            " * Near the memory limit: {used} of {max} bytes are used and the maxmemory-policy is noeviction, so writes will soon be refused. Raise maxmemory or choose an eviction policy.\n\n"
+        ));
+    }
+    if oom > 0 {
+        issues.push(format!(
+            " * Refused writes: {oom} commands were refused with OOM since the stats were last reset.\n\n"
+        ));
+    }
+    if allocator > DOCTOR_MIN_BYTES && allocator.saturating_mul(2) > used.saturating_mul(3) {
+        issues.push(format!(
+            " * High allocator overhead: the allocator holds {allocator} bytes for {used} bytes of data (more than 1.5 times). Fragmentation or per-connection buffers may be the cause.\n\n"
+        ));
+    }
+    if !issues.is_empty() {
+        let mut report = String::from("Sam, I detected a few issues in this Vitrine instance memory implants:\n\n");
+        issues.iter().for_each(|i| report.push_str(i));
+        report.push_str("I'm here to keep you safe, Sam. I want to help you.\n");
+        report
+    } else if used < DOCTOR_MIN_BYTES {
+        "Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be back to our programming as soon as I finished rebooting.".into()
+    } else {
+        "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base."
+            .into()
+    }
+}
+
+/// Redis checks a container's subcommand arity in its command table, before the handler.
+fn check_arity(ok: bool, cmd: &str, sub: &str) -> Result<(), CmdError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(CmdError::WrongArity(format!("{cmd}|{}", sub.to_ascii_lowercase())))
+    }
+}
+
+fn unknown_subcommand(cmd: &str, sub: &[u8]) -> CmdError {
+    CmdError::UnknownSubcommand {
+        cmd: cmd.into(),
+        sub: String::from_utf8_lossy(&sub[..sub.len().min(128)]).into_owned(),
+    }
+}
+
+/// A container's HELP reply as Redis's `addReplyHelp` builds it: status lines.
+fn help_reply(cmd: &str, lines: &[&str]) -> Reply {
+    let mut out = vec![Reply::status(format!("{cmd} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"))];
+    out.extend(lines.iter().map(|l| Reply::status(*l)));
+    out.push(Reply::status("HELP"));
+    out.push(Reply::status("    Print this help."));
+    Reply::Array(out)
+}
+
+/// Unix milliseconds as Redis's signed time type.
+fn unix_ms(now: u64) -> i64 {
+    i64::try_from(now).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::store::entry::{alloc_size, entry_size, Value};
+    use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine};
+
+    const NOT_INT: &str = "ERR value is not an integer or out of range";
+
+    /// Creates a string key straight in the store, so these tests do not depend on SET.
+    /// `expire_at` is unix ms, 0 for no TTL.
+    fn put(t: &TestEngine, key: &str, val: &str, expire_at: u64) {
+        let mut locked = t.engine.store().lock_keys([key.as_bytes()]);
+        locked.shard(key.as_bytes()).insert(key.as_bytes(), Value::Str(val.as_bytes().to_vec()), expire_at, t.now);
+    }
+
+    /// A key's string value, read without touching it.
+    #[allow(unreachable_patterns)]
+    fn value(t: &TestEngine, key: &str) -> Option<Vec<u8>> {
+        let mut locked = t.engine.store().lock_keys([key.as_bytes()]);
+        locked.peek(key.as_bytes(), t.now).and_then(|e| match &e.value {
+            Value::Str(s) => Some(s.clone()),
+            _ => None,
+        })
+    }
+
+    fn size_of(t: &TestEngine, key: &str) -> Option<usize> {
+        let mut locked = t.engine.store().lock_keys([key.as_bytes()]);
+        locked.shard(key.as_bytes()).size_of(key.as_bytes(), t.now)
+    }
+
+    fn status(s: &str) -> Reply {
+        Reply::Status(s.into())
+    }
+
+    fn names(items: &[Reply]) -> Vec<String> {
+        let mut out: Vec<String> = items
+            .iter()
+            .map(|r| match r {
+                Reply::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+                other => panic!("not a bulk string: {other:?}"),
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The key names of an array reply, sorted.
+    fn sorted(reply: Reply) -> Vec<String> {
+        match reply {
+            Reply::Array(items) => names(&items),
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+
+    /// Splits a SCAN reply into (next cursor, keys).
+    fn scan_step(t: &mut TestEngine, argv: &[&str]) -> (String, Vec<String>) {
+        match t.run(argv) {
+            Reply::Array(mut parts) if parts.len() == 2 => {
+                let keys = match parts.pop() {
+                    Some(Reply::Array(items)) => names(&items),
+                    other => panic!("bad keys: {other:?}"),
+                };
+                let cursor = match parts.pop() {
+                    Some(Reply::Bulk(c)) => String::from_utf8_lossy(&c).into_owned(),
+                    other => panic!("bad cursor: {other:?}"),
+                };
+                (cursor, keys)
+            }
+            other => panic!("bad SCAN reply: {other:?}"),
+        }
+    }
+
+    /// Runs a full SCAN iteration with the given options; returns every key seen and how
+    /// many calls it took.
+    fn scan_all(t: &mut TestEngine, opts: &[&str]) -> (Vec<String>, usize) {
+        let mut cursor = "0".to_string();
+        let mut seen = Vec::new();
+        let mut calls = 0;
+        loop {
+            let mut argv = vec!["SCAN", cursor.as_str()];
+            argv.extend_from_slice(opts);
+            let (next, keys) = scan_step(t, &argv);
+            seen.extend(keys);
+            calls += 1;
+            assert!(calls < 100_000, "SCAN never finished");
+            if next == "0" {
+                break;
+            }
+            cursor = next;
+        }
+        seen.sort();
+        (seen, calls)
+    }
+
+    fn lfu_engine() -> TestEngine {
+        let config = Config::default();
+        config.set("maxmemory-policy", "allkeys-lfu").unwrap();
+        TestEngine::new(config)
+    }
+
+    // DEL, UNLINK, EXISTS, TYPE
+
+    #[test]
+    fn del_counts_existing_keys_once() {
+        let mut t = TestEngine::default();
+        put(&t, "a", "1", 0);
+        put(&t, "b", "2", 0);
+        assert_eq!(t.run(&["DEL", "a", "a", "b", "missing"]), int(2));
+        assert_eq!(t.run(&["DEL", "a"]), int(0));
+        assert_eq!(t.run(&["DBSIZE"]), int(0));
+        assert_eq!(t.engine.store().used_memory(), 0);
+    }
+
+    #[test]
+    fn del_of_an_expired_key_answers_zero() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", t.now + 100);
+        t.advance(100);
+        assert_eq!(t.run(&["DEL", "k"]), int(0));
+        assert_eq!(t.engine.store().used_memory(), 0);
+    }
+
+    #[test]
+    fn unlink_deletes_like_del() {
+        let mut t = TestEngine::default();
+        put(&t, "a", "1", 0);
+        put(&t, "b", "2", t.now + 10);
+        t.advance(10);
+        assert_eq!(t.run(&["UNLINK", "a", "b", "c"]), int(1));
+        assert_eq!(t.run(&["EXISTS", "a"]), int(0));
+        assert_eq!(t.run(&["UNLINK"]), err("ERR wrong number of arguments for 'unlink' command"));
+    }
+
+    #[test]
+    fn exists_counts_duplicates_and_ignores_expired_keys() {
+        let mut t = TestEngine::default();
+        put(&t, "a", "1", 0);
+        put(&t, "gone", "1", t.now + 5);
+        assert_eq!(t.run(&["EXISTS", "a", "a", "b"]), int(2));
+        assert_eq!(t.run(&["EXISTS", "gone"]), int(1));
+        t.advance(5);
+        assert_eq!(t.run(&["EXISTS", "gone"]), int(0));
+    }
+
+    #[test]
+    fn type_answers_string_or_none() {
+        let mut t = TestEngine::default();
+        put(&t, "s", "hello", 0);
+        assert_eq!(t.run(&["TYPE", "s"]), status("string"));
+        assert_eq!(t.run(&["TYPE", "nope"]), status("none"));
+        assert_eq!(t.resp(&["TYPE", "s"]), "+string\r\n");
+    }
+
+    // EXPIRE family, TTL family, PERSIST
+
+    #[test]
+    fn expire_sets_a_ttl_and_the_key_expires_on_time() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        assert_eq!(t.run(&["EXPIRE", "k", "10"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(10));
+        assert_eq!(t.run(&["PTTL", "k"]), int(10_000));
+        t.advance(9_999);
+        assert_eq!(t.run(&["PTTL", "k"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(0));
+        t.advance(1);
+        assert_eq!(t.run(&["TTL", "k"]), int(-2));
+        assert_eq!(t.run(&["PTTL", "k"]), int(-2));
+        assert_eq!(t.run(&["EXISTS", "k"]), int(0));
+        assert_eq!(t.run(&["EXPIRE", "k", "10"]), int(0));
+        assert_eq!(t.engine.store().used_memory(), 0);
+    }
+
+    #[test]
+    fn ttl_rounds_to_the_nearest_second() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        assert_eq!(t.run(&["PEXPIRE", "k", "1500"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(2));
+        assert_eq!(t.run(&["PEXPIRE", "k", "1499"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(1));
+        assert_eq!(t.run(&["PEXPIRE", "k", "499"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(0));
+    }
+
+    #[test]
+    fn ttl_family_on_missing_and_persistent_keys() {
+        let mut t = TestEngine::default();
+        put(&t, "forever", "v", 0);
+        for cmd in ["TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"] {
+            assert_eq!(t.run(&[cmd, "missing"]), int(-2), "{cmd}");
+            assert_eq!(t.run(&[cmd, "forever"]), int(-1), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn expire_on_a_missing_key_answers_zero() {
+        let mut t = TestEngine::default();
+        for cmd in ["EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT"] {
+            assert_eq!(t.run(&[cmd, "missing", "100"]), int(0), "{cmd}");
+        }
+        assert_eq!(t.run(&["DBSIZE"]), int(0));
+    }
+
+    #[test]
+    fn expireat_and_pexpireat_set_absolute_times() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        let at_s = (t.now / 1000 + 100) as i64;
+        assert_eq!(t.run(&["EXPIREAT", "k", &at_s.to_string()]), int(1));
+        assert_eq!(t.run(&["EXPIRETIME", "k"]), int(at_s));
+        assert_eq!(t.run(&["PEXPIRETIME", "k"]), int(at_s * 1000));
+        assert_eq!(t.run(&["TTL", "k"]), int(100));
+
+        let at_ms = t.now as i64 + 1_234;
+        assert_eq!(t.run(&["PEXPIREAT", "k", &at_ms.to_string()]), int(1));
+        assert_eq!(t.run(&["PEXPIRETIME", "k"]), int(at_ms));
+        assert_eq!(t.run(&["EXPIRETIME", "k"]), int((at_ms + 500) / 1000));
+        assert_eq!(t.run(&["PTTL", "k"]), int(1_234));
+        t.advance(1_234);
+        assert_eq!(t.run(&["EXISTS", "k"]), int(0));
+    }
+
+    #[test]
+    fn an_expire_time_in_the_past_deletes_the_key() {
+        let mut t = TestEngine::default();
+        let now_ms = t.now.to_string();
+        let cases: [&[&str]; 5] = [
+            &["EXPIRE", "k", "-1"],
+            &["EXPIRE", "k", "0"],
+            &["PEXPIRE", "k", "0"],
+            &["EXPIREAT", "k", "1"],
+            &["PEXPIREAT", "k", &now_ms],
+        ];
+        for argv in cases {
+            put(&t, "k", "v", 0);
+            assert_eq!(t.run(argv), int(1), "{argv:?}");
+            assert_eq!(t.run(&["EXISTS", "k"]), int(0), "{argv:?}");
+            assert_eq!(t.engine.store().used_memory(), 0, "{argv:?}");
+        }
+        // One millisecond ahead is still in the future.
+        put(&t, "k", "v", 0);
+        assert_eq!(t.run(&["PEXPIREAT", "k", &(t.now + 1).to_string()]), int(1));
+        assert_eq!(t.run(&["PTTL", "k"]), int(1));
+    }
+
+    #[test]
+    fn nx_and_xx_conditions() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        assert_eq!(t.run(&["EXPIRE", "k", "100", "XX"]), int(0));
+        assert_eq!(t.run(&["TTL", "k"]), int(-1));
+        assert_eq!(t.run(&["EXPIRE", "k", "100", "NX"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(100));
+        assert_eq!(t.run(&["EXPIRE", "k", "200", "nx"]), int(0));
+        assert_eq!(t.run(&["TTL", "k"]), int(100));
+        assert_eq!(t.run(&["PEXPIRE", "k", "200000", "xx"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(200));
+    }
+
+    #[test]
+    fn gt_and_lt_conditions() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        // No TTL counts as infinite: nothing is greater, everything is less.
+        assert_eq!(t.run(&["EXPIRE", "k", "100", "GT"]), int(0));
+        assert_eq!(t.run(&["TTL", "k"]), int(-1));
+        assert_eq!(t.run(&["EXPIRE", "k", "100", "LT"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(100));
+        assert_eq!(t.run(&["EXPIRE", "k", "100", "GT"]), int(0));
+        assert_eq!(t.run(&["EXPIRE", "k", "100", "LT"]), int(0));
+        assert_eq!(t.run(&["EXPIRE", "k", "50", "GT"]), int(0));
+        assert_eq!(t.run(&["EXPIRE", "k", "150", "gt"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(150));
+        assert_eq!(t.run(&["EXPIRE", "k", "200", "LT"]), int(0));
+        assert_eq!(t.run(&["EXPIRE", "k", "60", "lt"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(60));
+        // XX combines with GT and LT.
+        assert_eq!(t.run(&["EXPIRE", "k", "70", "XX", "GT"]), int(1));
+        assert_eq!(t.run(&["EXPIRE", "k", "65", "LT", "XX"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(65));
+        // EXPIREAT compares absolute times the same way.
+        let later = (t.now / 1000 + 1000).to_string();
+        assert_eq!(t.run(&["EXPIREAT", "k", &later, "GT"]), int(1));
+        assert_eq!(t.run(&["EXPIRETIME", "k"]), int((t.now / 1000 + 1000) as i64));
+    }
+
+    #[test]
+    fn conditions_are_checked_before_a_past_time_deletes() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        assert_eq!(t.run(&["EXPIRE", "k", "-5", "GT"]), int(0));
+        assert_eq!(t.run(&["EXPIRE", "k", "-5", "XX"]), int(0));
+        assert_eq!(t.run(&["EXISTS", "k"]), int(1));
+        assert_eq!(t.run(&["EXPIRE", "k", "-5", "LT"]), int(1));
+        assert_eq!(t.run(&["EXISTS", "k"]), int(0));
+    }
+
+    #[test]
+    fn expire_option_errors() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        let nx_err = err("ERR NX and XX, GT or LT options at the same time are not compatible");
+        for other in ["XX", "GT", "LT"] {
+            assert_eq!(t.run(&["EXPIRE", "k", "10", "NX", other]), nx_err, "{other}");
+            assert_eq!(t.run(&["PEXPIREAT", "k", "10", other, "nx"]), nx_err, "{other}");
+        }
+        assert_eq!(
+            t.run(&["EXPIRE", "k", "10", "GT", "LT"]),
+            err("ERR GT and LT options at the same time are not compatible")
+        );
+        assert_eq!(t.run(&["EXPIRE", "k", "10", "GT", "foo"]), err("ERR Unsupported option foo"));
+        assert_eq!(t.run(&["PEXPIRE", "k", "10", "KEEPTTL"]), err("ERR Unsupported option KEEPTTL"));
+        // Options are checked before the number, as in Redis.
+        assert_eq!(t.run(&["EXPIRE", "k", "abc", "NX", "XX"]), nx_err);
+        assert_eq!(t.run(&["EXPIRE", "k", "abc"]), err(NOT_INT));
+        assert_eq!(t.run(&["EXPIRE", "k", "1.5"]), err(NOT_INT));
+        assert_eq!(t.run(&["PEXPIREAT", "k", ""]), err(NOT_INT));
+        assert_eq!(t.run(&["EXPIREAT", "k", "99999999999999999999"]), err(NOT_INT));
+        assert_eq!(t.run(&["EXPIRE", "k"]), err("ERR wrong number of arguments for 'expire' command"));
+        assert_eq!(t.run(&["TTL", "k"]), int(-1));
+    }
+
+    #[test]
+    fn expire_overflow_is_an_invalid_expire_time() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        let max = i64::MAX.to_string();
+        let min = i64::MIN.to_string();
+        assert_eq!(t.run(&["EXPIRE", "k", &max]), err("ERR invalid expire time in 'expire' command"));
+        assert_eq!(t.run(&["EXPIRE", "k", &min]), err("ERR invalid expire time in 'expire' command"));
+        assert_eq!(t.run(&["EXPIREAT", "k", &max]), err("ERR invalid expire time in 'expireat' command"));
+        assert_eq!(t.run(&["PEXPIRE", "k", &max]), err("ERR invalid expire time in 'pexpire' command"));
+        // Seconds that fit after * 1000 but not once now is added.
+        let edge = (i64::MAX / 1000).to_string();
+        assert_eq!(t.run(&["EXPIRE", "k", &edge]), err("ERR invalid expire time in 'expire' command"));
+        // The check comes before the key lookup.
+        assert_eq!(t.run(&["EXPIRE", "missing", &max]), err("ERR invalid expire time in 'expire' command"));
+        assert_eq!(t.run(&["TTL", "k"]), int(-1));
+        // PEXPIREAT adds nothing, so the largest time is fine.
+        assert_eq!(t.run(&["PEXPIREAT", "k", &max]), int(1));
+        assert_eq!(t.run(&["PEXPIRETIME", "k"]), int(i64::MAX));
+        assert_eq!(t.run(&["EXPIREAT", "k", &edge]), int(1));
+        assert_eq!(t.run(&["PEXPIRETIME", "k"]), int(i64::MAX / 1000 * 1000));
+    }
+
+    #[test]
+    fn persist_removes_the_ttl_and_its_accounting() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        let plain = t.engine.store().used_memory();
+        assert_eq!(t.run(&["PERSIST", "missing"]), int(0));
+        assert_eq!(t.run(&["PERSIST", "k"]), int(0));
+        assert_eq!(t.run(&["EXPIRE", "k", "100"]), int(1));
+        assert!(t.engine.store().used_memory() > plain);
+        assert_eq!(t.engine.store().volatile_len(), 1);
+        assert_eq!(t.run(&["PERSIST", "k"]), int(1));
+        assert_eq!(t.run(&["TTL", "k"]), int(-1));
+        assert_eq!(t.engine.store().used_memory(), plain);
+        assert_eq!(t.engine.store().volatile_len(), 0);
+        t.advance(200_000);
+        assert_eq!(t.run(&["EXISTS", "k"]), int(1));
+    }
+
+    #[test]
+    fn ttl_inspection_does_not_touch_the_key() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", t.now + 60_000);
+        t.advance(5_000);
+        for cmd in ["TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "TYPE", "EXISTS"] {
+            t.run(&[cmd, "k"]);
+        }
+        t.run(&["OBJECT", "ENCODING", "k"]);
+        assert_eq!(t.run(&["OBJECT", "IDLETIME", "k"]), int(5));
+    }
+
+    // RENAME, RENAMENX
+
+    #[test]
+    fn rename_moves_the_value_and_keeps_the_ttl_and_accounting() {
+        let mut t = TestEngine::default();
+        put(&t, "a", "value", t.now + 10_000);
+        let before = t.engine.store().used_memory();
+        t.advance(1_000);
+        assert_eq!(t.run(&["RENAME", "a", "b"]), ok());
+        assert_eq!(t.run(&["EXISTS", "a"]), int(0));
+        assert_eq!(value(&t, "b").as_deref(), Some(&b"value"[..]));
+        assert_eq!(t.run(&["PTTL", "b"]), int(9_000));
+        // "a" and "b" take the same allocation, so nothing changes.
+        assert_eq!(t.engine.store().used_memory(), before);
+        assert_eq!(t.engine.store().volatile_len(), 1);
+        t.advance(9_000);
+        assert_eq!(t.run(&["EXISTS", "b"]), int(0));
+        assert_eq!(t.engine.store().used_memory(), 0);
+        assert_eq!(t.engine.store().volatile_len(), 0);
+    }
+
+    #[test]
+    fn rename_accounts_for_a_longer_name() {
+        let mut t = TestEngine::default();
+        let long = "x".repeat(100);
+        put(&t, "a", "value", t.now + 10_000);
+        let before = t.engine.store().used_memory();
+        assert_eq!(t.run(&["RENAME", "a", &long]), ok());
+        // With a TTL the key is held twice (the map and the TTL index).
+        let growth = 2 * (alloc_size(100) - alloc_size(1));
+        assert_eq!(t.engine.store().used_memory(), before + growth);
+        assert_eq!(Some(t.engine.store().used_memory()), size_of(&t, &long));
+    }
+
+    #[test]
+    fn rename_overwrites_the_destination() {
+        let mut t = TestEngine::default();
+        put(&t, "src", "new", 0);
+        put(&t, "dst", &"old".repeat(100), t.now + 5_000);
+        let src_size = size_of(&t, "src").unwrap();
+        assert_eq!(t.run(&["RENAME", "src", "dst"]), ok());
+        assert_eq!(value(&t, "dst").as_deref(), Some(&b"new"[..]));
+        // The destination's TTL went with its old value.
+        assert_eq!(t.run(&["TTL", "dst"]), int(-1));
+        assert_eq!(t.engine.store().volatile_len(), 0);
+        assert_eq!(t.engine.store().used_memory(), src_size);
+        assert_eq!(t.run(&["DBSIZE"]), int(1));
+    }
+
+    #[test]
+    fn rename_errors_and_renaming_to_itself() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["RENAME", "missing", "x"]), err("ERR no such key"));
+        assert_eq!(t.run(&["RENAME", "missing", "missing"]), err("ERR no such key"));
+        assert_eq!(t.run(&["RENAMENX", "missing", "x"]), err("ERR no such key"));
+        put(&t, "k", "v", t.now + 100);
+        assert_eq!(t.run(&["RENAME", "k", "k"]), ok());
+        assert_eq!(t.run(&["RENAMENX", "k", "k"]), int(0));
+        assert_eq!(t.run(&["PTTL", "k"]), int(100));
+        t.advance(100);
+        assert_eq!(t.run(&["RENAME", "k", "other"]), err("ERR no such key"));
+        assert_eq!(t.run(&["EXISTS", "other"]), int(0));
+    }
+
+    #[test]
+    fn rename_keeps_the_access_history() {
+        let mut t = lfu_engine();
+        put(&t, "hot", "v", 0);
+        {
+            let mut locked = t.engine.store().lock_keys([&b"hot"[..]]);
+            locked.peek(b"hot", t.now).unwrap().lfu = 200;
+        }
+        assert_eq!(t.run(&["RENAME", "hot", "renamed"]), ok());
+        match t.run(&["OBJECT", "FREQ", "renamed"]) {
+            Reply::Int(n) => assert!(n >= 200, "LFU counter lost: {n}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn renamenx_only_when_the_target_is_free() {
+        let mut t = TestEngine::default();
+        put(&t, "a", "1", t.now + 10_000);
+        put(&t, "b", "2", 0);
+        let before = t.engine.store().used_memory();
+        assert_eq!(t.run(&["RENAMENX", "a", "b"]), int(0));
+        assert_eq!(value(&t, "a").as_deref(), Some(&b"1"[..]));
+        assert_eq!(value(&t, "b").as_deref(), Some(&b"2"[..]));
+        assert_eq!(t.engine.store().used_memory(), before);
+        assert_eq!(t.run(&["RENAMENX", "a", "c"]), int(1));
+        assert_eq!(t.run(&["EXISTS", "a"]), int(0));
+        assert_eq!(value(&t, "c").as_deref(), Some(&b"1"[..]));
+        assert_eq!(t.run(&["PTTL", "c"]), int(10_000));
+        // An expired target counts as free.
+        put(&t, "d", "4", t.now + 1);
+        t.advance(1);
+        assert_eq!(t.run(&["RENAMENX", "c", "d"]), int(1));
+    }
+
+    // KEYS, SCAN, RANDOMKEY, DBSIZE
+
+    #[test]
+    fn keys_matches_glob_patterns() {
+        let mut t = TestEngine::default();
+        for k in ["user:1", "user:2", "user:10", "admin:1", "hello", "hallo", "a*b"] {
+            put(&t, k, "v", 0);
+        }
+        put(&t, "user:gone", "v", t.now + 1);
+        t.advance(1);
+        assert_eq!(sorted(t.run(&["KEYS", "*"])).len(), 7);
+        assert_eq!(sorted(t.run(&["KEYS", "user:*"])), ["user:1", "user:10", "user:2"]);
+        assert_eq!(sorted(t.run(&["KEYS", "user:?"])), ["user:1", "user:2"]);
+        assert_eq!(sorted(t.run(&["KEYS", "*:1"])), ["admin:1", "user:1"]);
+        assert_eq!(sorted(t.run(&["KEYS", "h[ae]llo"])), ["hallo", "hello"]);
+        assert_eq!(sorted(t.run(&["KEYS", "h[^e]llo"])), ["hallo"]);
+        assert_eq!(sorted(t.run(&["KEYS", "a\\*b"])), ["a*b"]);
+        assert_eq!(t.run(&["KEYS", "nomatch*"]), arr(vec![]));
+        assert_eq!(t.run(&["KEYS"]), err("ERR wrong number of arguments for 'keys' command"));
+    }
+
+    #[test]
+    fn scan_returns_every_key_across_a_full_iteration() {
+        let mut t = TestEngine::default();
+        let all: Vec<String> = (0..1000).map(|i| format!("key:{i}")).collect();
+        for k in &all {
+            put(&t, k, "v", 0);
+        }
+        let mut expected = all.clone();
+        expected.sort();
+        let (seen, calls) = scan_all(&mut t, &["COUNT", "7"]);
+        assert_eq!(seen, expected);
+        assert!(calls > 100, "COUNT 7 should take many calls, took {calls}");
+        let (seen, _) = scan_all(&mut t, &[]);
+        assert_eq!(seen, expected);
+        let (seen, calls) = scan_all(&mut t, &["COUNT", "100000"]);
+        assert_eq!(seen, expected);
+        assert_eq!(calls, 1);
+    }
+
+    #[test]
+    fn scan_survives_deletions_during_the_iteration() {
+        let mut t = TestEngine::default();
+        for i in 0..500 {
+            put(&t, &format!("k{i}"), "v", 0);
+        }
+        let mut cursor = "0".to_string();
+        let mut seen = BTreeSet::new();
+        let mut deleted = 0;
+        loop {
+            let (next, keys) = scan_step(&mut t, &["SCAN", &cursor, "COUNT", "10"]);
+            seen.extend(keys);
+            // Delete keys (odd numbers) that may or may not have been returned yet.
+            if deleted < 250 {
+                let k = format!("k{}", deleted * 2 + 1);
+                assert_eq!(t.run(&["DEL", &k]), int(1));
+                deleted += 1;
+            }
+            if next == "0" {
+                break;
+            }
+            cursor = next;
+        }
+        for i in (0..500).step_by(2) {
+            assert!(seen.contains(&format!("k{i}")), "k{i} was never returned");
+        }
+    }
+
+    #[test]
+    fn scan_match_and_type_filters() {
+        let mut t = TestEngine::default();
+        for i in 0..200 {
+            put(&t, &format!("user:{i}"), "v", 0);
+            put(&t, &format!("item:{i}"), "v", 0);
+        }
+        put(&t, "user:expired", "v", t.now + 1);
+        t.advance(1);
+        let (seen, _) = scan_all(&mut t, &["MATCH", "user:*", "COUNT", "13"]);
+        assert_eq!(seen.len(), 200);
+        assert!(seen.iter().all(|k| k.starts_with("user:")));
+        let (seen, _) = scan_all(&mut t, &["MATCH", "item:1?", "COUNT", "50"]);
+        assert_eq!(seen, (10..20).map(|i| format!("item:{i}")).collect::<Vec<_>>());
+        let (seen, _) = scan_all(&mut t, &["TYPE", "string"]);
+        assert_eq!(seen.len(), 400);
+        let (seen, _) = scan_all(&mut t, &["type", "STRING", "match", "*:199"]);
+        assert_eq!(seen, ["item:199", "user:199"]);
+        let (seen, _) = scan_all(&mut t, &["TYPE", "hash"]);
+        assert!(seen.is_empty());
+        let (seen, _) = scan_all(&mut t, &["TYPE", "nosuchtype"]);
+        assert!(seen.is_empty());
+        // A later option of the same name wins.
+        let (seen, _) = scan_all(&mut t, &["MATCH", "user:*", "MATCH", "*"]);
+        assert_eq!(seen.len(), 400);
+    }
+
+    #[test]
+    fn scan_reply_shape_and_cursor_parsing() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["SCAN", "0"]), arr(vec![bulk("0"), arr(vec![])]));
+        put(&t, "k", "v", 0);
+        assert_eq!(t.run(&["SCAN", "0"]), arr(vec![bulk("0"), arr(vec![bulk("k")])]));
+        // Any unsigned 64-bit cursor is accepted; one past the end answers an empty step.
+        assert_eq!(t.run(&["SCAN", "18446744073709551615"]), arr(vec![bulk("0"), arr(vec![])]));
+        assert_eq!(t.run(&["SCAN", "+0"]), arr(vec![bulk("0"), arr(vec![bulk("k")])]));
+        assert_eq!(t.run(&["SCAN", "00"]), arr(vec![bulk("0"), arr(vec![bulk("k")])]));
+        // strtoul reads an empty string as 0, so Redis starts a new iteration.
+        assert_eq!(t.run(&["SCAN", ""]), arr(vec![bulk("0"), arr(vec![bulk("k")])]));
+        for bad in ["abc", "18446744073709551616", " 1", "1 ", "1.0", "+", "0x10"] {
+            assert_eq!(t.run(&["SCAN", bad]), err("ERR invalid cursor"), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn scan_option_errors() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["SCAN", "0", "COUNT", "0"]), err("ERR syntax error"));
+        assert_eq!(t.run(&["SCAN", "0", "COUNT", "-1"]), err("ERR syntax error"));
+        assert_eq!(t.run(&["SCAN", "0", "COUNT", "x"]), err(NOT_INT));
+        assert_eq!(t.run(&["SCAN", "0", "COUNT"]), err("ERR syntax error"));
+        assert_eq!(t.run(&["SCAN", "0", "MATCH"]), err("ERR syntax error"));
+        assert_eq!(t.run(&["SCAN", "0", "TYPE"]), err("ERR syntax error"));
+        assert_eq!(t.run(&["SCAN", "0", "FOO", "bar"]), err("ERR syntax error"));
+        assert_eq!(t.run(&["SCAN", "0", "MATCH", "*", "extra"]), err("ERR syntax error"));
+        // The cursor is checked first.
+        assert_eq!(t.run(&["SCAN", "x", "COUNT", "0"]), err("ERR invalid cursor"));
+        assert_eq!(t.run(&["SCAN"]), err("ERR wrong number of arguments for 'scan' command"));
+    }
+
+    #[test]
+    fn randomkey_picks_a_live_key_or_nil() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["RANDOMKEY"]), nil());
+        put(&t, "only", "v", t.now + 10);
+        assert_eq!(t.run(&["RANDOMKEY"]), bulk("only"));
+        t.advance(10);
+        assert_eq!(t.run(&["RANDOMKEY"]), nil());
+        let keys = ["a", "b", "c", "d"];
+        for k in keys {
+            put(&t, k, "v", 0);
+        }
+        let mut seen = BTreeSet::new();
+        for _ in 0..200 {
+            match t.run(&["RANDOMKEY"]) {
+                Reply::Bulk(k) => {
+                    seen.insert(String::from_utf8(k).unwrap());
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(seen, keys.iter().map(|k| k.to_string()).collect());
+    }
+
+    #[test]
+    fn dbsize_counts_keys() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["DBSIZE"]), int(0));
+        for i in 0..10 {
+            put(&t, &format!("k{i}"), "v", 0);
+        }
+        assert_eq!(t.run(&["DBSIZE"]), int(10));
+        t.run(&["DEL", "k0", "k1"]);
+        assert_eq!(t.run(&["DBSIZE"]), int(8));
+        assert_eq!(t.run(&["DBSIZE", "x"]), err("ERR wrong number of arguments for 'dbsize' command"));
+    }
+
+    // FLUSHDB, FLUSHALL
+
+    #[test]
+    fn flushes_empty_the_keyspace_and_its_accounting() {
+        let mut t = TestEngine::default();
+        for cmd in [
+            &["FLUSHALL"][..],
+            &["FLUSHALL", "ASYNC"],
+            &["FLUSHALL", "sync"],
+            &["FLUSHDB"],
+            &["FLUSHDB", "async"],
+            &["FLUSHDB", "SYNC"],
+        ] {
+            for i in 0..50 {
+                put(&t, &format!("k{i}"), "value", if i % 2 == 0 { t.now + 1000 } else { 0 });
+            }
+            assert!(t.engine.store().used_memory() > 0);
+            assert_eq!(t.run(cmd), ok(), "{cmd:?}");
+            assert_eq!(t.engine.store().used_memory(), 0, "{cmd:?}");
+            assert_eq!(t.engine.store().volatile_len(), 0, "{cmd:?}");
+            assert_eq!(t.run(&["DBSIZE"]), int(0), "{cmd:?}");
+        }
+    }
+
+    #[test]
+    fn flush_option_errors() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        for cmd in ["FLUSHALL", "FLUSHDB"] {
+            assert_eq!(t.run(&[cmd, "NOW"]), err("ERR syntax error"));
+            assert_eq!(t.run(&[cmd, "ASYNC", "SYNC"]), err("ERR syntax error"));
+            assert_eq!(t.run(&[cmd, "SYNC", "SYNC"]), err("ERR syntax error"));
+        }
+        assert_eq!(t.run(&["DBSIZE"]), int(1));
+    }
+
+    // TOUCH
+
+    #[test]
+    fn touch_counts_existing_keys_and_resets_idle_time() {
+        let mut t = TestEngine::default();
+        put(&t, "a", "1", 0);
+        put(&t, "b", "2", t.now + 1_000);
+        t.advance(3_000);
+        assert_eq!(t.run(&["OBJECT", "IDLETIME", "a"]), int(3));
+        let hits = t.engine.stats().hits.load(Relaxed);
+        let misses = t.engine.stats().misses.load(Relaxed);
+        assert_eq!(t.run(&["TOUCH", "a", "a", "b", "c"]), int(2));
+        assert_eq!(t.engine.stats().hits.load(Relaxed), hits + 2);
+        assert_eq!(t.engine.stats().misses.load(Relaxed), misses + 2);
+        assert_eq!(t.run(&["OBJECT", "IDLETIME", "a"]), int(0));
+        t.advance(2_500);
+        assert_eq!(t.run(&["OBJECT", "IDLETIME", "a"]), int(2));
+    }
+
+    // OBJECT
+
+    #[test]
+    fn object_encoding_refcount_and_missing_keys() {
+        let mut t = TestEngine::default();
+        put(&t, "int", "12345", 0);
+        put(&t, "short", "hello", 0);
+        put(&t, "long", &"x".repeat(45), 0);
+        assert_eq!(t.run(&["OBJECT", "ENCODING", "int"]), bulk("int"));
+        assert_eq!(t.run(&["object", "encoding", "short"]), bulk("embstr"));
+        assert_eq!(t.run(&["OBJECT", "ENCODING", "long"]), bulk("raw"));
+        assert_eq!(t.run(&["OBJECT", "REFCOUNT", "short"]), int(1));
+        for sub in ["ENCODING", "REFCOUNT", "IDLETIME", "FREQ"] {
+            assert_eq!(t.run(&["OBJECT", sub, "missing"]), nil(), "{sub}");
+        }
+    }
+
+    #[test]
+    fn object_idletime_and_freq_depend_on_the_policy() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        t.advance(61_999);
+        assert_eq!(t.run(&["OBJECT", "IDLETIME", "k"]), int(61));
+        assert_eq!(
+            t.run(&["OBJECT", "FREQ", "k"]),
+            err("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+        );
+
+        let mut t = lfu_engine();
+        put(&t, "k", "v", 0);
+        assert_eq!(t.run(&["OBJECT", "FREQ", "k"]), int(5));
+        assert_eq!(
+            t.run(&["OBJECT", "IDLETIME", "k"]),
+            err("ERR An LRU maxmemory policy is not selected, access time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+        );
+        for _ in 0..50 {
+            t.run(&["TOUCH", "k"]);
+        }
+        match t.run(&["OBJECT", "FREQ", "k"]) {
+            Reply::Int(n) => assert!(n > 5, "50 touches should raise the counter, got {n}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn object_help_and_errors() {
+        let mut t = TestEngine::default();
+        match t.run(&["OBJECT", "HELP"]) {
+            Reply::Array(lines) => {
+                assert_eq!(lines[0], status("OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+                assert_eq!(lines[lines.len() - 2], status("HELP"));
+                assert!(lines.contains(&status("FREQ <key>")));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(t.run(&["OBJECT", "HELP", "x"]), err("ERR wrong number of arguments for 'object|help' command"));
+        assert_eq!(t.run(&["OBJECT", "ENCODING"]), err("ERR wrong number of arguments for 'object|encoding' command"));
+        assert_eq!(
+            t.run(&["OBJECT", "freq", "a", "b"]),
+            err("ERR wrong number of arguments for 'object|freq' command")
+        );
+        assert_eq!(t.run(&["OBJECT", "foo", "k"]), err("ERR unknown subcommand 'foo'. Try OBJECT HELP."));
+        assert_eq!(t.run(&["OBJECT"]), err("ERR wrong number of arguments for 'object' command"));
+    }
+
+    // MEMORY
+
+    #[test]
+    fn memory_usage_reports_the_accounted_size() {
+        let mut t = TestEngine::default();
+        put(&t, "k", &"v".repeat(100), t.now + 1000);
+        let expected = {
+            let mut locked = t.engine.store().lock_keys([&b"k"[..]]);
+            entry_size(1, locked.peek(b"k", t.now).unwrap()) as i64
+        };
+        assert_eq!(t.run(&["MEMORY", "USAGE", "k"]), int(expected));
+        assert_eq!(t.run(&["MEMORY", "USAGE", "k"]), int(t.engine.store().used_memory() as i64));
+        assert_eq!(t.run(&["memory", "usage", "k", "SAMPLES", "5"]), int(expected));
+        assert_eq!(t.run(&["MEMORY", "USAGE", "k", "samples", "0"]), int(expected));
+        assert_eq!(t.run(&["MEMORY", "USAGE", "missing"]), nil());
+        t.advance(1000);
+        assert_eq!(t.run(&["MEMORY", "USAGE", "k"]), nil());
+    }
+
+    #[test]
+    fn memory_usage_errors() {
+        let mut t = TestEngine::default();
+        put(&t, "k", "v", 0);
+        assert_eq!(t.run(&["MEMORY", "USAGE"]), err("ERR wrong number of arguments for 'memory|usage' command"));
+        assert_eq!(t.run(&["MEMORY", "USAGE", "k", "SAMPLES", "-1"]), err("ERR syntax error"));
+        assert_eq!(t.run(&["MEMORY", "USAGE", "k", "SAMPLES", "x"]), err(NOT_INT));
+        assert_eq!(t.run(&["MEMORY", "USAGE", "k", "SAMPLES"]), err("ERR syntax error"));
+        assert_eq!(t.run(&["MEMORY", "USAGE", "k", "FOO", "1"]), err("ERR syntax error"));
+        // Options are checked even for a missing key.
+        assert_eq!(t.run(&["MEMORY", "USAGE", "missing", "FOO"]), err("ERR syntax error"));
+    }
+
+    #[test]
+    fn memory_stats_reports_the_keyspace() {
+        let mut t = TestEngine::default();
+        for i in 0..10 {
+            put(&t, &format!("k{i}"), "value", if i < 3 { t.now + 1000 } else { 0 });
+        }
+        let used = t.engine.store().used_memory() as i64;
+        let Reply::Map(fields) = t.run(&["MEMORY", "STATS"]) else { panic!("MEMORY STATS is not a map") };
+        let field = |name: &str| {
+            fields.iter().find(|(k, _)| *k == bulk(name)).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {name}"))
+        };
+        assert_eq!(field("keys.count"), int(10));
+        assert_eq!(field("expires.count"), int(3));
+        assert_eq!(field("dataset.bytes"), int(used));
+        assert_eq!(field("total.allocated"), int(used));
+        assert_eq!(field("peak.allocated"), int(used));
+        assert_eq!(field("dataset.percentage"), Reply::Double(100.0));
+        // RESP2 flattens the map into an array of name/value pairs.
+        assert!(t
+            .resp(&["MEMORY", "STATS"])
+            .starts_with(&format!("*{}\r\n$14\r\npeak.allocated\r\n", fields.len() * 2)));
+        assert_eq!(t.run(&["MEMORY", "STATS", "x"]), err("ERR wrong number of arguments for 'memory|stats' command"));
+    }
+
+    #[test]
+    fn memory_doctor_help_and_errors() {
+        let mut t = TestEngine::default();
+        match t.run(&["MEMORY", "DOCTOR"]) {
+            Reply::Verbatim(text) => assert!(text.contains("empty or is using very little memory"), "{text}"),
+            other => panic!("{other:?}"),
+        }
+        t.engine.config().set("maxmemory", "1000").unwrap();
+        put(&t, "k", &"v".repeat(2000), 0);
+        match t.run(&["MEMORY", "DOCTOR"]) {
+            Reply::Verbatim(text) => assert!(text.contains("Near the memory limit"), "{text}"),
+            other => panic!("{other:?}"),
+        }
+        match t.run(&["MEMORY", "HELP"]) {
+            Reply::Array(lines) => {
+                assert_eq!(lines[0], status("MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+                assert!(lines.contains(&status("USAGE <key> [SAMPLES <count>]")));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(t.run(&["MEMORY", "PURGE"]), ok());
+        assert!(matches!(t.run(&["MEMORY", "MALLOC-STATS"]), Reply::Verbatim(_)));
+        assert_eq!(t.run(&["MEMORY", "DOCTOR", "x"]), err("ERR wrong number of arguments for 'memory|doctor' command"));
+        assert_eq!(t.run(&["MEMORY", "HELP", "x"]), err("ERR wrong number of arguments for 'memory|help' command"));
+        assert_eq!(t.run(&["MEMORY", "nope"]), err("ERR unknown subcommand 'nope'. Try MEMORY HELP."));
+    }
 }
