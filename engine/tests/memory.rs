@@ -1,0 +1,145 @@
+//! The memory limit holds and eviction keeps what it should: the cap check small caches
+//! publish (2 MiB, 4,000 x 1 KiB), policies under a skewed workload, and OOM under noeviction.
+
+use vitrine_engine::testing::{ok, TestEngine};
+use vitrine_engine::{Config, Reply};
+
+fn engine(maxmemory: &str, policy: &str) -> TestEngine {
+    let config = Config::default();
+    config.set("maxmemory", maxmemory).unwrap();
+    config.set("maxmemory-policy", policy).unwrap();
+    TestEngine::new(config)
+}
+
+fn used(t: &TestEngine) -> usize {
+    t.engine.store().used_memory()
+}
+
+fn exists(t: &mut TestEngine, key: &str) -> bool {
+    t.run(&["EXISTS", key]) == Reply::Int(1)
+}
+
+#[test]
+fn two_mib_cap_holds_after_every_write_and_evicts_the_oldest() {
+    let mut t = engine("2mb", "allkeys-lru");
+    let limit = 2 * 1024 * 1024;
+    let value = "v".repeat(1024);
+    for i in 0..4000 {
+        t.advance(1);
+        assert_eq!(t.run(&["SET", &format!("key:{i}"), &value]), ok());
+        assert!(used(&t) <= limit, "used {} > limit after write {i}", used(&t));
+    }
+    let first_evicted = (0..100).filter(|i| !exists(&mut t, &format!("key:{i}"))).count();
+    assert!(first_evicted >= 50, "only {first_evicted} of the first 100 keys were evicted");
+    for i in 3995..4000 {
+        assert!(exists(&mut t, &format!("key:{i}")), "key:{i} should still be there");
+    }
+    let stats = t.engine.snapshot(t.now);
+    assert!(stats.evicted_keys > 0);
+    // Used memory ends close to the limit: the cache is full, not over-evicted.
+    assert!(stats.used_memory as f64 > limit as f64 * 0.9, "used {}", stats.used_memory);
+}
+
+#[test]
+fn noeviction_refuses_writes_but_serves_reads() {
+    let mut t = engine("100kb", "noeviction");
+    let value = "x".repeat(1000);
+    let mut refused = None;
+    for i in 0..1000 {
+        match t.run(&["SET", &format!("k{i}"), &value]) {
+            Reply::Ok => {}
+            Reply::Error(e) => {
+                assert_eq!(e, "OOM command not allowed when used memory > 'maxmemory'.");
+                refused = Some(i);
+                break;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(used(&t) <= 100 * 1024);
+    }
+    let refused = refused.expect("a write should have been refused");
+    assert!(refused > 50, "refused too early at {refused}");
+    assert_eq!(t.run(&["GET", "k0"]), Reply::Bulk(value.into_bytes()));
+    assert_eq!(t.run(&["DEL", "k0"]), Reply::Int(1));
+    assert_eq!(t.run(&["SET", "k0", "small"]), ok());
+    assert_eq!(t.engine.snapshot(t.now).evicted_keys, 0);
+}
+
+#[test]
+fn a_single_value_larger_than_the_limit_is_refused() {
+    let mut t = engine("64kb", "allkeys-lru");
+    t.run(&["SET", "keep", "me"]);
+    let huge = "h".repeat(100 * 1024);
+    assert_eq!(
+        t.run(&["SET", "big", &huge]),
+        Reply::Error("OOM command not allowed when used memory > 'maxmemory'.".into())
+    );
+    assert!(exists(&mut t, "keep"), "a hopeless write must not evict anything");
+}
+
+#[test]
+fn volatile_lru_only_evicts_keys_with_a_ttl() {
+    let mut t = engine("200kb", "volatile-lru");
+    let value = "p".repeat(500);
+    for i in 0..100 {
+        assert_eq!(t.run(&["SET", &format!("persistent:{i}"), &value]), ok());
+    }
+    for i in 0..1000 {
+        let r = t.run(&["SET", &format!("cache:{i}"), &value, "EX", "1000"]);
+        assert!(r == Reply::Ok || r.is_error(), "{r:?}");
+        assert!(used(&t) <= 200 * 1024);
+    }
+    for i in 0..100 {
+        assert!(exists(&mut t, &format!("persistent:{i}")), "persistent:{i} was evicted");
+    }
+    assert!(t.engine.snapshot(t.now).evicted_keys > 0);
+}
+
+/// A small deterministic generator so the workload is the same on every run.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+/// Hit ratio of a skewed (80/20) workload of GET-then-SET-on-miss under `policy`.
+fn hit_ratio(policy: &str) -> f64 {
+    let mut t = engine("256kb", policy);
+    let value = "z".repeat(200);
+    let mut rng = Lcg(7);
+    let (mut hits, mut total) = (0u64, 0u64);
+    for i in 0..60_000 {
+        // 80% of requests go to 200 hot keys, 20% to 20,000 cold ones.
+        let key = if rng.next() % 100 < 80 {
+            format!("hot:{}", rng.next() % 200)
+        } else {
+            format!("cold:{}", rng.next() % 20_000)
+        };
+        if i % 50 == 0 {
+            t.advance(1);
+        }
+        let hit = t.run(&["GET", &key]) != Reply::Nil;
+        if !hit {
+            t.run(&["SET", &key, &value]);
+        }
+        if i >= 10_000 {
+            total += 1;
+            hits += hit as u64;
+        }
+    }
+    hits as f64 / total as f64
+}
+
+#[test]
+fn lru_keeps_the_hot_set_under_skewed_access() {
+    let lru = hit_ratio("allkeys-lru");
+    let lfu = hit_ratio("allkeys-lfu");
+    let random = hit_ratio("allkeys-random");
+    // ~1,000 entries fit; the 200 hot keys take 80% of requests, so a policy that keeps
+    // them hits close to 80%; random eviction keeps only a share of them.
+    assert!(lru > 0.75, "allkeys-lru hit ratio {lru:.3}");
+    assert!(lfu > 0.75, "allkeys-lfu hit ratio {lfu:.3}");
+    assert!(lru > random, "lru {lru:.3} should beat random {random:.3}");
+}

@@ -1,0 +1,458 @@
+//! The process's configuration: command-line flags with Redis's option names, each also read
+//! from a `VITRINE_<NAME>` environment variable, over an optional redis.conf-style file.
+//!
+//! Precedence, lowest first: built-in defaults, the config file, environment variables, flags.
+//! The file is applied by turning each `name value` line into `--name value` for every option
+//! that neither a flag nor an environment variable set, and parsing once more, so one parser
+//! (clap's) validates every source the same way.
+//!
+//! Options the engine obeys at run time (`maxmemory`, `hz`, ...) stay strings here and are
+//! parsed by `vitrine_engine::Config::set`, the same code `CONFIG SET` runs, so a value is
+//! accepted at startup exactly when `CONFIG SET` would accept it.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
+use vitrine_engine::Config;
+
+/// Vitrine: a Redis-compatible in-memory cache you can see into.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "vitrine", version)]
+pub struct ServerConfig {
+    /// A redis.conf-style file: one `name value` per line, `#` starts a comment. Flags and
+    /// environment variables override it.
+    #[arg(value_name = "CONFIG_FILE", env = "VITRINE_CONFIG_FILE")]
+    pub config_file: Option<PathBuf>,
+
+    /// TCP port of the RESP server (0 picks a free port; see --port-file).
+    #[arg(long, env = "VITRINE_PORT", default_value_t = 6379)]
+    pub port: u16,
+
+    /// Addresses to listen on for RESP, space separated; a leading `-` makes one optional
+    /// (skipped when it cannot be bound), as in Redis.
+    #[arg(long, env = "VITRINE_BIND", default_value = "127.0.0.1")]
+    pub bind: String,
+
+    /// Memory limit for data, e.g. `100mb`, `2gb` (0 = no limit).
+    #[arg(long, env = "VITRINE_MAXMEMORY", default_value = "0")]
+    pub maxmemory: String,
+
+    /// What to do when a write needs room: noeviction, allkeys-lru, allkeys-lfu,
+    /// allkeys-random, volatile-lru, volatile-lfu, volatile-random, volatile-ttl.
+    #[arg(long, env = "VITRINE_MAXMEMORY_POLICY", default_value = "noeviction")]
+    pub maxmemory_policy: String,
+
+    /// Keys sampled per eviction round (1-64).
+    #[arg(long, env = "VITRINE_MAXMEMORY_SAMPLES", default_value = "5")]
+    pub maxmemory_samples: String,
+
+    /// Background task frequency (active expiry rounds per second, 1-500).
+    #[arg(long, env = "VITRINE_HZ", default_value = "10")]
+    pub hz: String,
+
+    /// TTL in seconds given to keys written without one (0 = none).
+    #[arg(long, env = "VITRINE_DEFAULT_TTL", default_value = "0")]
+    pub default_ttl: String,
+
+    /// Password clients must send with AUTH (or HELLO ... AUTH) before other commands.
+    #[arg(long, env = "VITRINE_REQUIREPASS", hide_env_values = true)]
+    pub requirepass: Option<String>,
+
+    /// Tokio worker threads (default: the number of CPUs).
+    #[arg(long, env = "VITRINE_THREADS", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+
+    /// Most clients connected at once; more are refused with an error.
+    #[arg(long, env = "VITRINE_MAXCLIENTS", default_value = "10000")]
+    pub maxclients: String,
+
+    /// Close a client after this many idle seconds (0 = never).
+    #[arg(long, env = "VITRINE_TIMEOUT", default_value = "0")]
+    pub timeout: String,
+
+    /// TCP keepalive interval in seconds for client connections (0 = off).
+    #[arg(long, env = "VITRINE_TCP_KEEPALIVE", default_value_t = 300)]
+    pub tcp_keepalive: u64,
+
+    /// Longest single argument a client may send, e.g. `512mb`.
+    #[arg(long, env = "VITRINE_PROTO_MAX_BULK_LEN", default_value = "512mb")]
+    pub proto_max_bulk_len: String,
+
+    /// Most bytes of one client's unprocessed input; past it the client is closed.
+    #[arg(long, env = "VITRINE_CLIENT_QUERY_BUFFER_LIMIT", default_value = "1gb")]
+    pub client_query_buffer_limit: String,
+
+    /// Write the RESP port actually bound to this file once listening (for scripts and tests
+    /// that start the server with --port 0).
+    #[arg(long, env = "VITRINE_PORT_FILE")]
+    pub port_file: Option<PathBuf>,
+
+    /// TCP port of the admin HTTP API and dashboard.
+    #[arg(long, env = "VITRINE_HTTP_PORT", default_value_t = 8080)]
+    pub http_port: u16,
+
+    /// Address of the admin HTTP API and dashboard.
+    #[arg(long, env = "VITRINE_HTTP_BIND", default_value = "127.0.0.1")]
+    pub http_bind: String,
+
+    /// Bearer token the admin HTTP API requires (set it whenever --http-bind is not loopback).
+    #[arg(long, env = "VITRINE_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+}
+
+/// Engine parameters set from this config, by their Redis (and `--flag`) name.
+const ENGINE_PARAMS: &[&str] = &[
+    "maxmemory",
+    "maxmemory-policy",
+    "maxmemory-samples",
+    "hz",
+    "default-ttl",
+    "maxclients",
+    "timeout",
+    "proto-max-bulk-len",
+    "client-query-buffer-limit",
+];
+
+impl ServerConfig {
+    /// Parses the process's arguments and environment (and the config file they name).
+    /// On `--help`, `--version` or a usage error, prints and exits like any clap program.
+    pub fn from_process() -> anyhow::Result<ServerConfig> {
+        match ServerConfig::try_load(std::env::args_os()) {
+            Ok(config) => Ok(config),
+            Err(e) => match e.downcast::<clap::Error>() {
+                Ok(clap_error) => clap_error.exit(),
+                Err(other) => Err(other),
+            },
+        }
+    }
+
+    /// Parses `args` (program name first) and the environment, then applies the config file
+    /// under them if one is named.
+    pub fn try_load<I, T>(args: I) -> anyhow::Result<ServerConfig>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let matches = ServerConfig::command().try_get_matches_from(&args)?;
+        let first = ServerConfig::from_arg_matches(&matches)?;
+        let Some(path) = first.config_file.clone() else {
+            return Ok(first);
+        };
+        let text =
+            std::fs::read_to_string(&path).with_context(|| format!("cannot read config file {}", path.display()))?;
+        let directives = parse_conf(&text).with_context(|| format!("in config file {}", path.display()))?;
+        let from_file =
+            file_args(&directives, &matches).with_context(|| format!("in config file {}", path.display()))?;
+        if from_file.is_empty() {
+            return Ok(first);
+        }
+        // File options go before the command line's: clap then sees each option once.
+        let mut merged = Vec::with_capacity(args.len() + from_file.len());
+        merged.extend(args.first().cloned());
+        merged.extend(from_file);
+        merged.extend(args.iter().skip(1).cloned());
+        let matches = ServerConfig::command()
+            .try_get_matches_from(&merged)
+            .map_err(|e| anyhow::anyhow!("{}", first_line(&e)))
+            .with_context(|| format!("in config file {}", path.display()))?;
+        Ok(ServerConfig::from_arg_matches(&matches)?)
+    }
+
+    /// The engine's run-time settings, validated by the same code as `CONFIG SET`, with the
+    /// host's read-only parameters (`port`, `bind`, ...) recorded for `CONFIG GET`.
+    pub fn engine_config(&self) -> anyhow::Result<Config> {
+        let config = Config::default();
+        for &name in ENGINE_PARAMS {
+            let value = self.engine_value(name);
+            if let Err(reason) = config.set(name, value) {
+                bail!("invalid --{name} '{value}': {reason}");
+            }
+        }
+        if let Some(pass) = &self.requirepass {
+            config.set("requirepass", pass).map_err(|reason| anyhow::anyhow!("invalid --requirepass: {reason}"))?;
+        }
+        config.set_host_param("port", &self.port.to_string());
+        config.set_host_param("bind", &self.bind);
+        config.set_host_param("tcp-keepalive", &self.tcp_keepalive.to_string());
+        config.set_host_param("http-port", &self.http_port.to_string());
+        config.set_host_param("http-bind", &self.http_bind);
+        Ok(config)
+    }
+
+    fn engine_value(&self, name: &str) -> &str {
+        match name {
+            "maxmemory" => &self.maxmemory,
+            "maxmemory-policy" => &self.maxmemory_policy,
+            "maxmemory-samples" => &self.maxmemory_samples,
+            "hz" => &self.hz,
+            "default-ttl" => &self.default_ttl,
+            "maxclients" => &self.maxclients,
+            "timeout" => &self.timeout,
+            "proto-max-bulk-len" => &self.proto_max_bulk_len,
+            "client-query-buffer-limit" => &self.client_query_buffer_limit,
+            _ => unreachable!("ENGINE_PARAMS lists only the names above"),
+        }
+    }
+
+    /// Worker threads: `--threads`, or one per CPU.
+    pub fn worker_threads(&self) -> usize {
+        match self.threads {
+            Some(n) => n as usize,
+            None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        }
+    }
+
+    /// The addresses in `--bind`, each with whether it may be skipped when unavailable.
+    pub fn bind_addrs(&self) -> Vec<(String, bool)> {
+        self.bind
+            .split_whitespace()
+            .map(|a| match a.strip_prefix('-') {
+                Some(rest) => (rest.to_string(), true),
+                None => (a.to_string(), false),
+            })
+            .collect()
+    }
+}
+
+/// One `name value` line of a config file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Directive {
+    pub line: usize,
+    pub name: String,
+    pub value: String,
+}
+
+/// Splits a redis.conf-style text into directives: blank lines and lines starting with `#`
+/// are skipped; the first word is the name (case-insensitive), the rest of the line the
+/// value, with one pair of surrounding quotes removed.
+pub fn parse_conf(text: &str) -> anyhow::Result<Vec<Directive>> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (name, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let value = unquote(rest.trim());
+        out.push(Directive { line: i + 1, name: name.to_ascii_lowercase(), value: value.to_string() });
+    }
+    Ok(out)
+}
+
+/// clap's message without its `error: ` prefix and usage hint.
+fn first_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let line = text.lines().next().unwrap_or_default();
+    line.strip_prefix("error: ").unwrap_or(line).to_string()
+}
+
+fn unquote(s: &str) -> &str {
+    for q in ['"', '\''] {
+        if s.len() >= 2 && s.starts_with(q) && s.ends_with(q) {
+            return &s[1..s.len() - 1];
+        }
+    }
+    s
+}
+
+/// The `--name value` arguments for the file's directives that no flag or environment
+/// variable already set. Unknown names are errors, as in Redis.
+fn file_args(directives: &[Directive], matches: &ArgMatches) -> anyhow::Result<Vec<OsString>> {
+    let command = ServerConfig::command();
+    let mut args = Vec::new();
+    for d in directives {
+        let Some(arg) = command.get_arguments().find(|a| a.get_long() == Some(d.name.as_str())) else {
+            bail!("line {}: unknown option '{}' (Bad directive or wrong number of arguments)", d.line, d.name);
+        };
+        let from_file_wins =
+            matches!(matches.value_source(arg.get_id().as_str()), None | Some(ValueSource::DefaultValue));
+        if from_file_wins {
+            args.push(OsString::from(format!("--{}", d.name)));
+            args.push(OsString::from(&d.value));
+        }
+    }
+    Ok(args)
+}
+
+/// Writes `contents` to `path` so that a reader never sees a partial file.
+pub fn write_atomically(path: &Path, contents: &str) -> anyhow::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, contents).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vitrine_engine::Policy;
+
+    fn load(args: &[&str]) -> anyhow::Result<ServerConfig> {
+        ServerConfig::try_load(std::iter::once("vitrine").chain(args.iter().copied()))
+    }
+
+    /// A config file that is removed when dropped.
+    struct TempConf(PathBuf);
+
+    impl TempConf {
+        fn arg(&self) -> &str {
+            self.0.to_str().unwrap()
+        }
+    }
+
+    impl Drop for TempConf {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    fn temp_file(name: &str, contents: &str) -> TempConf {
+        let path = std::env::temp_dir().join(format!("vitrine-config-test-{}-{name}", std::process::id()));
+        std::fs::write(&path, contents).unwrap();
+        TempConf(path)
+    }
+
+    #[test]
+    fn defaults_follow_redis() {
+        let c = load(&[]).unwrap();
+        assert_eq!(c.port, 6379);
+        assert_eq!(c.bind, "127.0.0.1");
+        assert_eq!(c.maxmemory, "0");
+        assert_eq!(c.maxmemory_policy, "noeviction");
+        assert_eq!(c.tcp_keepalive, 300);
+        assert_eq!(c.http_port, 8080);
+        assert!(c.requirepass.is_none());
+        let e = c.engine_config().unwrap();
+        assert_eq!(e.maxmemory(), 0);
+        assert_eq!(e.policy(), Policy::NoEviction);
+        assert_eq!(e.maxclients(), 10000);
+        assert_eq!(e.proto_max_bulk_len(), 512 << 20);
+        assert_eq!(e.client_query_buffer_limit(), 1 << 30);
+        assert!(!e.auth_required());
+        assert_eq!(e.get("port").as_deref(), Some("6379"));
+    }
+
+    #[test]
+    fn flags_reach_the_engine() {
+        let c = load(&[
+            "--port",
+            "0",
+            "--maxmemory",
+            "2mb",
+            "--maxmemory-policy",
+            "allkeys-lru",
+            "--hz",
+            "50",
+            "--requirepass",
+            "secret",
+            "--timeout",
+            "30",
+            "--threads",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(c.port, 0);
+        assert_eq!(c.worker_threads(), 3);
+        let e = c.engine_config().unwrap();
+        assert_eq!(e.maxmemory(), 2 * 1024 * 1024);
+        assert_eq!(e.policy(), Policy::AllkeysLru);
+        assert_eq!(e.hz(), 50);
+        assert_eq!(e.timeout_s(), 30);
+        assert_eq!(e.requirepass().as_deref(), Some(&b"secret"[..]));
+    }
+
+    #[test]
+    fn invalid_values_name_the_flag() {
+        let engine_err = |args: &[&str]| match load(args).unwrap().engine_config() {
+            Ok(_) => panic!("{args:?} accepted"),
+            Err(e) => e.to_string(),
+        };
+        let err = engine_err(&["--maxmemory", "abc"]);
+        assert_eq!(err, "invalid --maxmemory 'abc': argument must be a memory value");
+        let err = engine_err(&["--maxmemory-policy", "lru"]);
+        assert!(err.starts_with("invalid --maxmemory-policy 'lru': argument(s) must be one of"), "{err}");
+        let err = engine_err(&["--maxmemory-samples", "0"]);
+        assert!(err.contains("between 1 and 64"), "{err}");
+        assert!(load(&["--port", "70000"]).is_err());
+        assert!(load(&["--threads", "0"]).is_err());
+        assert!(load(&["--no-such-flag"]).is_err());
+    }
+
+    #[test]
+    fn conf_lines_split_into_name_and_value() {
+        let text = "# a comment\n\n  maxmemory 100mb\nMAXMEMORY-POLICY allkeys-lfu\nrequirepass \"two words\"\nbind 127.0.0.1 -::1\nflag\n";
+        let d = parse_conf(text).unwrap();
+        let pairs: Vec<(&str, &str)> = d.iter().map(|d| (d.name.as_str(), d.value.as_str())).collect();
+        assert_eq!(
+            pairs,
+            [
+                ("maxmemory", "100mb"),
+                ("maxmemory-policy", "allkeys-lfu"),
+                ("requirepass", "two words"),
+                ("bind", "127.0.0.1 -::1"),
+                ("flag", ""),
+            ]
+        );
+        assert_eq!(d[0].line, 3);
+    }
+
+    #[test]
+    fn file_applies_under_flags() {
+        let path = temp_file("under-flags.conf", "port 7000\nmaxmemory 1mb\nhz 20\n# hz 30\n");
+        let c = load(&[path.arg(), "--port", "7001"]).unwrap();
+        assert_eq!(c.port, 7001, "a flag beats the file");
+        assert_eq!(c.maxmemory, "1mb", "the file beats the default");
+        assert_eq!(c.hz, "20");
+        assert_eq!(c.maxmemory_policy, "noeviction");
+    }
+
+    #[test]
+    fn file_errors_name_the_file_and_line() {
+        let path = temp_file("unknown.conf", "port 7000\nappendfsync always\n");
+        let err = format!("{:#}", load(&[path.arg()]).unwrap_err());
+        assert!(err.contains("unknown.conf") && err.contains("line 2") && err.contains("appendfsync"), "{err}");
+
+        let path = temp_file("badport.conf", "port seventy\n");
+        let err = format!("{:#}", load(&[path.arg()]).unwrap_err());
+        assert!(err.contains("badport.conf") && err.contains("seventy"), "{err}");
+
+        let missing = std::env::temp_dir().join("vitrine-no-such-dir/none.conf");
+        assert!(load(&[missing.to_str().unwrap()]).is_err());
+    }
+
+    #[test]
+    fn environment_sets_options() {
+        // The only test that touches these variables; others do not read these fields.
+        std::env::set_var("VITRINE_MAXMEMORY_SAMPLES", "7");
+        std::env::set_var("VITRINE_ADMIN_TOKEN", "tok");
+        let c = load(&[]).unwrap();
+        assert_eq!(c.maxmemory_samples, "7");
+        assert_eq!(c.admin_token.as_deref(), Some("tok"));
+        // The environment beats the file; a flag beats the environment.
+        let path = temp_file("env.conf", "maxmemory-samples 9\n");
+        assert_eq!(load(&[path.arg()]).unwrap().maxmemory_samples, "7");
+        assert_eq!(load(&["--maxmemory-samples", "3"]).unwrap().maxmemory_samples, "3");
+        std::env::remove_var("VITRINE_MAXMEMORY_SAMPLES");
+        std::env::remove_var("VITRINE_ADMIN_TOKEN");
+    }
+
+    #[test]
+    fn bind_lists_optional_addresses() {
+        let c = load(&["--bind", "127.0.0.1 -::1"]).unwrap();
+        assert_eq!(c.bind_addrs(), [("127.0.0.1".to_string(), false), ("::1".to_string(), true)]);
+    }
+
+    #[test]
+    fn port_file_is_written_whole() {
+        let path = std::env::temp_dir().join(format!("vitrine-port-file-test-{}", std::process::id()));
+        write_atomically(&path, "1234\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "1234\n");
+        std::fs::remove_file(&path).unwrap();
+    }
+}

@@ -1,0 +1,367 @@
+//! The RESP port: listening sockets, the accept loop, and the per-connection loop that moves
+//! bytes between a socket and `Engine::feed`.
+//!
+//! A connection is one task. Each read appends to the connection's input buffer and hands all
+//! of it to `feed`, which runs every complete command, appends the replies to the output
+//! buffer and says how many bytes it used; the rest (a partial command) waits for more bytes.
+//! Reading and writing are not strictly alternated: while replies are still being written the
+//! task keeps reading (up to [`OUTPUT_PAUSE`] bytes of unsent replies), so a client that
+//! writes a long pipeline before reading any reply cannot deadlock against us, as it could if
+//! we waited for every write to finish before reading again.
+
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use socket2::{Domain, Protocol, SockRef, Socket, TcpKeepalive, Type};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, watch, Notify};
+use tokio::time::{sleep_until, timeout, Instant};
+use tracing::{debug, error, info, warn};
+use vitrine_engine::{Engine, ProtocolError, Session};
+
+use crate::now_ms;
+
+/// Bytes read at a time, and the input buffer's size while idle.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Buffers that grew past this while serving a large request or reply are given back once
+/// empty, so an idle connection holds `READ_CHUNK`-sized buffers, not its high-water mark.
+const SHRINK_ABOVE: usize = 1024 * 1024;
+
+/// Unsent reply bytes above which the connection stops reading new commands until the client
+/// takes its replies: back-pressure instead of unbounded output buffering.
+pub const OUTPUT_PAUSE: usize = 64 * 1024 * 1024;
+
+/// How long a closing connection may take to flush its last replies (QUIT, a protocol error).
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Pause after an accept error (e.g. EMFILE: out of file descriptors) before trying again,
+/// so a persistent error does not spin a core or flood the log.
+const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(100);
+
+/// Redis's reply to a connection over `maxclients`.
+const MAX_CLIENTS_REPLY: &[u8] = b"-ERR max number of clients reached\r\n";
+
+/// Socket settings for accepted connections.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnOptions {
+    /// `tcp-keepalive` seconds (0 = off).
+    pub keepalive_s: u64,
+}
+
+/// Binds every address of `--bind` on `port`. With port 0 the first address picks a free
+/// port and the others use the same one. An address marked optional (`-::1`) is skipped when
+/// it cannot be bound (e.g. no IPv6); at least one address must bind.
+pub fn bind(addrs: &[(String, bool)], port: u16) -> anyhow::Result<Vec<TcpListener>> {
+    let mut listeners: Vec<TcpListener> = Vec::new();
+    let mut port = port;
+    for (addr, optional) in addrs {
+        let ip = parse_bind_addr(addr).with_context(|| format!("invalid --bind address '{addr}'"))?;
+        match listen(SocketAddr::new(ip, port)) {
+            Ok(listener) => {
+                port = listener.local_addr()?.port();
+                listeners.push(listener);
+            }
+            Err(e) if *optional => warn!("skipping optional bind address {addr}: {e}"),
+            Err(e) => return Err(e).with_context(|| format!("cannot listen on {}", SocketAddr::new(ip, port))),
+        }
+    }
+    anyhow::ensure!(!listeners.is_empty(), "no --bind address could be bound");
+    Ok(listeners)
+}
+
+/// An IP address as Redis's `bind` accepts it: a literal, `*` (every IPv4 address) or `::*`
+/// (every IPv6 address).
+fn parse_bind_addr(addr: &str) -> anyhow::Result<IpAddr> {
+    Ok(match addr {
+        "*" => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        "::*" => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+        _ => addr.parse()?,
+    })
+}
+
+fn listen(addr: SocketAddr) -> io::Result<TcpListener> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    if addr.is_ipv6() {
+        // So `bind * ::*` can hold the same port on both families.
+        socket.set_only_v6(true)?;
+    }
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(1024)?;
+    socket.set_nonblocking(true)?;
+    TcpListener::from_std(socket.into())
+}
+
+/// Accepts connections until shutdown. Errors never end the loop: they are logged and, for
+/// ones that may persist (out of file descriptors), followed by a short pause. `done` is
+/// cloned into every connection so the caller can wait for all of them to end.
+pub async fn accept_loop(
+    listener: TcpListener,
+    engine: Arc<Engine>,
+    options: ConnOptions,
+    mut shutdown: watch::Receiver<bool>,
+    done: mpsc::Sender<()>,
+) {
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = shutdown.changed() => return,
+        };
+        let (stream, peer) = match accepted {
+            Ok(pair) => pair,
+            Err(e) if is_connection_error(&e) => {
+                debug!("accept: {e}");
+                continue;
+            }
+            Err(e) => {
+                error!("accept failed: {e}; retrying in {ACCEPT_ERROR_PAUSE:?}");
+                tokio::time::sleep(ACCEPT_ERROR_PAUSE).await;
+                continue;
+            }
+        };
+        let stats = engine.stats();
+        // The session is opened here, not in the connection's task, so the count that the
+        // next accept checks already includes this connection.
+        if stats.connected_clients.load(Relaxed) >= engine.config().maxclients() {
+            stats.rejected_connections.fetch_add(1, Relaxed);
+            debug!("refused connection from {peer}: max number of clients reached");
+            tokio::spawn(refuse(stream));
+            continue;
+        }
+        configure(&stream, options);
+        let local = match stream.local_addr() {
+            Ok(a) => a.to_string(),
+            Err(_) => String::new(),
+        };
+        let session = engine.new_session(&peer.to_string(), &local, now_ms());
+        let open = Open { engine: engine.clone(), session };
+        debug!(id = open.session.id(), %peer, "client connected");
+        tokio::spawn(serve(open, stream, shutdown.clone(), done.clone()));
+    }
+}
+
+/// Errors that concern one incoming connection only, not the listener.
+fn is_connection_error(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionRefused
+    )
+}
+
+async fn refuse(mut stream: TcpStream) {
+    let _ = timeout(FLUSH_TIMEOUT, async {
+        stream.write_all(MAX_CLIENTS_REPLY).await?;
+        stream.shutdown().await
+    })
+    .await;
+}
+
+fn configure(stream: &TcpStream, options: ConnOptions) {
+    if let Err(e) = stream.set_nodelay(true) {
+        debug!("TCP_NODELAY: {e}");
+    }
+    if options.keepalive_s > 0 {
+        // As Redis: first probe after `tcp-keepalive` idle seconds, then every third of that.
+        let idle = Duration::from_secs(options.keepalive_s);
+        let keepalive = TcpKeepalive::new().with_time(idle);
+        #[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd", windows))]
+        let keepalive = keepalive.with_interval((idle / 3).max(Duration::from_secs(1)));
+        if let Err(e) = SockRef::from(stream).set_tcp_keepalive(&keepalive) {
+            debug!("SO_KEEPALIVE: {e}");
+        }
+    }
+}
+
+/// An open session; closing it (on every path out of the connection task, panics included)
+/// unregisters the client.
+struct Open {
+    engine: Arc<Engine>,
+    session: Session,
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.engine.end_session(&self.session);
+    }
+}
+
+/// Why a connection ended.
+#[derive(Debug)]
+enum End {
+    /// The client closed its side (its last replies are still sent, for a half-close).
+    Eof,
+    Io(io::Error),
+    /// QUIT: flush the replies, then close.
+    Quit,
+    /// Broken framing: flush the replies (the error is the last one), then close.
+    Protocol(ProtocolError),
+    /// Unprocessed input over `client-query-buffer-limit`.
+    QueryBufferFull(usize),
+    /// No input for `timeout` seconds.
+    Idle,
+    /// CLIENT KILL from this connection itself: its reply is flushed first.
+    KilledSelf,
+    /// CLIENT KILL from another connection.
+    Killed,
+    Shutdown,
+}
+
+async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Receiver<bool>, _done: mpsc::Sender<()>) {
+    let engine = open.engine.clone();
+    let session = &mut open.session;
+    let id = session.id();
+    let kill = Arc::new(Notify::new());
+    {
+        let kill = kill.clone();
+        // notify_one keeps a permit if the task is busy, so a kill is never missed.
+        session.client.set_waker(move || kill.notify_one());
+    }
+    let stats = engine.stats();
+    let config = engine.config();
+    let (mut rd, mut wr) = stream.split();
+    let mut input: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    let mut out: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    // Bytes at the start of `out` already written.
+    let mut sent = 0usize;
+    let mut last_input = Instant::now();
+
+    let end = loop {
+        if session.client.is_killed() {
+            break End::Killed;
+        }
+        let pending = out.len() - sent;
+        let reading = pending < OUTPUT_PAUSE;
+        if reading && input.capacity() - input.len() < READ_CHUNK {
+            input.reserve(READ_CHUNK);
+        }
+        let idle_s = config.timeout_s();
+        let idle_at = if idle_s > 0 { last_input.checked_add(Duration::from_secs(idle_s)) } else { None };
+        let idle = async move {
+            match idle_at {
+                Some(at) => sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            _ = kill.notified() => break End::Killed,
+            _ = shutdown.changed() => break End::Shutdown,
+            written = wr.write(&out[sent..]), if pending > 0 => match written {
+                Ok(0) => break End::Io(io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    stats.net_output_bytes.fetch_add(n as u64, Relaxed);
+                    sent += n;
+                    if sent == out.len() {
+                        sent = 0;
+                        out.clear();
+                        if out.capacity() > SHRINK_ABOVE {
+                            out = Vec::with_capacity(READ_CHUNK);
+                        }
+                    }
+                }
+                Err(e) => break End::Io(e),
+            },
+            read = rd.read_buf(&mut input), if reading => match read {
+                Ok(0) => break End::Eof,
+                Ok(n) => {
+                    last_input = Instant::now();
+                    stats.net_input_bytes.fetch_add(n as u64, Relaxed);
+                    match engine.feed(session, &input, &mut out, now_ms()) {
+                        Ok(consumed) => {
+                            input.drain(..consumed);
+                        }
+                        Err(e) => break End::Protocol(e),
+                    }
+                    if session.closing {
+                        break End::Quit;
+                    }
+                    if session.client.is_killed() {
+                        break End::KilledSelf;
+                    }
+                    if input.len() as u64 > config.client_query_buffer_limit() {
+                        break End::QueryBufferFull(input.len());
+                    }
+                    if input.is_empty() && input.capacity() > SHRINK_ABOVE {
+                        input = Vec::with_capacity(READ_CHUNK);
+                    }
+                }
+                Err(e) => break End::Io(e),
+            },
+            () = idle => break End::Idle,
+        }
+    };
+
+    // After EOF too: a client that half-closes once it has sent its commands (`nc -q`,
+    // `printf ... | nc`) still reads the replies.
+    let flush = matches!(end, End::Quit | End::Protocol(_) | End::KilledSelf | End::Eof);
+    match &end {
+        End::Protocol(ProtocolError::LooksLikeHttp) => {
+            warn!(id, addr = %session.client.addr, "possible security attack: an HTTP request on the RESP port; connection closed")
+        }
+        End::Protocol(e) => debug!(id, addr = %session.client.addr, "protocol error: {e}"),
+        End::QueryBufferFull(len) => warn!(
+            id,
+            addr = %session.client.addr,
+            "closing client that reached max query buffer length ({len} bytes > client-query-buffer-limit {})",
+            config.client_query_buffer_limit()
+        ),
+        End::Idle => info!(id, addr = %session.client.addr, "closing idle client after {} s", config.timeout_s()),
+        End::Io(e) => debug!(id, "connection error: {e}"),
+        _ => debug!(id, "client closed ({end:?})"),
+    }
+    if flush && sent < out.len() {
+        let rest = &out[sent..];
+        match timeout(FLUSH_TIMEOUT, wr.write_all(rest)).await {
+            Ok(Ok(())) => {
+                stats.net_output_bytes.fetch_add(rest.len() as u64, Relaxed);
+            }
+            Ok(Err(e)) => debug!(id, "final write: {e}"),
+            Err(_) => debug!(id, "final write timed out"),
+        }
+    }
+    if flush {
+        let _ = timeout(FLUSH_TIMEOUT, wr.shutdown()).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bind_addresses_as_redis_writes_them() {
+        assert_eq!(parse_bind_addr("*").unwrap(), IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+        assert_eq!(parse_bind_addr("::*").unwrap(), IpAddr::V6(Ipv6Addr::UNSPECIFIED));
+        assert_eq!(parse_bind_addr("::1").unwrap(), IpAddr::V6(Ipv6Addr::LOCALHOST));
+        assert_eq!(parse_bind_addr("127.0.0.1").unwrap(), IpAddr::V4(Ipv4Addr::LOCALHOST));
+        assert!(parse_bind_addr("localhost").is_err());
+    }
+
+    #[tokio::test]
+    async fn optional_addresses_that_cannot_bind_are_skipped() {
+        // 192.0.2.0/24 is TEST-NET-1: never an address of this machine.
+        let addrs = [("127.0.0.1".to_string(), false), ("192.0.2.7".to_string(), true)];
+        let listeners = bind(&addrs, 0).unwrap();
+        assert_eq!(listeners.len(), 1);
+        assert_ne!(listeners[0].local_addr().unwrap().port(), 0);
+
+        let required = [("192.0.2.7".to_string(), false)];
+        let err = format!("{:#}", bind(&required, 0).unwrap_err());
+        assert!(err.contains("cannot listen on 192.0.2.7"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn every_address_shares_the_first_ones_port() {
+        let addrs = [("127.0.0.1".to_string(), false), ("127.0.0.2".to_string(), true)];
+        let listeners = bind(&addrs, 0).unwrap();
+        let ports: Vec<u16> = listeners.iter().map(|l| l.local_addr().unwrap().port()).collect();
+        assert!(ports.iter().all(|p| *p == ports[0]), "{ports:?}");
+    }
+}
