@@ -153,7 +153,8 @@ commands! {
 
 /// Finds a command by name, ignoring case. Returns its index in `COMMANDS` too (for stats).
 pub fn lookup(name: &[u8]) -> Option<(usize, &'static Command)> {
-    static INDEX: OnceLock<HashMap<&'static [u8], usize>> = OnceLock::new();
+    // foldhash, not std's SipHash: this runs once per command, and names are not secret.
+    static INDEX: OnceLock<HashMap<&'static [u8], usize, foldhash::fast::FixedState>> = OnceLock::new();
     let index = INDEX.get_or_init(|| COMMANDS.iter().enumerate().map(|(i, c)| (c.name.as_bytes(), i)).collect());
     let mut buf = [0u8; 32];
     if name.len() > buf.len() {
