@@ -10,9 +10,9 @@ use parking_lot::RwLock;
 use crate::args::Args;
 use crate::clients::{Client, Clients};
 use crate::config::Config;
-use crate::error::{CmdError, ProtocolError};
+use crate::error::{c_str, c_str_lossy, CmdError, ProtocolError};
 use crate::reply::{encode_error, Reply};
-use crate::resp::{looks_like_http, parse_command, Limits};
+use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
 use crate::stats::{HostFacts, KeysByType, Stats, StatsSnapshot};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
 use crate::store::{KeyEvent, Locked, Store, SweepReport};
@@ -125,10 +125,12 @@ impl Engine {
     ) -> Result<usize, ProtocolError> {
         let limits = self.limits();
         let mut pos = 0;
+        // One argument vector for the whole batch; commands of up to 8 arguments are then
+        // passed on as a stack array, so a GET or SET allocates nothing to be decoded.
+        let mut args: CommandArgs<'_> = Vec::new();
         while pos < input.len() && !session.closing {
-            let parsed = parse_command(&input[pos..], &limits);
-            let (args, used) = match parsed {
-                Ok(Some(found)) => found,
+            let used = match parse_command_into(&input[pos..], &limits, &mut args) {
+                Ok(Some(used)) => used,
                 Ok(None) => break,
                 Err(e) => {
                     self.stats().protocol_errors.fetch_add(1, Relaxed);
@@ -146,8 +148,18 @@ impl Engine {
                 self.stats().protocol_errors.fetch_add(1, Relaxed);
                 return Err(ProtocolError::LooksLikeHttp);
             }
-            let argv: Vec<&[u8]> = args.iter().map(|a| a.as_ref()).collect();
-            let reply = self.dispatch(session, &argv, now_ms);
+            let mut stack: [&[u8]; 8] = [&[]; 8];
+            let heap: Vec<&[u8]>;
+            let argv: &[&[u8]] = if args.len() <= stack.len() {
+                for (slot, a) in stack.iter_mut().zip(args.iter()) {
+                    *slot = a.as_ref();
+                }
+                &stack[..args.len()]
+            } else {
+                heap = args.iter().map(|a| a.as_ref()).collect();
+                &heap
+            };
+            let reply = self.dispatch(session, argv, now_ms);
             reply.encode(session.resp3, out);
         }
         Ok(pos)
@@ -169,11 +181,7 @@ impl Engine {
         session.client.last_ms.store(now_ms, Relaxed);
         let Some((index, cmd)) = table::lookup(argv[0]) else {
             stats.error_replies.fetch_add(1, Relaxed);
-            return CmdError::UnknownCommand {
-                name: preview(argv[0]),
-                args: argv[1..].iter().take(16).map(|a| preview(a)).collect(),
-            }
-            .into();
+            return CmdError::UnknownCommand { name: c_str_lossy(argv[0], 128), args: quoted_args(&argv[1..]) }.into();
         };
         stats.calls[index].fetch_add(1, Relaxed);
         session.client.last_cmd.store(index, Relaxed);
@@ -276,6 +284,9 @@ impl Engine {
             keys_by_type,
             hits,
             misses,
+            misses_never_seen: s.misses_never_seen.load(Relaxed),
+            misses_expired: s.misses_expired.load(Relaxed),
+            misses_evicted: s.misses_evicted.load(Relaxed),
             hit_ratio: if hits + misses == 0 { 0.0 } else { hits as f64 / (hits + misses) as f64 },
             expired_keys: s.expired_keys.load(Relaxed),
             evicted_keys: s.evicted_keys.load(Relaxed),
@@ -297,7 +308,40 @@ impl Engine {
     }
 }
 
-/// An argument as Redis quotes it in "unknown command" errors: at most 128 bytes, lossy.
-fn preview(a: &[u8]) -> String {
-    String::from_utf8_lossy(&a[..a.len().min(128)]).into_owned()
+/// The arguments an "unknown command" error quotes, as Redis builds them: each as `%.*s`
+/// (up to a NUL byte), while the quoted text (`'arg' ` each) is under 128 bytes, the last
+/// one cut to what is left of those 128.
+fn quoted_args(args: &[&[u8]]) -> Vec<String> {
+    const BUDGET: usize = 128;
+    let mut used = 0;
+    let mut quoted = Vec::new();
+    for arg in args {
+        if used >= BUDGET {
+            break;
+        }
+        let shown = c_str(arg, BUDGET - used);
+        used += shown.len() + 3;
+        quoted.push(String::from_utf8_lossy(shown).into_owned());
+    }
+    quoted
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{err, TestEngine};
+
+    #[test]
+    fn unknown_command_quotes_arguments_as_redis() {
+        let mut t = TestEngine::default();
+        let prefix = "ERR unknown command 'NOSUCH', with args beginning with: ";
+        // Each argument as C's `%.*s` prints it: up to a NUL byte.
+        assert_eq!(t.run(&[&b"NOSUCH"[..], b"a\0b", b"\xff\xfe"]), err(&format!("{prefix}'a' '\u{fffd}\u{fffd}' ")));
+        // Quoted while the text is under 128 bytes; the last is cut to what is left.
+        let (x, y) = ("x".repeat(100), "y".repeat(100));
+        let want = format!("{prefix}'{x}' '{}' ", &y[..25]);
+        assert_eq!(t.run(&["NOSUCH", &x, &y, "z"]), err(&want));
+        let name = "N".repeat(140);
+        let want = format!("ERR unknown command '{}', with args beginning with: ", &name[..128]);
+        assert_eq!(t.run(&[&name]), err(&want));
+    }
 }

@@ -83,6 +83,19 @@ impl fmt::Display for CmdError {
 
 impl std::error::Error for CmdError {}
 
+/// An argument as Redis's `%.*s` prints it into an error text: up to its first NUL byte and
+/// at most `max` bytes. (The caller turns it into text; bytes that are not UTF-8 become
+/// U+FFFD there, where Redis would send them as they are.)
+pub fn c_str(arg: &[u8], max: usize) -> &[u8] {
+    let end = arg.iter().position(|&b| b == 0).unwrap_or(arg.len()).min(max);
+    &arg[..end]
+}
+
+/// [`c_str`] as text.
+pub fn c_str_lossy(arg: &[u8], max: usize) -> String {
+    String::from_utf8_lossy(c_str(arg, max)).into_owned()
+}
+
 /// Broken framing on the RESP port. `Display` is Redis's text (without the leading `-`); the
 /// server sends it and closes the connection, as Redis does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,3 +140,18 @@ impl fmt::Display for ProtocolError {
 }
 
 impl std::error::Error for ProtocolError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_str_stops_at_nul_and_max() {
+        assert_eq!(c_str(b"abc", 128), b"abc");
+        assert_eq!(c_str(b"a\0bc", 128), b"a");
+        assert_eq!(c_str(b"abcdef", 3), b"abc");
+        assert_eq!(c_str(b"ab\0cdef", 3), b"ab");
+        assert_eq!(c_str(b"", 0), b"");
+        assert_eq!(c_str_lossy(b"\xff\0x", 10), "\u{fffd}");
+    }
+}

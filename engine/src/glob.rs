@@ -9,6 +9,12 @@ pub fn matches(pattern: &[u8], s: &[u8]) -> bool {
 
 /// Whether `s` matches `pattern`, optionally ignoring ASCII case.
 pub fn matches_case(pattern: &[u8], s: &[u8], nocase: bool) -> bool {
+    // Redis's `stringmatchlen` only looks at the pattern while there is string left, so the
+    // empty string matches the empty pattern and nothing else, not even `*` (KEYS and SCAN
+    // take a lone `*` to mean every key before they match anything).
+    if s.is_empty() {
+        return pattern.is_empty();
+    }
     let eq = |a: u8, b: u8| if nocase { a.eq_ignore_ascii_case(&b) } else { a == b };
     let (mut p, mut i) = (0usize, 0usize);
     // Where to resume after the most recent `*`: pattern position after it, and the string
@@ -98,7 +104,7 @@ mod tests {
     #[test]
     fn redis_glob_cases() {
         let yes: &[(&str, &str)] = &[
-            ("*", ""),
+            ("", ""),
             ("*", "anything"),
             ("h?llo", "hello"),
             ("h*llo", "heeeello"),
@@ -121,6 +127,11 @@ mod tests {
             ("abc", "abcd"),
             ("*a*b", "xxaxx"),
             ("[]", "a"),
+            // As Redis 7.0: the empty string matches only the empty pattern.
+            ("*", ""),
+            ("**", ""),
+            ("[^a]", ""),
+            ("", "a"),
         ];
         for (p, s) in no {
             assert!(!matches(p.as_bytes(), s.as_bytes()), "{p} should not match {s}");

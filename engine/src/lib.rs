@@ -5,6 +5,7 @@
 //! A map of the crate:
 //! - [`engine`]: `Engine` (`feed`, `call`, `sweep`, `snapshot`), `Session`, and dispatch.
 //! - [`resp`]: incremental request decoding with Redis's limits; [`reply`]: `Reply` and its encodings.
+//! - [`reply_json`]: `Reply::to_json` and the JSON encoding of binary-safe keys and values.
 //! - [`table`]: the command table; [`cmd`]: the handlers, one file per family; [`args`]: argument parsing.
 //! - [`store`]: shards, entries, memory accounting, eviction and expiry.
 //! - [`stats`]: counters and `StatsSnapshot`; [`config`]: run-time settings; [`clients`]: connected clients.
@@ -18,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod glob;
 pub mod reply;
+pub mod reply_json;
 pub mod resp;
 pub mod stats;
 pub mod store;

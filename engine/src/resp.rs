@@ -83,6 +83,31 @@ pub fn parse_command<'a>(input: &'a [u8], limits: &Limits) -> Result<Option<(Com
     }
 }
 
+/// Like [`parse_command`], but decodes into `args` (cleared first) so a caller decoding many
+/// commands reuses one allocation: the hot path allocates nothing per command. Returns the
+/// bytes consumed, or `None` when the command is incomplete.
+pub fn parse_command_into<'a>(
+    input: &'a [u8],
+    limits: &Limits,
+    args: &mut CommandArgs<'a>,
+) -> Result<Option<usize>, ProtocolError> {
+    args.clear();
+    match input.first() {
+        None => Ok(None),
+        Some(b'*') => match scan_multibulk(input, limits, Some(args))? {
+            Scan::Complete(used) => Ok(Some(used)),
+            Scan::Incomplete { .. } => Ok(None),
+        },
+        Some(_) => match parse_inline(input, limits)? {
+            Some((parsed, used)) => {
+                *args = parsed;
+                Ok(Some(used))
+            }
+            None => Ok(None),
+        },
+    }
+}
+
 /// Whether a decoded command is really an HTTP request sent to the RESP port, which the server
 /// refuses by closing the connection without a reply (Redis logs "Possible SECURITY ATTACK").
 ///

@@ -8,6 +8,7 @@ use parking_lot::Mutex;
 
 use serde::Serialize;
 
+use crate::store::misses::MissCause;
 use crate::table::COMMANDS;
 
 /// Live counters. All relaxed atomics: each is exact on its own, and a snapshot is a
@@ -16,6 +17,10 @@ pub struct Stats {
     pub commands_processed: AtomicU64,
     pub hits: AtomicU64,
     pub misses: AtomicU64,
+    /// `misses` split by cause (they add up to `misses`).
+    pub misses_never_seen: AtomicU64,
+    pub misses_expired: AtomicU64,
+    pub misses_evicted: AtomicU64,
     pub expired_keys: AtomicU64,
     pub evicted_keys: AtomicU64,
     pub rejected_oom: AtomicU64,
@@ -60,6 +65,9 @@ impl Default for Stats {
             commands_processed: AtomicU64::new(0),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            misses_never_seen: AtomicU64::new(0),
+            misses_expired: AtomicU64::new(0),
+            misses_evicted: AtomicU64::new(0),
             expired_keys: AtomicU64::new(0),
             evicted_keys: AtomicU64::new(0),
             rejected_oom: AtomicU64::new(0),
@@ -78,6 +86,17 @@ impl Default for Stats {
 }
 
 impl Stats {
+    /// Counts a keyspace miss, in the total and under its cause.
+    pub fn count_miss(&self, cause: MissCause) {
+        self.misses.fetch_add(1, Relaxed);
+        let by_cause = match cause {
+            MissCause::NeverSeen => &self.misses_never_seen,
+            MissCause::Expired => &self.misses_expired,
+            MissCause::Evicted => &self.misses_evicted,
+        };
+        by_cause.fetch_add(1, Relaxed);
+    }
+
     /// Records a rate sample if the last one is at least 100 ms old. The host's timer (via
     /// `Engine::sweep`) calls this; the engine itself has no clock.
     pub fn sample_rates(&self, now_ms: u64) {
@@ -118,6 +137,9 @@ impl Stats {
             &self.commands_processed,
             &self.hits,
             &self.misses,
+            &self.misses_never_seen,
+            &self.misses_expired,
+            &self.misses_evicted,
             &self.expired_keys,
             &self.evicted_keys,
             &self.rejected_oom,
@@ -175,7 +197,13 @@ pub struct StatsSnapshot {
     pub keys_with_ttl: u64,
     pub keys_by_type: KeysByType,
     pub hits: u64,
+    /// Read lookups that found no key, in total and split by cause (the three add up to
+    /// `misses`): never seen (never written, deleted, or gone long ago), recently expired,
+    /// recently evicted.
     pub misses: u64,
+    pub misses_never_seen: u64,
+    pub misses_expired: u64,
+    pub misses_evicted: u64,
     /// hits / (hits + misses), 0 when there were no lookups.
     pub hit_ratio: f64,
     pub expired_keys: u64,

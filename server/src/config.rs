@@ -101,6 +101,23 @@ pub struct ServerConfig {
     /// Bearer token the admin HTTP API requires (set it whenever --http-bind is not loopback).
     #[arg(long, env = "VITRINE_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
+
+    /// Serve the admin HTTP API on a non-loopback --http-bind without --admin-token (anyone
+    /// who can reach it can read and change the cache).
+    #[arg(long, env = "VITRINE_ADMIN_INSECURE")]
+    pub admin_insecure: bool,
+
+    /// Write the admin HTTP port actually bound to this file once listening (for --http-port 0).
+    #[arg(long, env = "VITRINE_HTTP_PORT_FILE")]
+    pub http_port_file: Option<PathBuf>,
+
+    /// Working directory for files the server keeps (benchmark history), as Redis's `dir`.
+    #[arg(long, env = "VITRINE_DIR", default_value = ".")]
+    pub dir: PathBuf,
+
+    /// Directory of the built dashboard (served on the admin port when it has an index.html).
+    #[arg(long, env = "VITRINE_WEB_DIR", default_value = "web/dist")]
+    pub web_dir: PathBuf,
 }
 
 /// Engine parameters set from this config, by their Redis (and `--flag`) name.
@@ -180,6 +197,7 @@ impl ServerConfig {
         config.set_host_param("tcp-keepalive", &self.tcp_keepalive.to_string());
         config.set_host_param("http-port", &self.http_port.to_string());
         config.set_host_param("http-bind", &self.http_bind);
+        config.set_host_param("dir", &self.dir_absolute().display().to_string());
         Ok(config)
     }
 
@@ -204,6 +222,12 @@ impl ServerConfig {
             Some(n) => n as usize,
             None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         }
+    }
+
+    /// `--dir` as an absolute path (relative ones are taken from the working directory), as
+    /// Redis reports `dir`.
+    pub fn dir_absolute(&self) -> PathBuf {
+        std::path::absolute(&self.dir).unwrap_or_else(|_| self.dir.clone())
     }
 
     /// The addresses in `--bind`, each with whether it may be skipped when unavailable.
@@ -327,6 +351,10 @@ mod tests {
         assert_eq!(c.maxmemory_policy, "noeviction");
         assert_eq!(c.tcp_keepalive, 300);
         assert_eq!(c.http_port, 8080);
+        assert_eq!(c.http_bind, "127.0.0.1");
+        assert_eq!(c.dir, PathBuf::from("."));
+        assert_eq!(c.web_dir, PathBuf::from("web/dist"));
+        assert!(!c.admin_insecure);
         assert!(c.requirepass.is_none());
         let e = c.engine_config().unwrap();
         assert_eq!(e.maxmemory(), 0);

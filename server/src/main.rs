@@ -5,11 +5,14 @@
 //! This crate is the only place that reads the wall clock ([`now_ms`]); the engine is always
 //! handed the time.
 
+mod bench;
 mod config;
+mod http;
 mod maintenance;
 mod resp;
 
 use std::io::IsTerminal;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -66,10 +69,24 @@ fn main() -> ExitCode {
 }
 
 async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> anyhow::Result<()> {
+    let http_ip: IpAddr = config
+        .http_bind
+        .parse()
+        .map_err(|e| anyhow::anyhow!("invalid --http-bind address '{}': {e}", config.http_bind))?;
+    http::check_exposure(http_ip, config.admin_token.as_deref(), config.admin_insecure)?;
     let engine = Arc::new(Engine::new(engine_config, now_ms(), random_seed()));
     let listeners = resp::bind(&config.bind_addrs(), config.port)?;
     let port = listeners[0].local_addr()?.port();
+    // Bound before anything is announced, so a taken admin port fails the start cleanly.
+    let http_listener = tokio::net::TcpListener::bind(SocketAddr::new(http_ip, config.http_port)).await.map_err(|e| {
+        anyhow::anyhow!(
+            "cannot listen on {} for the admin HTTP API: {e} (choose another port with --http-port; 0 picks a free one)",
+            SocketAddr::new(http_ip, config.http_port)
+        )
+    })?;
+    let http_addr = http_listener.local_addr()?;
     engine.config().set_host_param("port", &port.to_string());
+    engine.config().set_host_param("http-port", &http_addr.port().to_string());
     let addrs: Vec<String> = listeners.iter().filter_map(|l| l.local_addr().ok()).map(|a| a.to_string()).collect();
     info!(
         threads,
@@ -102,13 +119,40 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
     }
     drop(done_tx);
 
+    // The admin HTTP API: its own port, the same engine. The benchmark runner in it connects
+    // to our RESP port over loopback.
+    let resp_target = loopback_target(listeners_addr(&addrs, port));
+    let http_options = http::HttpOptions {
+        token: config.admin_token.clone(),
+        bind_ip: http_ip,
+        web_dir: config.web_dir.clone(),
+        data_dir: config.dir.clone(),
+        resp_addr: resp_target,
+    };
+    let http_state = http::AppState::new(engine.clone(), http_options, shutdown_rx.clone());
+    tokio::spawn(http::stats::run_sampler(http_state.clone(), shutdown_rx.clone()));
+    let http_task = tokio::spawn(http::serve(http_listener, http_state.clone(), shutdown_rx.clone()));
+    if let Some(path) = &config.http_port_file {
+        write_atomically(path, &format!("{}\n", http_addr.port()))?;
+    }
+    info!(token = config.admin_token.is_some(), "admin HTTP on http://{http_addr}");
+    http_state.set_ready(true);
+
     let signal = shutdown_signal().await?;
     info!("received {signal}, shutting down");
+    http_state.set_ready(false);
+    http_state.bench.cancel_active();
     shutdown_tx.send_replace(true);
     if tokio::time::timeout(DRAIN_TIMEOUT, done_rx.recv()).await.is_err() {
         warn!("connections still open after {DRAIN_TIMEOUT:?}; closing them");
     }
+    if tokio::time::timeout(DRAIN_TIMEOUT, http_task).await.is_err() {
+        warn!("admin HTTP requests still open after {DRAIN_TIMEOUT:?}; closing them");
+    }
     if let Some(path) = &config.port_file {
+        let _ = std::fs::remove_file(path);
+    }
+    if let Some(path) = &config.http_port_file {
         let _ = std::fs::remove_file(path);
     }
     info!("bye");
@@ -128,6 +172,21 @@ async fn shutdown_signal() -> std::io::Result<&'static str> {
     #[cfg(not(unix))]
     {
         tokio::signal::ctrl_c().await.map(|()| "ctrl-c")
+    }
+}
+
+/// The first RESP address, or 127.0.0.1 on `port` when there is none to parse.
+fn listeners_addr(addrs: &[String], port: u16) -> SocketAddr {
+    addrs.first().and_then(|a| a.parse().ok()).unwrap_or(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port))
+}
+
+/// Where a client on this machine reaches a listener: a wildcard address (`0.0.0.0`, `::`)
+/// becomes the loopback address of its family.
+fn loopback_target(addr: SocketAddr) -> SocketAddr {
+    match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port()),
+        IpAddr::V6(ip) if ip.is_unspecified() => SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), addr.port()),
+        _ => addr,
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use crate::args::{parse_i64, Args};
 use crate::engine::Ctx;
-use crate::error::CmdError;
+use crate::error::{c_str_lossy, CmdError};
 use crate::glob;
 use crate::reply::Reply;
 use crate::store::evict::lfu_decay;
@@ -134,7 +134,10 @@ impl ExpireCond {
             } else if opt.eq_ignore_ascii_case(b"LT") {
                 c.lt = true;
             } else {
-                return Err(CmdError::err(format!("Unsupported option {}", String::from_utf8_lossy(opt))));
+                // As Redis's `addReplyErrorFormat`: the option up to a NUL byte, and CR/LF
+                // trimmed off the end of the text (inside it they become spaces later).
+                let opt = c_str_lossy(opt, usize::MAX);
+                return Err(CmdError::err(format!("Unsupported option {}", opt.trim_end_matches(['\r', '\n']))));
             }
         }
         if c.nx && (c.xx || c.gt || c.lt) {
@@ -684,10 +687,7 @@ fn check_arity(ok: bool, cmd: &str, sub: &str) -> Result<(), CmdError> {
 }
 
 fn unknown_subcommand(cmd: &str, sub: &[u8]) -> CmdError {
-    CmdError::UnknownSubcommand {
-        cmd: cmd.into(),
-        sub: String::from_utf8_lossy(&sub[..sub.len().min(128)]).into_owned(),
-    }
+    CmdError::UnknownSubcommand { cmd: cmd.into(), sub: c_str_lossy(sub, 128) }
 }
 
 /// A container's HELP reply as Redis's `addReplyHelp` builds it: status lines.
@@ -710,7 +710,7 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::store::entry::{alloc_size, entry_size, Value};
+    use crate::store::entry::{entry_size, key_heap_size, Value};
     use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine};
 
     const NOT_INT: &str = "ERR value is not an integer or out of range";
@@ -1020,6 +1020,10 @@ mod tests {
         );
         assert_eq!(t.run(&["EXPIRE", "k", "10", "GT", "foo"]), err("ERR Unsupported option foo"));
         assert_eq!(t.run(&["PEXPIRE", "k", "10", "KEEPTTL"]), err("ERR Unsupported option KEEPTTL"));
+        // Quoted as Redis's `%s` prints it: up to a NUL byte.
+        assert_eq!(t.run(&["EXPIRE", "k", "10", "F\0OO"]), err("ERR Unsupported option F"));
+        assert_eq!(t.run(&["EXPIRE", "k", "10", "a\rb\r\n"]), err("ERR Unsupported option a\rb"));
+        assert_eq!(t.run(&["EXPIRE", "k", "10", "a\r\0b"]), err("ERR Unsupported option a"));
         // Options are checked before the number, as in Redis.
         assert_eq!(t.run(&["EXPIRE", "k", "abc", "NX", "XX"]), nx_err);
         assert_eq!(t.run(&["EXPIRE", "k", "abc"]), err(NOT_INT));
@@ -1111,8 +1115,8 @@ mod tests {
         put(&t, "a", "value", t.now + 10_000);
         let before = t.engine.store().used_memory();
         assert_eq!(t.run(&["RENAME", "a", &long]), ok());
-        // With a TTL the key is held twice (the map and the TTL index).
-        let growth = 2 * (alloc_size(100) - alloc_size(1));
+        // With a TTL the key is held twice (the map and the TTL index); "a" is inline.
+        let growth = 2 * (key_heap_size(100) - key_heap_size(1));
         assert_eq!(t.engine.store().used_memory(), before + growth);
         assert_eq!(Some(t.engine.store().used_memory()), size_of(&t, &long));
     }
@@ -1464,6 +1468,11 @@ mod tests {
             err("ERR wrong number of arguments for 'object|freq' command")
         );
         assert_eq!(t.run(&["OBJECT", "foo", "k"]), err("ERR unknown subcommand 'foo'. Try OBJECT HELP."));
+        // As Redis's `%.128s`: cut at a NUL byte, and at 128 bytes.
+        assert_eq!(t.run(&["OBJECT", "EN\0C", "k"]), err("ERR unknown subcommand 'EN'. Try OBJECT HELP."));
+        let long = "e".repeat(200);
+        let want = format!("ERR unknown subcommand '{}'. Try OBJECT HELP.", &long[..128]);
+        assert_eq!(t.run(&["OBJECT", &long, "k"]), err(&want));
         assert_eq!(t.run(&["OBJECT"]), err("ERR wrong number of arguments for 'object' command"));
     }
 

@@ -68,10 +68,10 @@ impl Entry {
 }
 
 /// Fixed bytes per entry beyond the key's and value's heap: the index map's bucket (hash,
-/// boxed key pointer, `Entry`), its share of the hash index, and load-factor slack.
-pub const ENTRY_OVERHEAD: usize = std::mem::size_of::<Entry>() + 8 + 16 + 16;
+/// inline-or-boxed `Key`, `Entry`), its share of the hash index, and load-factor slack.
+pub const ENTRY_OVERHEAD: usize = std::mem::size_of::<Entry>() + 8 + std::mem::size_of::<super::key::Key>() + 16;
 /// Extra bytes when the key also sits in the shard's set of keys with a TTL.
-pub const TTL_OVERHEAD: usize = 8 + 16 + 16;
+pub const TTL_OVERHEAD: usize = 8 + std::mem::size_of::<super::key::Key>() + 16;
 
 /// Bytes malloc really hands out for a request of `n` bytes (glibc: 8-byte header, 16-byte
 /// granularity, 32-byte minimum chunk). Counting this rather than `n` keeps `used_memory`
@@ -84,11 +84,20 @@ pub fn alloc_size(n: usize) -> usize {
     }
 }
 
+/// Heap bytes a key of `len` bytes needs (short keys are stored inline, see `Key`).
+pub fn key_heap_size(len: usize) -> usize {
+    if len <= super::key::INLINE_MAX {
+        0
+    } else {
+        alloc_size(len)
+    }
+}
+
 /// Accounted size of an entry: overhead, key allocation, value heap, and the TTL index.
 pub fn entry_size(key_len: usize, entry: &Entry) -> usize {
-    let mut size = ENTRY_OVERHEAD + alloc_size(key_len) + entry.value.heap_size();
+    let mut size = ENTRY_OVERHEAD + key_heap_size(key_len) + entry.value.heap_size();
     if entry.has_ttl() {
-        size += TTL_OVERHEAD + alloc_size(key_len);
+        size += TTL_OVERHEAD + key_heap_size(key_len);
     }
     size
 }
@@ -96,7 +105,7 @@ pub fn entry_size(key_len: usize, entry: &Entry) -> usize {
 /// Size an entry for `key_len` and a string of `val_len` bytes would have: the estimate a
 /// write uses to make room before it runs.
 pub fn estimate_string_entry(key_len: usize, val_len: usize) -> usize {
-    ENTRY_OVERHEAD + TTL_OVERHEAD + 2 * alloc_size(key_len) + alloc_size(val_len)
+    ENTRY_OVERHEAD + TTL_OVERHEAD + 2 * key_heap_size(key_len) + alloc_size(val_len)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ pub const POOL_SIZE: usize = 16;
 /// A key that sampling found worth evicting; higher `score` goes first.
 #[derive(Debug, Clone)]
 pub struct Candidate {
-    pub key: Box<[u8]>,
+    pub key: super::key::Key,
     pub shard: usize,
     pub score: u64,
 }
@@ -105,7 +105,7 @@ mod tests {
     fn pool_keeps_the_best_sixteen() {
         let mut pool = Pool::default();
         for score in 0..40u64 {
-            pool.offer(Candidate { key: score.to_string().into_bytes().into(), shard: 0, score });
+            pool.offer(Candidate { key: crate::store::key::Key::new(score.to_string().as_bytes()), shard: 0, score });
         }
         assert_eq!(pool.len(), POOL_SIZE);
         assert_eq!(pool.pop().map(|c| c.score), Some(39));

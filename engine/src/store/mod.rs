@@ -6,6 +6,8 @@
 
 pub mod entry;
 pub mod evict;
+pub mod key;
+pub mod misses;
 pub mod shard;
 
 use std::collections::VecDeque;
@@ -15,6 +17,7 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
 use serde::Serialize;
+use smallvec::SmallVec;
 
 use crate::config::{Config, Policy};
 use crate::error::CmdError;
@@ -65,6 +68,8 @@ pub struct Common {
     base_ms: u64,
     rng: AtomicU64,
     recent: Mutex<VecDeque<KeyEvent>>,
+    /// Hashes of recently evicted and expired keys, to tell why a read missed.
+    pub misses: misses::MissRecord,
 }
 
 impl Common {
@@ -128,6 +133,7 @@ impl Common {
     }
 
     pub(crate) fn record_expired(&self, key: &[u8], entry: &Entry, now_ms: u64) {
+        self.misses.remember(key, misses::MissCause::Expired);
         self.record(self.event(EventKind::Expired, key, entry, now_ms));
     }
 }
@@ -162,6 +168,7 @@ impl Store {
             base_ms: now_ms,
             rng: AtomicU64::new(seed),
             recent: Mutex::new(VecDeque::new()),
+            misses: misses::MissRecord::new(seed.rotate_left(29) ^ 0x6d69_7373),
         });
         let shards =
             (0..shards.max(1)).map(|i| Mutex::new(Shard::new(common.clone(), seed.wrapping_add(i as u64)))).collect();
@@ -199,7 +206,9 @@ impl Store {
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
-        let mut idx: Vec<usize> = keys.into_iter().map(|k| self.shard_index(k)).collect();
+        // Inline vectors: a command names one or two keys far more often than more, and the
+        // hot path should not allocate to lock them.
+        let mut idx: SmallVec<[usize; 4]> = keys.into_iter().map(|k| self.shard_index(k)).collect();
         idx.sort_unstable();
         idx.dedup();
         Locked { store: self, guards: idx.into_iter().map(|i| (i, self.shards[i].lock())).collect() }
@@ -320,6 +329,7 @@ impl Store {
     fn evict_index(&self, shard: &mut Shard, idx: usize, now_ms: u64) -> bool {
         let Some((key, entry)) = shard.remove_index(idx) else { return false };
         self.common.stats.evicted_keys.fetch_add(1, Relaxed);
+        self.common.misses.remember(&key, misses::MissCause::Evicted);
         self.common.record(self.common.event(EventKind::Evicted, &key, &entry, now_ms));
         true
     }
@@ -472,7 +482,7 @@ impl Store {
 /// The shards one command holds, locked in order. Routes each key to its shard.
 pub struct Locked<'a> {
     store: &'a Store,
-    guards: Vec<(usize, MutexGuard<'a, Shard>)>,
+    guards: SmallVec<[(usize, MutexGuard<'a, Shard>); 2]>,
 }
 
 impl<'a> Locked<'a> {
@@ -496,12 +506,16 @@ impl<'a> Locked<'a> {
         &mut self.guards[pos].1
     }
 
-    /// A read lookup: lazy expiry, touch, and the keyspace hit/miss counters.
+    /// A read lookup: lazy expiry, touch, and the keyspace hit/miss counters (a miss also
+    /// counts under its cause: never seen, expired or evicted).
     pub fn read(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
         let store = self.store;
         let found = self.shard(key).lookup(key, now_ms, Touch::Yes);
-        let counter = if found.is_some() { &store.common.stats.hits } else { &store.common.stats.misses };
-        counter.fetch_add(1, Relaxed);
+        if found.is_some() {
+            store.common.stats.hits.fetch_add(1, Relaxed);
+        } else {
+            store.common.stats.count_miss(store.common.misses.classify(key));
+        }
         found
     }
 

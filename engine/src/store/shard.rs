@@ -10,7 +10,7 @@ use super::entry::{entry_size, Entry, Value};
 use super::evict::lfu_decay;
 use super::Common;
 
-pub type Key = Box<[u8]>;
+pub use super::key::Key;
 type Hasher = foldhash::fast::FixedState;
 
 /// How an access touches an entry's LRU/LFU stamps.
@@ -106,14 +106,14 @@ impl Shard {
                 if had_ttl && expire_at == 0 {
                     self.expires.swap_remove(key);
                 } else if !had_ttl && expire_at != 0 {
-                    self.expires.insert(key.into());
+                    self.expires.insert(Key::new(key));
                 }
                 old_size
             }
             None => {
-                self.map.insert(key.into(), entry);
+                self.map.insert(Key::new(key), entry);
                 if expire_at != 0 {
-                    self.expires.insert(key.into());
+                    self.expires.insert(Key::new(key));
                 }
                 0
             }
@@ -145,7 +145,7 @@ impl Shard {
         if had_ttl && expire_at == 0 {
             self.expires.swap_remove(key);
         } else if !had_ttl && expire_at != 0 {
-            self.expires.insert(key.into());
+            self.expires.insert(Key::new(key));
         }
         self.account(old, new);
         true

@@ -1,10 +1,13 @@
-//! Shared by the socket-level tests: start the real `vitrine` binary on a free port, talk raw
-//! RESP to it with bounded reads, and stop it when the test ends.
+//! Shared by the socket-level tests: start the real `vitrine` binary (and, for the differential
+//! tests, a real `redis-server`) on a free port, talk raw RESP to it with bounded reads, and
+//! stop it when the test ends.
 #![allow(dead_code)]
+
+pub mod http;
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -19,29 +22,30 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Server {
     child: Child,
     pub port: u16,
+    /// The admin HTTP port (0 when the test chose its own `--http-port`).
+    pub http_port: u16,
     dir: PathBuf,
 }
 
 impl Server {
-    /// Starts `vitrine --port 0 --port-file <tmp> <args>` and waits for the port file.
+    /// Starts `vitrine --port 0 --port-file <tmp> <args>` and waits for the port file. Unless
+    /// `args` choose their own, the admin HTTP port is a free one too (`--http-port 0`, read
+    /// from `--http-port-file`) and `--dir` is the test's scratch directory.
     pub fn start(args: &[&str]) -> Server {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "vitrine-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("create test dir");
+        let dir = scratch_dir("vitrine");
         let port_file = dir.join("port");
+        let http_port_file = dir.join("http-port");
         let log = std::fs::File::create(dir.join("log")).expect("create log file");
         let mut command = Command::new(env!("CARGO_BIN_EXE_vitrine"));
-        command
-            .args(["--port", "0", "--bind", "127.0.0.1", "--port-file"])
-            .arg(&port_file)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log);
+        command.args(["--port", "0", "--bind", "127.0.0.1", "--port-file"]).arg(&port_file);
+        let own_http_port = args.contains(&"--http-port");
+        if !own_http_port {
+            command.args(["--http-port", "0", "--http-port-file"]).arg(&http_port_file);
+        }
+        if !args.contains(&"--dir") {
+            command.arg("--dir").arg(&dir);
+        }
+        command.args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
         // Settings from the developer's environment must not leak into a test.
         for (name, _) in std::env::vars_os() {
             if name.to_string_lossy().starts_with("VITRINE_") {
@@ -49,12 +53,15 @@ impl Server {
             }
         }
         let child = command.spawn().expect("spawn vitrine");
-        let mut server = Server { child, port: 0, dir };
+        let mut server = Server { child, port: 0, http_port: 0, dir };
         let deadline = Instant::now() + START_TIMEOUT;
+        let read_port = |path: &Path| std::fs::read_to_string(path).ok().and_then(|t| t.trim().parse::<u16>().ok());
         loop {
-            if let Ok(text) = std::fs::read_to_string(&port_file) {
-                if let Ok(port) = text.trim().parse() {
+            if let Some(port) = read_port(&port_file) {
+                let http_port = if own_http_port { Some(0) } else { read_port(&http_port_file) };
+                if let Some(http_port) = http_port {
                     server.port = port;
+                    server.http_port = http_port;
                     return server;
                 }
             }
@@ -78,11 +85,7 @@ impl Server {
 
     /// A client connection with bounded reads and writes and Nagle off.
     pub fn connect(&self) -> TcpStream {
-        let s = TcpStream::connect_timeout(&self.addr(), IO_TIMEOUT).expect("connect");
-        s.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
-        s.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
-        s.set_nodelay(true).unwrap();
-        s
+        connect_to(self.addr())
     }
 
     /// What the server logged so far.
@@ -113,6 +116,193 @@ impl Drop for Server {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A client connection to `addr` with bounded reads and writes and Nagle off.
+pub fn connect_to(addr: SocketAddr) -> TcpStream {
+    let s = TcpStream::connect_timeout(&addr, IO_TIMEOUT).expect("connect");
+    s.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+    s.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
+    s.set_nodelay(true).unwrap();
+    s
+}
+
+/// A scratch directory for one server process, unique within this test run.
+fn scratch_dir(what: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "{what}-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    dir
+}
+
+/// A real `redis-server`, the reference the differential tests compare Vitrine with: on a free
+/// 127.0.0.1 port (never 6379), with no persistence, killed (and its directory removed) when
+/// dropped.
+pub struct RedisServer {
+    child: Child,
+    pub port: u16,
+    dir: PathBuf,
+}
+
+impl RedisServer {
+    /// How many ports to try: the free port is picked by binding port 0 and letting it go,
+    /// so another process may take it before redis-server binds it.
+    const ATTEMPTS: usize = 5;
+
+    /// Starts `redis-server` from PATH. When it is not installed this says so and answers
+    /// `None` so the caller can skip, except under CI (`CI` set and not `false`/`0`), where
+    /// the comparison must run and a missing redis-server fails the test.
+    pub fn start_or_skip(test: &str) -> Option<RedisServer> {
+        match find_in_path("redis-server") {
+            Some(binary) => Some(RedisServer::start(&binary)),
+            None if is_ci() => {
+                panic!("{test}: redis-server is not on PATH, and CI must run this test (scripts/test installs it)")
+            }
+            None => {
+                eprintln!("SKIPPED {test}: redis-server is not on PATH (install Debian's redis-server to run it)");
+                None
+            }
+        }
+    }
+
+    /// Starts `binary` on a free port and waits (bounded) until it answers PING.
+    pub fn start(binary: &Path) -> RedisServer {
+        let mut failures = String::new();
+        for attempt in 1..=Self::ATTEMPTS {
+            let port = free_port();
+            let dir = scratch_dir("redis");
+            let log = std::fs::File::create(dir.join("log")).expect("create log file");
+            let child = Command::new(binary)
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no"])
+                .arg("--dir")
+                .arg(&dir)
+                .stdin(Stdio::null())
+                .stdout(log.try_clone().expect("clone log file"))
+                .stderr(log)
+                .spawn()
+                .unwrap_or_else(|e| panic!("spawn {}: {e}", binary.display()));
+            let mut server = RedisServer { child, port, dir };
+            match server.wait_ready() {
+                Ok(()) => return server,
+                Err(why) => {
+                    failures.push_str(&format!("attempt {attempt} on port {port}: {why}\n{}\n", server.log()));
+                }
+            }
+        }
+        panic!("redis-server did not start:\n{failures}");
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    /// A client connection with bounded reads and writes and Nagle off.
+    pub fn connect(&self) -> TcpStream {
+        connect_to(self.addr())
+    }
+
+    /// What redis-server logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("log")).unwrap_or_default()
+    }
+
+    /// Waits until this process (not whatever else might hold the port) answers PING.
+    fn wait_ready(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!("exited at start ({status})"));
+            }
+            if let Ok(pid) = ping_and_pid(self.addr()) {
+                if pid == Some(self.child.id()) {
+                    return Ok(());
+                }
+                return Err(format!("another process (pid {pid:?}) answers on the port"));
+            }
+            if Instant::now() > deadline {
+                return Err(format!("no PONG within {START_TIMEOUT:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// PINGs the server at `addr` and answers its `process_id` from `INFO server`.
+fn ping_and_pid(addr: SocketAddr) -> std::io::Result<Option<u32>> {
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(200))?;
+    s.set_read_timeout(Some(Duration::from_secs(1)))?;
+    s.write_all(&cmd(&["PING"]))?;
+    let pong = read_line_io(&mut s)?;
+    if pong != b"+PONG\r\n" {
+        return Err(std::io::Error::other(format!("PING answered {:?}", show(&pong))));
+    }
+    s.write_all(&cmd(&["INFO", "server"]))?;
+    let header = read_line_io(&mut s)?;
+    let len: usize = header
+        .strip_prefix(b"$")
+        .and_then(|h| h.strip_suffix(b"\r\n"))
+        .and_then(|n| std::str::from_utf8(n).ok()?.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("INFO answered {:?}", show(&header))))?;
+    let mut body = vec![0; len + 2];
+    s.read_exact(&mut body)?;
+    let text = String::from_utf8_lossy(&body);
+    Ok(text.lines().find_map(|l| l.strip_prefix("process_id:")).and_then(|pid| pid.trim().parse().ok()))
+}
+
+/// Reads one line through `\r\n`, reporting errors instead of failing the test.
+fn read_line_io(s: &mut TcpStream) -> std::io::Result<Vec<u8>> {
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    while !line.ends_with(b"\r\n") {
+        s.read_exact(&mut byte)?;
+        line.push(byte[0]);
+    }
+    Ok(line)
+}
+
+/// A port nobody listens on right now (never Redis's default, 6379).
+fn free_port() -> u16 {
+    loop {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().expect("local addr").port();
+        if port != 6379 {
+            return port;
+        }
+    }
+}
+
+/// The first executable file named `name` on PATH.
+pub fn find_in_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|candidate| {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(candidate).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            candidate.is_file()
+        }
+    })
+}
+
+/// Whether this runs under CI, where tests that would skip locally must run.
+pub fn is_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
 /// A command as a RESP multibulk array.

@@ -1,0 +1,172 @@
+//! Admin routes: run one command (the dashboard console), read and change settings (the same
+//! ones as `CONFIG GET/SET`), flush the keyspace behind an explicit confirmation, and the
+//! command table for help and autocompletion.
+
+use axum::extract::State;
+use axum::http::Method;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Map, Value as Json_};
+use vitrine_engine::config::PARAMS;
+use vitrine_engine::reply_json::bytes_from_json;
+use vitrine_engine::table::COMMANDS;
+use vitrine_engine::Reply;
+
+use super::error::{ApiError, ApiJson};
+use super::keys::command_error;
+use super::{AppState, RouteTable};
+
+/// What `POST /api/flush` needs in `confirm`.
+pub const FLUSH_CONFIRMATION: &str = "FLUSHALL";
+
+/// Parameters `CONFIG GET` lists that `CONFIG SET` cannot change (besides the host's own,
+/// such as `port`, which are never in `PARAMS`).
+const NOT_SETTABLE: &[&str] = &["databases", "save", "appendonly"];
+
+/// Parameters whose value is a secret: reported as `(hidden)` when set.
+const SECRET: &[&str] = &["requirepass"];
+
+pub fn routes(t: &mut RouteTable) {
+    t.api(Method::POST, "/command", command);
+    t.api(Method::GET, "/commands", commands);
+    t.api(Method::GET, "/config", get_config);
+    t.api(Method::PATCH, "/config", patch_config);
+    t.api(Method::POST, "/flush", flush);
+}
+
+/// One command argument from JSON: a string, `{"base64": ...}`, or a number (as its text).
+fn arg(v: &Json_) -> Option<Vec<u8>> {
+    match v {
+        Json_::Number(n) => Some(n.to_string().into_bytes()),
+        other => bytes_from_json(other),
+    }
+}
+
+/// `POST /api/command` with `["SET", "k", "v"]` (or `{"args": [...]}`): runs it and answers
+/// the reply as tagged JSON. A Redis error is a normal reply (`{"type": "error", ...}`), not
+/// an HTTP error.
+async fn command(State(state): State<AppState>, ApiJson(body): ApiJson<Json_>) -> Result<Json<Json_>, ApiError> {
+    let items = match &body {
+        Json_::Array(items) => items,
+        Json_::Object(map) => match map.get("args") {
+            Some(Json_::Array(items)) if map.len() == 1 => items,
+            _ => {
+                return Err(ApiError::unprocessable(
+                    "invalid_body",
+                    "expected [\"CMD\", \"arg\", ...] or {\"args\": [...]}",
+                ))
+            }
+        },
+        _ => {
+            return Err(ApiError::unprocessable(
+                "invalid_body",
+                "expected [\"CMD\", \"arg\", ...] or {\"args\": [...]}",
+            ))
+        }
+    };
+    if items.is_empty() {
+        return Err(ApiError::unprocessable("invalid_body", "the command is empty"));
+    }
+    let argv = items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            arg(v).ok_or_else(|| {
+                ApiError::unprocessable(
+                    "invalid_body",
+                    format!("argument {i} must be a string, a number or {{\"base64\": \"...\"}}"),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Json(state.call(&argv).to_json()))
+}
+
+/// `GET /api/commands`: the command table.
+async fn commands() -> Json<Json_> {
+    let list: Vec<Json_> = COMMANDS
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name,
+                "arity": c.arity,
+                "flags": c.flag_names(),
+                "first_key": c.first_key,
+                "last_key": c.last_key,
+                "step": c.step,
+                "group": c.group,
+                "summary": c.summary,
+                "syntax": c.syntax,
+            })
+        })
+        .collect();
+    Json(json!({ "commands": list }))
+}
+
+fn config_view(state: &AppState) -> Json_ {
+    let cfg = state.engine.config();
+    let mut values = Map::new();
+    for (name, value) in cfg.all() {
+        let shown = if SECRET.contains(&name.as_str()) && !value.is_empty() { "(hidden)".to_string() } else { value };
+        values.insert(name, Json_::String(shown));
+    }
+    let writable: Vec<&str> = PARAMS.iter().copied().filter(|p| !NOT_SETTABLE.contains(p)).collect();
+    json!({ "config": values, "writable": writable })
+}
+
+/// `GET /api/config`: every parameter (as `CONFIG GET *`) and which ones can be changed.
+async fn get_config(State(state): State<AppState>) -> Json<Json_> {
+    Json(config_view(&state))
+}
+
+/// `PATCH /api/config` with `{"maxmemory": "64mb", "maxmemory-policy": "allkeys-lru"}`:
+/// applies every change at once as one `CONFIG SET` (all or nothing), then answers like GET.
+/// Names may use `_` for `-`; values are strings or numbers.
+async fn patch_config(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<Map<String, Json_>>,
+) -> Result<Json<Json_>, ApiError> {
+    if body.is_empty() {
+        return Err(ApiError::unprocessable("invalid_body", "give at least one setting to change"));
+    }
+    let mut argv: Vec<Vec<u8>> = vec![b"CONFIG".to_vec(), b"SET".to_vec()];
+    for (name, value) in &body {
+        let value = match value {
+            Json_::String(s) => s.clone(),
+            Json_::Number(n) => n.to_string(),
+            _ => {
+                return Err(ApiError::unprocessable(
+                    "invalid_body",
+                    format!("the value of '{name}' must be a string or a number"),
+                ))
+            }
+        };
+        argv.push(name.replace('_', "-").to_ascii_lowercase().into_bytes());
+        argv.push(value.into_bytes());
+    }
+    match state.call(&argv) {
+        Reply::Error(text) => Err(ApiError::unprocessable("config_error", text)),
+        _ => Ok(Json(config_view(&state))),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FlushBody {
+    confirm: Option<String>,
+}
+
+/// `POST /api/flush` with `{"confirm": "FLUSHALL"}`: deletes every key.
+async fn flush(State(state): State<AppState>, ApiJson(body): ApiJson<FlushBody>) -> Result<Json<Json_>, ApiError> {
+    if body.confirm.as_deref() != Some(FLUSH_CONFIRMATION) {
+        return Err(ApiError::unprocessable(
+            "confirmation_required",
+            format!("this deletes every key: send {{\"confirm\": \"{FLUSH_CONFIRMATION}\"}} to go ahead"),
+        ));
+    }
+    let before = state.engine.store().len();
+    match state.call(&[FLUSH_CONFIRMATION]) {
+        Reply::Error(text) => Err(command_error(text)),
+        _ => Ok(Json(json!({ "flushed": true, "keys_removed": before }))),
+    }
+}

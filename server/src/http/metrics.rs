@@ -1,0 +1,190 @@
+//! `GET /metrics`: the Prometheus text exposition format (version 0.0.4), with names close to
+//! redis_exporter's (`redis_memory_used_bytes` is `vitrine_memory_used_bytes` here, and so
+//! on) so existing dashboards and alerts translate by a prefix. Every series exists from the
+//! first scrape, zeros included (per-command counters for every command in the table), so
+//! `rate()` and alerts never see a series appear out of nowhere.
+
+use std::fmt::Write;
+use std::sync::atomic::Ordering::Relaxed;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use vitrine_engine::table::COMMANDS;
+
+use super::AppState;
+use crate::now_ms;
+
+/// The exposition's content type.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    let text = render(&state);
+    ([(header::CONTENT_TYPE, CONTENT_TYPE)], text).into_response()
+}
+
+/// Writes one metric family: HELP, TYPE and its samples (`labels` already formatted, e.g.
+/// `cmd="get"`, or empty).
+struct Out(String);
+
+impl Out {
+    fn family(&mut self, name: &str, kind: &str, help: &str, samples: &[(String, f64)]) {
+        let _ = writeln!(self.0, "# HELP {name} {help}");
+        let _ = writeln!(self.0, "# TYPE {name} {kind}");
+        for (labels, value) in samples {
+            let value = format_value(*value);
+            if labels.is_empty() {
+                let _ = writeln!(self.0, "{name} {value}");
+            } else {
+                let _ = writeln!(self.0, "{name}{{{labels}}} {value}");
+            }
+        }
+    }
+
+    fn one(&mut self, name: &str, kind: &str, help: &str, value: f64) {
+        self.family(name, kind, help, &[(String::new(), value)]);
+    }
+}
+
+fn format_value(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "+Inf" } else { "-Inf" }.into()
+    } else if v == v.trunc() && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A label value escaped as the format requires (backslash, double quote, newline).
+pub fn escape_label(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+/// The whole exposition.
+pub fn render(state: &AppState) -> String {
+    let engine = &state.engine;
+    let snap = engine.snapshot(now_ms());
+    let stats = engine.stats();
+    let mut out = Out(String::with_capacity(16 * 1024));
+    let c = |v: u64| v as f64;
+
+    out.one("vitrine_up", "gauge", "Whether the server is up (always 1 when it answers).", 1.0);
+    out.family(
+        "vitrine_build_info",
+        "gauge",
+        "Build information (always 1).",
+        &[(format!("version=\"{}\"", escape_label(snap.version)), 1.0)],
+    );
+    out.one("vitrine_uptime_in_seconds", "gauge", "Seconds since the server started.", c(snap.uptime_s));
+    out.one(
+        "vitrine_memory_used_bytes",
+        "gauge",
+        "Accounted bytes of all keys and values (used_memory).",
+        c(snap.used_memory),
+    );
+    out.one("vitrine_memory_max_bytes", "gauge", "The maxmemory limit in bytes (0 = none).", c(snap.maxmemory));
+    out.one("vitrine_memory_used_rss_bytes", "gauge", "Resident set size of the process.", c(snap.host.rss_bytes));
+    out.one(
+        "vitrine_allocator_allocated_bytes",
+        "gauge",
+        "Bytes the allocator reports as allocated (0 when unknown).",
+        c(snap.host.allocator_bytes),
+    );
+    out.family(
+        "vitrine_maxmemory_policy",
+        "gauge",
+        "The eviction policy in force (1 for the current one).",
+        &[(format!("policy=\"{}\"", escape_label(snap.maxmemory_policy)), 1.0)],
+    );
+    out.one("vitrine_maxmemory_samples", "gauge", "Keys sampled per eviction.", snap.maxmemory_samples as f64);
+    out.family("vitrine_db_keys", "gauge", "Keys in the database.", &[("db=\"db0\"".to_string(), c(snap.keys))]);
+    out.family(
+        "vitrine_db_keys_expiring",
+        "gauge",
+        "Keys with a TTL in the database.",
+        &[("db=\"db0\"".to_string(), c(snap.keys_with_ttl))],
+    );
+    let by_type: Vec<(String, f64)> = match serde_json::to_value(&snap.keys_by_type) {
+        Ok(serde_json::Value::Object(map)) => map
+            .iter()
+            .map(|(t, n)| (format!("db=\"db0\",type=\"{}\"", escape_label(t)), n.as_f64().unwrap_or(0.0)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    out.family("vitrine_db_keys_by_type", "gauge", "Keys in the database by type.", &by_type);
+    out.one("vitrine_keyspace_hits_total", "counter", "Read lookups that found their key.", c(snap.hits));
+    out.family(
+        "vitrine_keyspace_misses_total",
+        "counter",
+        "Read lookups that found no key, by cause: never_seen (never written, deleted, or gone long ago), expired or evicted recently.",
+        &[
+            ("cause=\"never_seen\"".to_string(), c(snap.misses_never_seen)),
+            ("cause=\"expired\"".to_string(), c(snap.misses_expired)),
+            ("cause=\"evicted\"".to_string(), c(snap.misses_evicted)),
+        ],
+    );
+    out.one("vitrine_evicted_keys_total", "counter", "Keys evicted to stay under maxmemory.", c(snap.evicted_keys));
+    out.one("vitrine_expired_keys_total", "counter", "Keys removed because their TTL passed.", c(snap.expired_keys));
+    out.one(
+        "vitrine_rejected_oom_commands_total",
+        "counter",
+        "Writes refused because memory could not be freed.",
+        c(snap.rejected_oom),
+    );
+    out.one("vitrine_connected_clients", "gauge", "Clients connected now.", c(snap.connected_clients));
+    out.one("vitrine_connections_received_total", "counter", "Connections accepted.", c(snap.connections_received));
+    out.one(
+        "vitrine_rejected_connections_total",
+        "counter",
+        "Connections refused (maxclients).",
+        c(snap.rejected_connections),
+    );
+    out.one("vitrine_commands_processed_total", "counter", "Commands run.", c(snap.commands_processed));
+    out.one(
+        "vitrine_instantaneous_ops_per_sec",
+        "gauge",
+        "Commands per second over the last seconds.",
+        snap.ops_per_sec,
+    );
+    let per_cmd = |counters: &[std::sync::atomic::AtomicU64]| -> Vec<(String, f64)> {
+        COMMANDS
+            .iter()
+            .zip(counters)
+            .map(|(cmd, n)| (format!("cmd=\"{}\"", escape_label(&cmd.name.to_ascii_lowercase())), c(n.load(Relaxed))))
+            .collect()
+    };
+    out.family("vitrine_commands_total", "counter", "Calls per command.", &per_cmd(&stats.calls));
+    out.family(
+        "vitrine_commands_failed_calls_total",
+        "counter",
+        "Calls per command that answered an error.",
+        &per_cmd(&stats.failed_calls),
+    );
+    out.one("vitrine_error_replies_total", "counter", "Error replies sent.", c(snap.error_replies));
+    out.one(
+        "vitrine_protocol_errors_total",
+        "counter",
+        "Connections closed for broken framing.",
+        c(snap.protocol_errors),
+    );
+    out.one("vitrine_net_input_bytes_total", "counter", "Bytes read from RESP clients.", c(snap.net_input_bytes));
+    out.one("vitrine_net_output_bytes_total", "counter", "Bytes written to RESP clients.", c(snap.net_output_bytes));
+    out.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_and_labels_are_formatted_for_prometheus() {
+        assert_eq!(format_value(3.0), "3");
+        assert_eq!(format_value(0.25), "0.25");
+        assert_eq!(format_value(f64::NAN), "NaN");
+        assert_eq!(format_value(f64::INFINITY), "+Inf");
+        assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+}

@@ -1,0 +1,168 @@
+//! Helpers for the admin API's router tests: an app over a fresh engine, requests with a
+//! loopback `Host`, and responses read back as JSON.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderMap, Method, Request, StatusCode};
+use axum::Router;
+use tokio::sync::watch;
+use tower::ServiceExt;
+use vitrine_engine::{Config, Engine};
+
+use super::{router, AppState, HttpOptions};
+
+/// A directory removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(what: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "vitrine-http-test-{what}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An app over a fresh engine, with what it needs kept alive.
+pub struct TestApp {
+    pub state: AppState,
+    pub app: Router,
+    pub dir: TempDir,
+    pub shutdown: watch::Sender<bool>,
+}
+
+pub struct Setup {
+    pub token: Option<String>,
+    pub bind_ip: IpAddr,
+    pub config: Config,
+    pub resp_addr: SocketAddr,
+    pub web_dir: Option<PathBuf>,
+}
+
+impl Default for Setup {
+    fn default() -> Setup {
+        Setup {
+            token: None,
+            bind_ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            config: Config::default(),
+            // Nothing listens here; tests that run benchmarks give a real address.
+            resp_addr: SocketAddr::from(([127, 0, 0, 1], 1)),
+            web_dir: None,
+        }
+    }
+}
+
+impl TestApp {
+    pub fn new() -> TestApp {
+        TestApp::with(Setup::default())
+    }
+
+    pub fn with(mut setup: Setup) -> TestApp {
+        let dir = TempDir::new("app");
+        let engine = Arc::new(Engine::new(std::mem::take(&mut setup.config), crate::now_ms(), 7));
+        TestApp::over(engine, setup, dir)
+    }
+
+    pub fn over(engine: Arc<Engine>, setup: Setup, dir: TempDir) -> TestApp {
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let options = HttpOptions {
+            token: setup.token,
+            bind_ip: setup.bind_ip,
+            web_dir: setup.web_dir.unwrap_or_else(|| dir.0.join("no-web-dir")),
+            data_dir: dir.0.clone(),
+            resp_addr: setup.resp_addr,
+        };
+        let state = AppState::new(engine, options, shutdown_rx);
+        state.set_ready(true);
+        TestApp { app: router(state.clone()), state, dir, shutdown }
+    }
+
+    /// Sends a request through the router.
+    pub async fn send(&self, req: Request<Body>) -> Reply {
+        let response = self.app.clone().oneshot(req).await.expect("the router never fails");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = axum::body::to_bytes(response.into_body(), 64 << 20).await.expect("read body");
+        Reply { status, headers, body }
+    }
+
+    pub async fn get(&self, uri: &str) -> Reply {
+        self.send(req(Method::GET, uri, None)).await
+    }
+
+    pub async fn json(&self, method: Method, uri: &str, body: serde_json::Value) -> Reply {
+        self.send(req(method, uri, Some(body))).await
+    }
+}
+
+/// A response, read whole.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Reply {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// Asserts the status and returns the JSON body.
+    #[track_caller]
+    pub fn expect(&self, status: StatusCode) -> serde_json::Value {
+        assert_eq!(self.status, status, "body: {}", self.text());
+        self.json()
+    }
+
+    /// Asserts an error answer: status, the documented shape, and its code.
+    #[track_caller]
+    pub fn expect_error(&self, status: StatusCode, code: &str) {
+        let v = self.expect(status);
+        assert_eq!(v["error"]["code"], code, "body: {v}");
+        assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "body: {v}");
+    }
+}
+
+/// A request with `Host: localhost:8080` and, with a body, `Content-Type: application/json`.
+pub fn req(method: Method, uri: &str, body: Option<serde_json::Value>) -> Request<Body> {
+    let builder = Request::builder().method(method).uri(uri).header(header::HOST, "localhost:8080");
+    match body {
+        Some(b) => builder
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(b.to_string()))
+            .expect("valid request"),
+        None => builder.body(Body::empty()).expect("valid request"),
+    }
+}
+
+/// A request with a raw body and headers of the caller's choosing (Host is added).
+pub fn raw(method: Method, uri: &str, headers: &[(&str, &str)], body: impl Into<Body>) -> Request<Body> {
+    let mut builder = Request::builder().method(method).uri(uri);
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        builder = builder.header(header::HOST, "localhost:8080");
+    }
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    builder.body(body.into()).expect("valid request")
+}
