@@ -408,8 +408,9 @@ class RunningServer:
         if s.kind == "vitrine":
             port_file = self.workdir / f"{s.name}.port"
             port_file.unlink(missing_ok=True)
+            # The admin port on a free port too, so runs never collide with a vitrine on 8080.
             return [s.binary, "--port", "0", "--bind", "127.0.0.1", "--port-file", str(port_file),
-                    *s.args], port_file
+                    "--http-port", "0", "--dir", str(self.workdir), *s.args], port_file
         self.port = free_port()
         if s.kind == "redis":
             data_dir = self.workdir / f"{s.name}-data"
