@@ -261,16 +261,12 @@ impl Engine {
         let hits = s.hits.load(Relaxed);
         let misses = s.misses.load(Relaxed);
         let rates = s.rates();
-        let mut keys_by_type = KeysByType::default();
-        let mut keys = 0u64;
-        let mut with_ttl = 0u64;
-        self.store.for_each(now_ms, |_, e| {
-            keys += 1;
-            with_ttl += e.has_ttl() as u64;
-            match e.value {
-                crate::store::entry::Value::Str(_) => keys_by_type.string += 1,
-            }
-        });
+        // Live counts, O(shards): a snapshot is taken every second and must not walk millions
+        // of keys. Like DBSIZE, they include expired keys not yet collected.
+        let by_type = self.store.keys_by_type();
+        let keys_by_type = KeysByType { string: by_type[0] as u64 };
+        let keys = by_type.iter().sum::<usize>() as u64;
+        let with_ttl = self.store.volatile_len() as u64;
         StatsSnapshot {
             version: crate::VERSION,
             now_ms,

@@ -8,6 +8,16 @@ pub enum Value {
 }
 
 impl Value {
+    /// How many value types there are; `type_index` is below this.
+    pub const TYPES: usize = 1;
+
+    /// A small number per type, for per-type key counts kept by each shard.
+    pub fn type_index(&self) -> usize {
+        match self {
+            Value::Str(_) => 0,
+        }
+    }
+
     /// The name `TYPE` answers with.
     pub fn type_name(&self) -> &'static str {
         match self {

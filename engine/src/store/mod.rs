@@ -228,6 +228,18 @@ impl Store {
         self.len() == 0
     }
 
+    /// Number of keys of each value type (indexed by `Value::type_index`), from live counts.
+    pub fn keys_by_type(&self) -> [usize; entry::Value::TYPES] {
+        let mut out = [0; entry::Value::TYPES];
+        for shard in self.shards.iter() {
+            let shard = shard.lock();
+            for (o, n) in out.iter_mut().zip(shard.types.iter()) {
+                *o += n;
+            }
+        }
+        out
+    }
+
     /// Number of keys with a TTL.
     pub fn volatile_len(&self) -> usize {
         self.shards.iter().map(|s| s.lock().volatile_len()).sum()

@@ -30,6 +30,8 @@ pub struct Shard {
     pub(crate) expires: IndexSet<Key, Hasher>,
     /// Accounted bytes held by this shard (its share of `used_memory`).
     pub(crate) used: usize,
+    /// Live count of keys per value type (`Value::type_index`), so stats never walk the keyspace.
+    pub(crate) types: [usize; Value::TYPES],
     common: Arc<Common>,
 }
 
@@ -39,6 +41,7 @@ impl Shard {
             map: IndexMap::with_hasher(Hasher::with_seed(seed)),
             expires: IndexSet::with_hasher(Hasher::with_seed(seed ^ 0x9e37_79b9_7f4a_7c15)),
             used: 0,
+            types: [0; Value::TYPES],
             common,
         }
     }
@@ -98,9 +101,11 @@ impl Shard {
         let mut entry = Entry { value, expire_at, seq: 0, atime: 0, lfu: 0, lfu_ldt: 0 };
         self.common.init_stamps(&mut entry, now_ms);
         let new = entry_size(key.len(), &entry);
+        self.types[entry.value.type_index()] += 1;
         let old = match self.map.get_full_mut(key) {
             Some((_, _, slot)) => {
                 let old_size = entry_size(key.len(), slot);
+                self.types[slot.value.type_index()] -= 1;
                 let had_ttl = slot.has_ttl();
                 *slot = entry;
                 if had_ttl && expire_at == 0 {
@@ -127,8 +132,12 @@ impl Shard {
         let key_len = key.len();
         let entry = self.lookup(key, now_ms, Touch::Yes)?;
         let old = entry_size(key_len, entry);
+        let old_type = entry.value.type_index();
         let r = f(&mut entry.value);
         let new = entry_size(key_len, entry);
+        let new_type = entry.value.type_index();
+        self.types[old_type] -= 1;
+        self.types[new_type] += 1;
         self.account(old, new);
         Some(r)
     }
@@ -159,6 +168,7 @@ impl Shard {
 
     pub(crate) fn remove_index(&mut self, idx: usize) -> Option<(Key, Entry)> {
         let (key, entry) = self.map.swap_remove_index(idx)?;
+        self.types[entry.value.type_index()] -= 1;
         if entry.has_ttl() {
             self.expires.swap_remove(&key);
         }
@@ -172,6 +182,7 @@ impl Shard {
         let n = self.map.len();
         self.map = IndexMap::with_hasher(*self.map.hasher());
         self.expires = IndexSet::with_hasher(*self.expires.hasher());
+        self.types = [0; Value::TYPES];
         let used = self.used;
         self.account(used, 0);
         n

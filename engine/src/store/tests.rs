@@ -19,6 +19,7 @@ fn accounting_returns_to_zero() {
         set(&s, &format!("k{i}"), i * 10, if i % 2 == 0 { 5_000 } else { 0 }, 1_000);
     }
     assert!(s.used_memory() > 100 * 10);
+    assert_eq!(s.keys_by_type().iter().sum::<usize>(), 100);
     for i in 0..100 {
         let k = format!("k{i}");
         let mut l = s.lock_keys([k.as_bytes()]);
@@ -26,6 +27,7 @@ fn accounting_returns_to_zero() {
     }
     assert_eq!(s.used_memory(), 0);
     assert_eq!(s.volatile_len(), 0);
+    assert_eq!(s.keys_by_type(), [0; Value::TYPES]);
 }
 
 #[test]
