@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { bytesId, bytesToJson, byteLength, displayBytes, fromBase64, hexDump, keyPath, toBase64, toBytes } from './bytes';
+
+describe('bytes in the API encoding', () => {
+  it('keeps UTF-8 as text and other bytes as base64', () => {
+    expect(bytesToJson(new TextEncoder().encode('café'))).toBe('café');
+    expect(bytesToJson(Uint8Array.from([0xff, 0x00]))).toEqual({ base64: '/wA=' });
+    expect(toBytes({ base64: '/wA=' })).toEqual(Uint8Array.from([0xff, 0x00]));
+    expect(toBytes('é')).toEqual(Uint8Array.from([0xc3, 0xa9]));
+    expect(fromBase64(toBase64(Uint8Array.from([1, 2, 250])))).toEqual(Uint8Array.from([1, 2, 250]));
+    expect(byteLength('é')).toBe(2);
+  });
+
+  it('tells text and base64 keys apart in ids', () => {
+    expect(bytesId('abc')).not.toBe(bytesId({ base64: 'abc' }));
+    expect(bytesId('a')).toBe(bytesId('a'));
+  });
+
+  it('percent-encodes keys for the path, byte by byte', () => {
+    expect(keyPath('user:1')).toBe('user%3A1');
+    expect(keyPath('a/b c')).toBe('a%2Fb%20c');
+    expect(keyPath('café')).toBe('caf%C3%A9');
+    expect(keyPath({ base64: '/wA=' })).toBe('%FF%00');
+    expect(keyPath('a-b_c.d~e')).toBe('a-b_c.d~e');
+    expect(keyPath('100%')).toBe('100%25');
+    expect(keyPath('?#&')).toBe('%3F%23%26');
+  });
+
+  it('displays untrusted names on one line', () => {
+    expect(displayBytes('plain')).toBe('plain');
+    expect(displayBytes('<script>alert(1)</script>')).toBe('<script>alert(1)</script>'); // text, escaped by Svelte
+    expect(displayBytes('a\nb\tc\u0000')).toBe('a\\nb\\tc\\x00');
+    expect(displayBytes({ base64: '/wBBXA==' })).toBe('\\xff\\x00A\\\\');
+  });
+
+  it('dumps binary values as hex', () => {
+    const dump = hexDump(Uint8Array.from([0x41, 0x00, 0xff]));
+    expect(dump).toBe('00000000  41 00 ff' + ' '.repeat(39) + '  A..');
+    expect(hexDump(new Uint8Array(40), 16).split('\n')).toHaveLength(2);
+  });
+});

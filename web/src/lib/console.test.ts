@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import { CommandTable } from './commands.svelte';
+import { ConsoleState, dangerReason, isSecret, LARGE_KEYSPACE } from './console.svelte';
+import type { Bytes, CommandInfo, Reply } from './types';
+
+function memoryStorage(): Storage {
+  const m = new Map<string, string>();
+  return {
+    get length() {
+      return m.size;
+    },
+    clear: () => m.clear(),
+    getItem: (k) => m.get(k) ?? null,
+    key: (i) => [...m.keys()][i] ?? null,
+    removeItem: (k) => void m.delete(k),
+    setItem: (k, v) => void m.set(k, v),
+  };
+}
+
+const cmd = (name: string, syntax: string, group = 'string'): CommandInfo => ({
+  name, arity: -2, flags: [], first_key: 1, last_key: 1, step: 1, group, summary: `${name} summary.`, syntax,
+});
+
+async function table(): Promise<CommandTable> {
+  const t = new CommandTable();
+  await t.load(async () => ({
+    commands: [cmd('SET', 'key value [NX | XX]'), cmd('SETEX', 'key seconds value'), cmd('SETNX', 'key value'), cmd('GET', 'key'), cmd('FLUSHALL', '[ASYNC | SYNC]', 'server'), cmd('KEYS', 'pattern', 'generic')],
+  }));
+  return t;
+}
+
+function setup(replies: Record<string, Reply> = {}, keys: number | null = 10) {
+  const sent: Bytes[][] = [];
+  const run = async (argv: Bytes[]): Promise<Reply> => {
+    sent.push(argv);
+    return replies[String(argv[0]).toUpperCase()] ?? { type: 'status', value: 'OK' };
+  };
+  return { sent, make: async () => new ConsoleState({ run, keyCount: () => keys, table: await table(), storage: memoryStorage() }) };
+}
+
+describe('ConsoleState', () => {
+  it('sends the split arguments and prints the reply as redis-cli does', async () => {
+    const { sent, make } = setup({ GET: { type: 'bulk', value: 'a\nb' }, MGET: { type: 'array', value: [{ type: 'nil' }, { type: 'int', value: 3 }] } });
+    const c = await make();
+    await c.submit('SET k "hello world"');
+    await c.submit('GET k');
+    await c.submit('MGET a b');
+    expect(sent).toEqual([['SET', 'k', 'hello world'], ['GET', 'k'], ['MGET', 'a', 'b']]);
+    expect(c.entries.map((e) => e.output)).toEqual(['OK', '"a\\nb"', '1) (nil)\n2) (integer) 3']);
+    expect(c.entries[0].input).toBe('SET k "hello world"');
+  });
+
+  it('sends bytes that are not UTF-8 as base64', async () => {
+    const { sent, make } = setup();
+    const c = await make();
+    await c.submit('SET "\\xff" v');
+    expect(sent[0]).toEqual(['SET', { base64: '/w==' }, 'v']);
+  });
+
+  it('marks error replies', async () => {
+    const { make } = setup({ NOPE: { type: 'error', value: "ERR unknown command 'NOPE'" } });
+    const c = await make();
+    await c.submit('NOPE');
+    expect(c.entries[0]).toMatchObject({ kind: 'error', output: "(error) ERR unknown command 'NOPE'" });
+  });
+
+  it('prints INFO raw', async () => {
+    const { make } = setup({ INFO: { type: 'bulk', value: '# Server\r\nversion:1\r\n' } });
+    const c = await make();
+    await c.submit('info server');
+    expect(c.entries[0].output).toBe('# Server\nversion:1');
+  });
+
+  it('says Invalid argument(s) for unbalanced quotes and sends nothing', async () => {
+    const { sent, make } = setup();
+    const c = await make();
+    await c.submit('GET "oops');
+    expect(sent).toHaveLength(0);
+    expect(c.entries[0]).toMatchObject({ kind: 'error', output: 'Invalid argument(s)' });
+  });
+
+  it('shows a network failure as an error line', async () => {
+    const c = new ConsoleState({ run: async () => Promise.reject(new Error('The server could not be reached.')), keyCount: () => 0, table: await table(), storage: null });
+    await c.submit('PING');
+    expect(c.entries[0]).toMatchObject({ kind: 'error', output: '(error) The server could not be reached.' });
+    expect(c.busy).toBe(false);
+  });
+
+  it('ignores blank lines', async () => {
+    const { sent, make } = setup();
+    const c = await make();
+    await c.submit('   ');
+    expect(sent).toHaveLength(0);
+    expect(c.entries).toHaveLength(0);
+    expect(c.history).toHaveLength(0);
+  });
+
+  it('asks before FLUSHALL and runs it only when confirmed', async () => {
+    const { sent, make } = setup();
+    const c = await make();
+    await c.submit('flushall');
+    expect(sent).toHaveLength(0);
+    expect(c.pending?.reason).toMatch(/deletes every key/);
+    await c.confirm();
+    expect(sent).toEqual([['flushall']]);
+    expect(c.pending).toBeNull();
+
+    await c.submit('FLUSHDB');
+    c.cancel();
+    expect(sent).toHaveLength(1);
+    expect(c.entries.at(-1)).toMatchObject({ input: 'FLUSHDB', output: '(not run)' });
+  });
+
+  it('asks before KEYS only on a large keyspace', async () => {
+    const small = setup({}, 100);
+    const c1 = await small.make();
+    await c1.submit('KEYS *');
+    expect(c1.pending).toBeNull();
+    expect(small.sent).toHaveLength(1);
+
+    const large = setup({}, LARGE_KEYSPACE + 1);
+    const c2 = await large.make();
+    await c2.submit('KEYS *');
+    expect(c2.pending?.reason).toMatch(/KEYS lists all 10,001 keys/);
+    expect(large.sent).toHaveLength(0);
+  });
+
+  it('names the dangerous commands', () => {
+    expect(dangerReason(['FLUSHALL'], 0)).toMatch(/FLUSHALL/);
+    expect(dangerReason(['flushdb', 'async'], 0)).toMatch(/FLUSHDB/);
+    expect(dangerReason(['config', 'set', 'maxmemory', '1mb'], 0)).toMatch(/CONFIG SET/);
+    expect(dangerReason(['CONFIG', 'GET', 'maxmemory'], 0)).toBeNull();
+    expect(dangerReason(['KEYS', '*'], null)).toBeNull();
+    expect(dangerReason(['KEYS', '*'], 20_000)).toMatch(/SCAN/);
+    expect(dangerReason(['GET', 'k'], 1e9)).toBeNull();
+  });
+
+  it('walks history with up and down, keeping the line being typed', async () => {
+    const { make } = setup();
+    const c = await make();
+    await c.submit('PING');
+    await c.submit('GET a');
+    await c.submit('GET a'); // a repeat is stored once
+    expect(c.history).toEqual(['PING', 'GET a']);
+    expect(c.up('GE')).toBe('GET a');
+    expect(c.up('GET a')).toBe('PING');
+    expect(c.up('PING')).toBeNull();
+    expect(c.down()).toBe('GET a');
+    expect(c.down()).toBe('GE');
+    expect(c.down()).toBeNull();
+  });
+
+  it('keeps history across pages but never secrets', async () => {
+    const storage = memoryStorage();
+    const t = await table();
+    const run = async (): Promise<Reply> => ({ type: 'status', value: 'OK' });
+    const c1 = new ConsoleState({ run, keyCount: () => 0, table: t, storage });
+    await c1.submit('SET a 1');
+    await c1.submit('AUTH hunter2');
+    await c1.confirm();
+    await c1.submit('CONFIG SET requirepass hunter2');
+    await c1.confirm();
+    const c2 = new ConsoleState({ run, keyCount: () => 0, table: t, storage });
+    expect(c2.history).toEqual(['SET a 1']);
+    expect(isSecret(['hello', '3', 'AUTH', 'u', 'p'])).toBe(true);
+    expect(isSecret(['GET', 'auth'])).toBe(false);
+  });
+
+  it('completes command names and hints their syntax', async () => {
+    const { make } = setup();
+    const c = await make();
+    expect(c.complete('ge')).toBe('GET ');
+    expect(c.complete('SE')).toBe('SET'); // SET, SETEX, SETNX share "SET"
+    expect(c.complete('SET')).toBe('SET');
+    expect(c.complete('zz')).toBeNull();
+    expect(c.complete('GET k')).toBeNull();
+    expect(c.hint('set k')).toBe('SET key value [NX | XX]');
+    expect(c.hint('SE')).toBe('SET  SETEX  SETNX');
+    expect(c.hint('')).toBeNull();
+  });
+
+  it('answers HELP locally and CLEAR clears', async () => {
+    const { sent, make } = setup();
+    const c = await make();
+    await c.submit('help get');
+    expect(c.entries[0].output).toBe('  GET key\n  summary: GET summary.\n  group: string');
+    await c.submit('HELP @server');
+    expect(c.entries[1].output).toMatch(/FLUSHALL \[ASYNC \| SYNC\]/);
+    await c.submit('HELP');
+    expect(c.entries[2].output).toMatch(/HELP <command>/);
+    await c.submit('help nosuch');
+    expect(c.entries[3].output).toMatch(/No help for nosuch/);
+    await c.submit('CLEAR');
+    expect(c.entries).toHaveLength(0);
+    expect(sent).toHaveLength(0);
+  });
+});

@@ -1,0 +1,198 @@
+// KeyBrowser: the Keys page's list. Cursor-based paging over GET /api/keys (SCAN underneath):
+// "Load more" asks for the next page, never the whole keyspace. A SCAN step may return few
+// or no keys while the cursor is not done (sparse patterns), so one "Load more" runs a few
+// steps until it has a page's worth, and stops there.
+
+import { api } from './api';
+import { bytesId, keyPath } from './bytes';
+import type { Bytes, KeyDetail, KeyPage, KeyRow } from './types';
+
+export interface PageQuery {
+  match: string;
+  type: string;
+  cursor: string;
+  count: number;
+}
+
+export type FetchPage = (q: PageQuery) => Promise<KeyPage>;
+
+export const httpFetchPage: FetchPage = (q) => {
+  const params = new URLSearchParams({ cursor: q.cursor, count: String(q.count) });
+  if (q.match && q.match !== '*') params.set('match', q.match);
+  if (q.type) params.set('type', q.type);
+  return api<KeyPage>(`/api/keys?${params}`);
+};
+
+/** A listed key, with when it was listed (so its TTL can count down). */
+export type ListedKey = KeyRow & { seen_at: number };
+
+export interface BrowserOptions {
+  /** Keys one "Load more" aims for. */
+  pageSize?: number;
+  /** SCAN `count` of the first request of a "Load more"; doubled on each further step. */
+  scanCount?: number;
+  /** Largest SCAN `count` a step grows to. */
+  maxScanCount?: number;
+  /** Most requests one "Load more" makes before handing back to the person... */
+  maxSteps?: number;
+  /** ...and the most time it spends (after its first request). */
+  budgetMs?: number;
+  /** Looks up one key by name (a pattern without wildcards is looked up directly). */
+  fetchKey?: (key: string) => Promise<KeyDetail | null>;
+}
+
+/** Whether a SCAN pattern has glob syntax; without any it names exactly one key. */
+export function isGlob(pattern: string): boolean {
+  return /[*?[\\]/.test(pattern);
+}
+
+export class KeyBrowser {
+  pattern = $state('*');
+  type = $state('');
+  rows = $state.raw<ListedKey[]>([]);
+  /** The cursor to continue from; "0" with `done` when the scan is complete. */
+  cursor = $state('0');
+  done = $state(false);
+  /** Whether a search has run (the list is meaningful). */
+  started = $state(false);
+  loading = $state(false);
+  error = $state<string | null>(null);
+  /** Pattern and type of the rows shown (the inputs may have changed since). */
+  shownPattern = $state('*');
+  shownType = $state('');
+
+  readonly #fetch: FetchPage;
+  readonly #pageSize: number;
+  readonly #scanCount: number;
+  readonly #maxScanCount: number;
+  readonly #maxSteps: number;
+  readonly #budgetMs: number;
+  readonly #fetchKey: (key: string) => Promise<KeyDetail | null>;
+  #seen = new Set<string>();
+  /** Bumped on every new search so answers to an older one are dropped. */
+  #generation = 0;
+
+  constructor(fetchPage: FetchPage = httpFetchPage, options: BrowserOptions = {}) {
+    this.#fetch = fetchPage;
+    this.#pageSize = options.pageSize ?? 100;
+    this.#scanCount = options.scanCount ?? this.#pageSize;
+    this.#maxScanCount = options.maxScanCount ?? 5000;
+    this.#maxSteps = options.maxSteps ?? 25;
+    this.#budgetMs = options.budgetMs ?? 1500;
+    this.#fetchKey = options.fetchKey ?? ((k) => getKey(k));
+  }
+
+  /** Starts a new scan with the current pattern and type. */
+  async search(): Promise<void> {
+    this.#generation++;
+    this.rows = [];
+    this.#seen = new Set();
+    this.cursor = '0';
+    this.done = false;
+    this.started = true;
+    this.shownPattern = this.pattern.trim() || '*';
+    this.shownType = this.type;
+    this.loading = false;
+    if (!isGlob(this.shownPattern)) {
+      await this.#lookup(this.shownPattern);
+      return;
+    }
+    await this.loadMore();
+  }
+
+  /** A pattern without wildcards: one GET for that key instead of a scan. */
+  async #lookup(name: string): Promise<void> {
+    const gen = this.#generation;
+    this.loading = true;
+    this.error = null;
+    try {
+      const d = await this.#fetchKey(name);
+      if (gen !== this.#generation) return;
+      if (d && (!this.shownType || d.type === this.shownType)) this.upsert(d);
+      this.done = true;
+    } catch (e) {
+      if (gen === this.#generation) this.error = e instanceof Error ? e.message : String(e);
+    } finally {
+      if (gen === this.#generation) this.loading = false;
+    }
+  }
+
+  /** Loads the next page of keys (up to `pageSize`, in at most `maxSteps` SCAN steps). */
+  async loadMore(): Promise<void> {
+    if (this.loading || this.done) return;
+    const gen = this.#generation;
+    this.loading = true;
+    this.error = null;
+    const added: ListedKey[] = [];
+    try {
+      // A sparse pattern finds few keys per step: look at more of the keyspace each time.
+      let count = this.#scanCount;
+      const started = Date.now();
+      for (
+        let step = 0;
+        step < this.#maxSteps && added.length < this.#pageSize && !this.done && (step === 0 || Date.now() - started < this.#budgetMs);
+        step++, count = Math.min(count * 2, this.#maxScanCount)
+      ) {
+        const page = await this.#fetch({ match: this.shownPattern, type: this.shownType, cursor: this.cursor, count });
+        if (gen !== this.#generation) return;
+        for (const row of page.keys) {
+          const id = bytesId(row.key);
+          // SCAN may return a key more than once.
+          if (this.#seen.has(id)) continue;
+          this.#seen.add(id);
+          added.push({ ...row, seen_at: Date.now() });
+        }
+        this.cursor = page.cursor;
+        this.done = page.done || page.cursor === '0';
+      }
+    } catch (e) {
+      if (gen === this.#generation) this.error = e instanceof Error ? e.message : String(e);
+    } finally {
+      if (gen === this.#generation) {
+        if (added.length) this.rows = [...this.rows, ...added];
+        this.loading = false;
+      }
+    }
+  }
+
+  /** Drops a key from the list (after it was deleted). */
+  remove(key: Bytes): void {
+    const id = bytesId(key);
+    this.rows = this.rows.filter((r) => bytesId(r.key) !== id);
+    this.#seen.delete(id);
+  }
+
+  /** Updates or adds a key's row (after it was written). */
+  upsert(d: KeyDetail): void {
+    const id = bytesId(d.key);
+    const row: ListedKey = { key: d.key, type: d.type, ttl_ms: d.ttl_ms, size: d.size, seen_at: Date.now() };
+    if (this.#seen.has(id)) {
+      this.rows = this.rows.map((r) => (bytesId(r.key) === id ? row : r));
+    } else {
+      this.#seen.add(id);
+      this.rows = [row, ...this.rows];
+    }
+  }
+}
+
+/** GET /api/keys/{key}: null when there is no such key. */
+export async function getKey(key: Bytes): Promise<KeyDetail | null> {
+  try {
+    return await api<KeyDetail>(`/api/keys/${keyPath(key)}`);
+  } catch (e) {
+    if ((e as { status?: number }).status === 404) return null;
+    throw e;
+  }
+}
+
+/** PUT /api/keys/{key}: sets a string value, with an optional TTL (seconds or milliseconds). */
+export function putKey(key: Bytes, value: Bytes, ttl?: { seconds?: number; ms?: number }): Promise<KeyDetail> {
+  const body: { value: Bytes; ttl?: number; ttl_ms?: number } = { value };
+  if (ttl?.seconds !== undefined) body.ttl = ttl.seconds;
+  else if (ttl?.ms !== undefined) body.ttl_ms = ttl.ms;
+  return api<KeyDetail>(`/api/keys/${keyPath(key)}`, { method: 'PUT', body });
+}
+
+export function deleteKey(key: Bytes): Promise<{ deleted: boolean }> {
+  return api(`/api/keys/${keyPath(key)}`, { method: 'DELETE' });
+}

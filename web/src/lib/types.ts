@@ -1,0 +1,230 @@
+// Shapes of the admin API's JSON (see server/src/http/openapi.json). Only what the dashboard
+// reads is typed strictly; everything else is left open.
+
+/** A binary-safe byte string: valid UTF-8 as a plain string, other bytes as base64. */
+export type Bytes = string | { base64: string };
+
+/** Key counts by type. Today only `string`; more types arrive with more data types. */
+export type KeysByType = Record<string, number>;
+
+/** One per-second sample (GET /api/stats/history, the `sample` SSE event). */
+export interface Sample {
+  t_ms: number;
+  uptime_s: number;
+  used_memory: number;
+  maxmemory: number;
+  rss_bytes: number;
+  allocator_bytes: number;
+  keys: number;
+  keys_with_ttl: number;
+  keys_by_type: KeysByType;
+  connected_clients: number;
+  ops_per_sec: number;
+  net_input_per_sec: number;
+  net_output_per_sec: number;
+  commands_processed: number;
+  hits: number;
+  misses: number;
+  misses_never_seen: number;
+  misses_expired: number;
+  misses_evicted: number;
+  evicted_keys: number;
+  expired_keys: number;
+  hit_ratio: number;
+  hits_per_sec: number;
+  misses_per_sec: number;
+  misses_never_seen_per_sec: number;
+  misses_expired_per_sec: number;
+  misses_evicted_per_sec: number;
+  evicted_per_sec: number;
+  expired_per_sec: number;
+  hit_ratio_interval: number | null;
+}
+
+export interface History {
+  interval_ms: number;
+  samples: Sample[];
+}
+
+/** GET /api/stats: the engine's StatsSnapshot. */
+export interface StatsSnapshot {
+  version: string;
+  now_ms: number;
+  uptime_s: number;
+  used_memory: number;
+  maxmemory: number;
+  maxmemory_policy: string;
+  maxmemory_samples: number;
+  keys: number;
+  keys_with_ttl: number;
+  keys_by_type: KeysByType;
+  hits: number;
+  misses: number;
+  misses_never_seen: number;
+  misses_expired: number;
+  misses_evicted: number;
+  hit_ratio: number;
+  expired_keys: number;
+  evicted_keys: number;
+  rejected_oom: number;
+  commands_processed: number;
+  ops_per_sec: number;
+  connected_clients: number;
+  host: { process_id: number; tcp_port: number; rss_bytes: number; allocator_bytes: number; threads: number };
+  commands: { name: string; calls: number; failed: number }[];
+  [more: string]: unknown;
+}
+
+/** One eviction or expiration (GET /api/evictions/recent). */
+export interface KeyEvent {
+  kind: 'evicted' | 'expired';
+  /** The key's first 200 bytes, lossily decoded as UTF-8 by the server. */
+  key: string;
+  policy: string | null;
+  idle_ms: number;
+  freq: number;
+  size: number;
+  at_ms: number;
+}
+
+export interface RecentEvents {
+  now_ms: number;
+  policy: string;
+  evicted_keys: number;
+  expired_keys: number;
+  events: KeyEvent[];
+}
+
+/** One key in a listing (GET /api/keys). */
+export interface KeyRow {
+  key: Bytes;
+  type: string;
+  /** Milliseconds left, or null when the key has no TTL. */
+  ttl_ms: number | null;
+  size: number;
+}
+
+export interface KeyPage {
+  cursor: string;
+  done: boolean;
+  keys: KeyRow[];
+}
+
+/** GET /api/keys/{key}. */
+export interface KeyDetail {
+  key: Bytes;
+  type: string;
+  encoding: string;
+  ttl_ms: number | null;
+  expire_at_ms: number | null;
+  size: number;
+  idle_ms: number;
+  freq: number;
+  /** Full length in bytes for strings (the value may be cut, see `truncated`). */
+  length: number;
+  truncated: boolean;
+  /** A string value is Bytes; other types are JSON arrays/objects. */
+  value: unknown;
+}
+
+/** A reply of POST /api/command, tagged with its RESP type (engine/src/reply_json.rs). */
+export type Reply =
+  | { type: 'status'; value: string }
+  | { type: 'error'; value: string }
+  | { type: 'int'; value: number | string }
+  | { type: 'bulk'; value: Bytes }
+  | { type: 'nil' }
+  | { type: 'array'; value: Reply[] }
+  | { type: 'set'; value: Reply[] }
+  | { type: 'map'; value: [Reply, Reply][] }
+  | { type: 'double'; value: number | string }
+  | { type: 'bool'; value: boolean }
+  | { type: 'verbatim'; format: string; value: string };
+
+/** One row of GET /api/commands. */
+export interface CommandInfo {
+  name: string;
+  arity: number;
+  flags: string[];
+  first_key: number;
+  last_key: number;
+  step: number;
+  group: string;
+  summary: string;
+  syntax: string;
+}
+
+export interface ConfigView {
+  config: Record<string, string>;
+  writable: string[];
+}
+
+export interface BenchParams {
+  clients: number;
+  pipeline: number;
+  ratio: string;
+  value_size: number;
+  key_space: number;
+  duration_s: number | null;
+  requests: number | null;
+}
+
+export interface BenchSecond {
+  t_s: number;
+  ops: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+}
+
+export interface BenchResults {
+  requests: number;
+  errors: number;
+  sets: number;
+  gets: number;
+  elapsed_s: number;
+  ops_per_sec: number;
+  latency_ms: { p50: number; p90: number; p99: number; p999: number; max: number; mean: number };
+  timeline: BenchSecond[];
+}
+
+export interface BenchImported {
+  server: string | null;
+  load: string | null;
+  test: string | null;
+  ops_per_sec: number | null;
+  p50_ms: number | null;
+  p90_ms: number | null;
+  p99_ms: number | null;
+  p999_ms: number | null;
+  max_ms: number | null;
+  cpu_us_per_op: number | null;
+  extra?: Record<string, unknown>;
+  fingerprint: string;
+}
+
+export type BenchStatus = 'running' | 'completed' | 'cancelled' | 'failed';
+
+export interface BenchRun {
+  id: number;
+  source: 'builtin' | 'imported';
+  status: BenchStatus;
+  started_at_ms: number;
+  finished_at_ms: number | null;
+  params?: BenchParams;
+  progress?: number;
+  results?: BenchResults;
+  error?: string;
+  imported?: BenchImported;
+}
+
+/** What POST /api/bench accepts (all optional server-side). */
+export interface BenchRequest {
+  clients?: number;
+  pipeline?: number;
+  ratio?: string;
+  value_size?: number;
+  key_space?: number;
+  duration_s?: number;
+  requests?: number;
+}
