@@ -264,7 +264,13 @@ impl Engine {
         // Live counts, O(shards): a snapshot is taken every second and must not walk millions
         // of keys. Like DBSIZE, they include expired keys not yet collected.
         let by_type = self.store.keys_by_type();
-        let keys_by_type = KeysByType { string: by_type[0] as u64 };
+        let keys_by_type = KeysByType {
+            string: by_type[0] as u64,
+            list: by_type[1] as u64,
+            set: by_type[2] as u64,
+            zset: by_type[3] as u64,
+            hash: by_type[4] as u64,
+        };
         let keys = by_type.iter().sum::<usize>() as u64;
         let with_ttl = self.store.volatile_len() as u64;
         StatsSnapshot {

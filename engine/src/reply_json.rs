@@ -49,6 +49,10 @@ pub fn bytes_from_json(value: &Json) -> Option<Vec<u8>> {
 pub fn value_to_json(value: &Value) -> Json {
     match value {
         Value::Str(s) => bytes_to_json(s),
+        Value::List(l) => l.to_json(),
+        Value::Set(s) => s.to_json(),
+        Value::ZSet(z) => z.to_json(),
+        Value::Hash(h) => h.to_json(),
     }
 }
 

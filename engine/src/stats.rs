@@ -181,6 +181,10 @@ pub struct CommandStat {
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct KeysByType {
     pub string: u64,
+    pub list: u64,
+    pub set: u64,
+    pub zset: u64,
+    pub hash: u64,
 }
 
 /// Everything there is to know about the engine at one moment.

@@ -136,6 +136,12 @@ commands! {
     "TOUCH", -2, READONLY | FAST, (1, -1, 1), "generic", keys::touch, "key [key ...]", "Returns the number of existing keys out of those specified after updating the time they were last accessed.";
     "OBJECT", -2, READONLY, (2, 2, 1), "generic", keys::object, "<ENCODING | FREQ | IDLETIME | REFCOUNT | HELP> key", "A container for object introspection commands.";
     "MEMORY", -2, READONLY, (2, 2, 1), "server", keys::memory, "<USAGE key [SAMPLES count] | STATS | DOCTOR | HELP>", "A container for memory diagnostics commands.";
+    // Hashes (cmd::hash)
+    // Lists (cmd::list)
+    // Sets (cmd::set)
+    // Sorted sets (cmd::zset)
+    // Transactions (cmd::tx)
+    // Pub/sub (cmd::pubsub)
     // Server and connection
     "PING", -1, FAST, (0, 0, 0), "connection", server::ping, "[message]", "Returns the server's liveliness response.";
     "ECHO", 2, FAST, (0, 0, 0), "connection", server::echo, "message", "Returns the given string.";

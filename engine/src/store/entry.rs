@@ -1,28 +1,41 @@
 //! One keyspace entry: its typed value, expiry, access stamps for LRU/LFU, and the memory
 //! accounting that says how many bytes the allocator holds for it.
 
-/// A key's value. Only strings exist so far; hashes, lists, sets and sorted sets join here.
+use super::hash::HashValue;
+use super::list::ListValue;
+use super::set::SetValue;
+use super::zset::ZSetValue;
+
+/// A key's value. Collections are boxed so the common case, a string, keeps entries small.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Str(Vec<u8>),
+    List(Box<ListValue>),
+    Set(Box<SetValue>),
+    ZSet(Box<ZSetValue>),
+    Hash(Box<HashValue>),
 }
 
 impl Value {
     /// How many value types there are; `type_index` is below this.
-    pub const TYPES: usize = 1;
+    pub const TYPES: usize = 5;
+    /// `TYPE` names, indexed by `type_index`.
+    pub const TYPE_NAMES: [&'static str; Value::TYPES] = ["string", "list", "set", "zset", "hash"];
 
     /// A small number per type, for per-type key counts kept by each shard.
     pub fn type_index(&self) -> usize {
         match self {
             Value::Str(_) => 0,
+            Value::List(_) => 1,
+            Value::Set(_) => 2,
+            Value::ZSet(_) => 3,
+            Value::Hash(_) => 4,
         }
     }
 
     /// The name `TYPE` answers with.
     pub fn type_name(&self) -> &'static str {
-        match self {
-            Value::Str(_) => "string",
-        }
+        Value::TYPE_NAMES[self.type_index()]
     }
 
     /// The name `OBJECT ENCODING` answers with, derived from the content as Redis would
@@ -38,6 +51,10 @@ impl Value {
                     "raw"
                 }
             }
+            Value::List(l) => l.encoding(),
+            Value::Set(s) => s.encoding(),
+            Value::ZSet(z) => z.encoding(),
+            Value::Hash(h) => h.encoding(),
         }
     }
 
@@ -45,6 +62,11 @@ impl Value {
     pub fn heap_size(&self) -> usize {
         match self {
             Value::Str(s) => alloc_size(s.capacity()),
+            // The box itself plus what the collection holds (kept in O(1) by each type).
+            Value::List(l) => alloc_size(std::mem::size_of::<ListValue>()) + l.heap_size(),
+            Value::Set(s) => alloc_size(std::mem::size_of::<SetValue>()) + s.heap_size(),
+            Value::ZSet(z) => alloc_size(std::mem::size_of::<ZSetValue>()) + z.heap_size(),
+            Value::Hash(h) => alloc_size(std::mem::size_of::<HashValue>()) + h.heap_size(),
         }
     }
 }

@@ -6,9 +6,13 @@
 
 pub mod entry;
 pub mod evict;
+pub mod hash;
 pub mod key;
+pub mod list;
 pub mod misses;
+pub mod set;
 pub mod shard;
+pub mod zset;
 
 use std::collections::VecDeque;
 use std::hash::BuildHasher;
