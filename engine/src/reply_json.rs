@@ -45,6 +45,11 @@ pub fn bytes_from_json(value: &Json) -> Option<Vec<u8>> {
     }
 }
 
+/// Serde helper: serializes bytes the way [`bytes_to_json`] shows them.
+pub fn serialize_bytes<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&bytes_to_json(bytes), s)
+}
+
 /// A key's value as JSON, by type: a string is a byte string (see [`bytes_to_json`]).
 pub fn value_to_json(value: &Value) -> Json {
     match value {

@@ -47,8 +47,9 @@ pub enum EventKind {
 #[derive(Debug, Clone, Serialize)]
 pub struct KeyEvent {
     pub kind: EventKind,
-    /// The key (first 200 bytes), lossily as UTF-8 for display.
-    pub key: String,
+    /// The key (first 200 bytes), binary-safe in JSON (a string, or `{"base64": ...}`).
+    #[serde(serialize_with = "crate::reply_json::serialize_bytes")]
+    pub key: Vec<u8>,
     /// The policy in force when it was evicted (`None` for expirations).
     pub policy: Option<&'static str>,
     /// Milliseconds since the key was last accessed.
@@ -127,7 +128,7 @@ impl Common {
         let shown = &key[..key.len().min(RECENT_KEY_MAX)];
         KeyEvent {
             kind,
-            key: String::from_utf8_lossy(shown).into_owned(),
+            key: shown.to_vec(),
             policy: (kind == EventKind::Evicted).then(|| self.config.policy().name()),
             idle_ms: self.idle_ms(entry, now_ms),
             freq: lfu_decay(entry, now_ms, self.config.lfu_decay_time()),

@@ -159,6 +159,12 @@ struct PutBody {
     ttl: Option<u64>,
     /// Time to live in milliseconds.
     ttl_ms: Option<u64>,
+    /// Create only (`SET ... NX`): 409 when the key exists, so "new key" cannot overwrite.
+    #[serde(default)]
+    nx: bool,
+    /// Keep the current TTL (`SET ... KEEPTTL`), so editing a value does not reset it.
+    #[serde(default)]
+    keep_ttl: bool,
 }
 
 /// `PUT /api/keys/{key}` with `{"value": ..., "ttl": seconds}`: sets a string (as `SET`,
@@ -179,6 +185,15 @@ async fn put_key(
         (None, ms) => ms,
     };
     let mut argv: Vec<Vec<u8>> = vec![b"SET".to_vec(), key.clone(), value];
+    if body.nx {
+        argv.push(b"NX".to_vec());
+    }
+    if body.keep_ttl {
+        if ttl_ms.is_some() {
+            return Err(ApiError::unprocessable("invalid_body", "keep_ttl cannot be combined with ttl or ttl_ms"));
+        }
+        argv.push(b"KEEPTTL".to_vec());
+    }
     if let Some(ms) = ttl_ms {
         if ms == 0 {
             return Err(ApiError::unprocessable("invalid_body", "ttl must be positive"));
@@ -188,6 +203,10 @@ async fn put_key(
     }
     match state.call(&argv) {
         Reply::Error(text) => Err(command_error(text)),
+        Reply::Nil => Err(ApiError::conflict(format!(
+            "key already exists: {}",
+            String::from_utf8_lossy(&key[..key.len().min(200)])
+        ))),
         _ => describe(&state, &key).map(Json).ok_or_else(|| not_found(&key)),
     }
 }

@@ -288,6 +288,21 @@ async fn put_key_sets_strings_with_ttl() {
 }
 
 #[tokio::test]
+async fn put_key_create_only_and_keep_ttl() {
+    let t = TestApp::new();
+    t.json(Method::PUT, "/api/keys/k", json!({ "value": "a", "nx": true, "ttl": 60 })).await.expect(StatusCode::OK);
+    let e = t.json(Method::PUT, "/api/keys/k", json!({ "value": "b", "nx": true })).await.expect(StatusCode::CONFLICT);
+    assert!(e["error"]["message"].as_str().unwrap().contains("already exists"), "{e}");
+    assert_eq!(t.state.call(&["GET", "k"]), vitrine_engine::Reply::bulk("a"));
+    let v = t.json(Method::PUT, "/api/keys/k", json!({ "value": "c", "keep_ttl": true })).await.expect(StatusCode::OK);
+    assert_eq!(v["value"], "c");
+    assert!(v["ttl_ms"].as_u64().unwrap() > 59_000, "KEEPTTL keeps the TTL: {v}");
+    t.json(Method::PUT, "/api/keys/k", json!({ "value": "d", "keep_ttl": true, "ttl": 5 }))
+        .await
+        .expect(StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
 async fn put_key_rejects_bad_bodies() {
     let t = TestApp::new();
     let put = |body: Value| t.json(Method::PUT, "/api/keys/k", body);

@@ -185,11 +185,23 @@ export async function getKey(key: Bytes): Promise<KeyDetail | null> {
   }
 }
 
+/** How PUT /api/keys/{key} treats an existing key and its TTL. */
+export interface PutOptions {
+  seconds?: number;
+  ms?: number;
+  /** Create only: the server answers 409 when the key exists. */
+  nx?: boolean;
+  /** Keep the current TTL exactly (SET ... KEEPTTL). */
+  keepTtl?: boolean;
+}
+
 /** PUT /api/keys/{key}: sets a string value, with an optional TTL (seconds or milliseconds). */
-export function putKey(key: Bytes, value: Bytes, ttl?: { seconds?: number; ms?: number }): Promise<KeyDetail> {
-  const body: { value: Bytes; ttl?: number; ttl_ms?: number } = { value };
-  if (ttl?.seconds !== undefined) body.ttl = ttl.seconds;
-  else if (ttl?.ms !== undefined) body.ttl_ms = ttl.ms;
+export function putKey(key: Bytes, value: Bytes, opts?: PutOptions): Promise<KeyDetail> {
+  const body: { value: Bytes; ttl?: number; ttl_ms?: number; nx?: boolean; keep_ttl?: boolean } = { value };
+  if (opts?.seconds !== undefined) body.ttl = opts.seconds;
+  else if (opts?.ms !== undefined) body.ttl_ms = opts.ms;
+  if (opts?.nx) body.nx = true;
+  if (opts?.keepTtl) body.keep_ttl = true;
   return api<KeyDetail>(`/api/keys/${keyPath(key)}`, { method: 'PUT', body });
 }
 

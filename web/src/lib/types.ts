@@ -78,8 +78,8 @@ export interface StatsSnapshot {
 /** One eviction or expiration (GET /api/evictions/recent). */
 export interface KeyEvent {
   kind: 'evicted' | 'expired';
-  /** The key's first 200 bytes, lossily decoded as UTF-8 by the server. */
-  key: string;
+  /** The key's first 200 bytes (binary-safe: a string, or {base64}). */
+  key: Bytes;
   policy: string | null;
   idle_ms: number;
   freq: number;
