@@ -1,0 +1,43 @@
+import { test, expect } from '../support/test';
+import { openPage } from '../support/page';
+
+test('the console runs commands and formats replies as redis-cli does', async ({ page, redis }) => {
+  await page.goto('/');
+  await openPage(page, 'Console');
+
+  const command = page.getByLabel('Command', { exact: true });
+  const output = page.getByRole('log', { name: 'Console output' });
+  const run = async (line: string) => {
+    await command.fill(line);
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+  };
+
+  await run('SET greeting hello');
+  await expect(output.locator('pre').last()).toHaveText('OK');
+
+  await run('GET greeting');
+  await expect(output.locator('pre').last()).toHaveText('"hello"');
+
+  await run('INCR visits');
+  await expect(output.locator('pre').last()).toHaveText('(integer) 1');
+
+  await run('GET nope');
+  await expect(output.locator('pre').last()).toHaveText('(nil)');
+
+  await run('INCR greeting');
+  await expect(output.locator('pre').last()).toHaveText('(error) ERR value is not an integer or out of range');
+
+  await run('MGET greeting nope');
+  await expect(output.locator('pre').last()).toHaveText('1) "hello"\n2) (nil)');
+
+  // Enter works too, and the arrow key brings back the last command.
+  await command.fill('PING');
+  await command.press('Enter');
+  await expect(output.locator('pre').last()).toHaveText('PONG');
+  await command.press('ArrowUp');
+  await expect(command).toHaveValue('PING');
+
+  // What the console wrote is really in the cache.
+  expect(await redis.command('GET', 'greeting')).toBe('hello');
+  expect(await redis.command('GET', 'visits')).toBe('1');
+});
