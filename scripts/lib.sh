@@ -153,7 +153,19 @@ ensure_wasm_bindgen() {
     have=${have%% *}
     [[ $have == "$want" ]] && return 0
     log "cargo install wasm-bindgen-cli $want (found: ${have:-none}; takes a few minutes once)"
-    cargo install --locked wasm-bindgen-cli --version "$want"
+    # --locked builds with the CLI's own Cargo.lock. If the registry cannot serve a version
+    # pinned there, resolving fails before anything compiles; then resolve afresh.
+    if ! cargo install --locked wasm-bindgen-cli --version "$want"; then
+        log "cargo install --locked failed; retrying without --locked"
+        cargo install wasm-bindgen-cli --version "$want"
+    fi
+}
+
+# build_server_release: the release binary, $TARGET_DIR/release/vitrine, that scripts/start
+# runs and the Dockerfile ships.
+build_server_release() {
+    log "cargo build --release -p vitrine-server"
+    (cd "$ROOT" && cargo build "${CARGO_FLAGS[@]}" --release -p vitrine-server)
 }
 
 # ---------------------------------------------------------------------------
@@ -179,8 +191,10 @@ ensure_npm_ci() {
 # nothing until its directory appears, so the scripts can call them already.
 
 # HOOK: the wasm playground package. Active once wasm/Cargo.toml exists. Builds
-# the vitrine-wasm crate and runs the wasm-bindgen version pinned in Cargo.lock.
-# The output directory matches .gitignore; change both together.
+# the vitrine-wasm crate (profile wasm-release: small, see Cargo.toml) and runs the
+# wasm-bindgen version pinned in Cargo.lock. The output directory matches
+# .gitignore; change both together. WASM_PKG is where the bindings land.
+WASM_PKG=$ROOT/web/src/lib/wasm/pkg
 build_wasm_if_present() {
     [[ -f $ROOT/wasm/Cargo.toml ]] || return 0
     ensure_rust_target wasm32-unknown-unknown
@@ -190,11 +204,12 @@ build_wasm_if_present() {
     version=$(locked_crate_version wasm-bindgen)
     [[ -n $version ]] || die "wasm-bindgen is not in Cargo.lock; is wasm/ a workspace member?"
     ensure_wasm_bindgen "$version"
-    log "cargo build --release -p vitrine-wasm --target wasm32-unknown-unknown"
-    (cd "$ROOT" && cargo build "${CARGO_FLAGS[@]}" --release -p vitrine-wasm --target wasm32-unknown-unknown)
-    log "wasm-bindgen -> web/src/lib/wasm/pkg"
-    wasm-bindgen --target web --out-dir "$ROOT/web/src/lib/wasm/pkg" \
-        "$TARGET_DIR/wasm32-unknown-unknown/release/vitrine_wasm.wasm"
+    log "cargo build --profile wasm-release -p vitrine-wasm --target wasm32-unknown-unknown"
+    (cd "$ROOT" && cargo build "${CARGO_FLAGS[@]}" --profile wasm-release -p vitrine-wasm \
+        --target wasm32-unknown-unknown)
+    log "wasm-bindgen -> ${WASM_PKG#"$ROOT"/}"
+    wasm-bindgen --target web --remove-name-section --remove-producers-section \
+        --out-dir "$WASM_PKG" "$TARGET_DIR/wasm32-unknown-unknown/wasm-release/vitrine_wasm.wasm"
 }
 
 # HOOK: the dashboard. Active once web/package.json exists. Builds the wasm

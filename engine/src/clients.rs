@@ -3,7 +3,7 @@
 //! connection can flag another, and the host's waker makes that connection notice at once.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -27,6 +27,53 @@ pub struct Client {
     pub lib_ver: Mutex<Option<Vec<u8>>>,
     killed: AtomicBool,
     waker: Mutex<Option<Waker>>,
+    /// Pub/sub messages published to this client, waiting for its connection to send them.
+    pub outbox: Outbox,
+    /// Channels and patterns subscribed to (CLIENT LIST's `sub` and `psub`).
+    pub sub: AtomicUsize,
+    pub psub: AtomicUsize,
+    /// Commands queued by MULTI, or -1 outside a transaction (CLIENT LIST's `multi`).
+    pub multi: AtomicI64,
+}
+
+/// Pub/sub messages for one client, already encoded for its protocol. PUBLISH appends and
+/// wakes the client's connection, which moves them to its output. The pubsub class of
+/// `client-output-buffer-limit` bounds it: a subscriber that does not read is disconnected.
+#[derive(Default)]
+pub struct Outbox {
+    buf: Mutex<Vec<u8>>,
+    len: AtomicUsize,
+    /// When the buffer went over the soft limit (unix ms; 0 = it is under it).
+    soft_since: AtomicU64,
+}
+
+/// One class of `client-output-buffer-limit`: bytes (0 = no limit) and seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BufferLimit {
+    pub hard: u64,
+    pub soft: u64,
+    pub soft_seconds: u64,
+}
+
+impl BufferLimit {
+    /// Whether `used` bytes break the limit: at or over the hard limit, or at or over the soft
+    /// one for longer than its seconds (`since` is when that began; updated here), as Redis's
+    /// `checkClientOutputBufferLimits`.
+    fn exceeded(&self, used: u64, since: &AtomicU64, now_ms: u64) -> bool {
+        if self.hard > 0 && used >= self.hard {
+            return true;
+        }
+        if self.soft == 0 || used < self.soft {
+            since.store(0, Relaxed);
+            return false;
+        }
+        let began = since.load(Relaxed);
+        if began == 0 {
+            since.store(now_ms.max(1), Relaxed);
+            return false;
+        }
+        now_ms.saturating_sub(began) / 1000 > self.soft_seconds
+    }
 }
 
 impl Client {
@@ -47,6 +94,79 @@ impl Client {
         *self.waker.lock() = Some(Box::new(waker));
     }
 
+    /// Wakes the connection's task without killing it (pub/sub messages are waiting).
+    pub fn wake(&self) {
+        if let Some(w) = self.waker.lock().as_ref() {
+            w();
+        }
+    }
+
+    /// Queues an encoded pub/sub message and wakes the connection. When the queue would
+    /// break `limit`, the client is killed instead and the message dropped (Redis closes a
+    /// subscriber over `client-output-buffer-limit pubsub`). Returns whether it was queued.
+    pub fn push(&self, msg: &[u8], limit: BufferLimit, now_ms: u64) -> bool {
+        if self.is_killed() {
+            return false;
+        }
+        let mut buf = self.outbox.buf.lock();
+        let used = (buf.len() + msg.len()) as u64;
+        if limit.exceeded(used, &self.outbox.soft_since, now_ms) {
+            *buf = Vec::new();
+            self.outbox.len.store(0, Relaxed);
+            drop(buf);
+            self.kill();
+            return false;
+        }
+        buf.extend_from_slice(msg);
+        self.outbox.len.store(buf.len(), Relaxed);
+        drop(buf);
+        self.wake();
+        true
+    }
+
+    /// Bytes of pub/sub messages waiting to be sent.
+    pub fn pending_pushes(&self) -> usize {
+        self.outbox.len.load(Relaxed)
+    }
+
+    /// Moves the waiting pub/sub messages to the end of `out`; returns how many bytes.
+    pub fn take_pushes(&self, out: &mut Vec<u8>) -> usize {
+        if self.pending_pushes() == 0 {
+            return 0;
+        }
+        let mut buf = self.outbox.buf.lock();
+        let n = buf.len();
+        if out.is_empty() {
+            std::mem::swap(out, &mut buf);
+        } else {
+            out.extend_from_slice(&buf);
+            buf.clear();
+        }
+        self.outbox.len.store(0, Relaxed);
+        self.outbox.soft_since.store(0, Relaxed);
+        n
+    }
+
+    /// Whether the client is subscribed to any channel or pattern.
+    pub fn is_subscriber(&self) -> bool {
+        self.sub.load(Relaxed) + self.psub.load(Relaxed) > 0
+    }
+
+    /// CLIENT LIST's `flags`: `P` subscriber, `x` in MULTI, else `N`.
+    fn flags(&self) -> String {
+        let mut f = String::new();
+        if self.is_subscriber() {
+            f.push('P');
+        }
+        if self.multi.load(Relaxed) >= 0 {
+            f.push('x');
+        }
+        if f.is_empty() {
+            f.push('N');
+        }
+        f
+    }
+
     /// One `CLIENT LIST` line, with Redis's field names.
     pub fn describe(&self, now_ms: u64, db: u32) -> String {
         let text = |m: &Mutex<Option<Vec<u8>>>| {
@@ -57,14 +177,19 @@ impl Client {
             .map(|c| c.name.to_ascii_lowercase())
             .unwrap_or_else(|| "NULL".into());
         format!(
-            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags=N db={} sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
             self.id,
             self.addr,
             self.laddr,
             text(&self.name),
             now_ms.saturating_sub(self.created_ms) / 1000,
             now_ms.saturating_sub(self.last_ms.load(Relaxed)) / 1000,
+            self.flags(),
             db,
+            self.sub.load(Relaxed),
+            self.psub.load(Relaxed),
+            self.multi.load(Relaxed),
+            self.pending_pushes(),
             cmd,
             self.resp.load(Relaxed),
             text(&self.lib_name),
@@ -96,6 +221,10 @@ impl Clients {
             lib_ver: Mutex::new(None),
             killed: AtomicBool::new(false),
             waker: Mutex::new(None),
+            outbox: Outbox::default(),
+            sub: AtomicUsize::new(0),
+            psub: AtomicUsize::new(0),
+            multi: AtomicI64::new(-1),
         });
         self.by_id.lock().insert(id, client.clone());
         client

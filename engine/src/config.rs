@@ -5,6 +5,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use parking_lot::RwLock;
 
+use crate::clients::BufferLimit;
+
 /// `maxmemory-policy`: what to do when a write needs room.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -91,6 +93,10 @@ pub struct Config {
     client_query_buffer_limit: AtomicU64,
     maxclients: AtomicU64,
     timeout_s: AtomicU64,
+    /// `client-output-buffer-limit`: hard bytes, soft bytes, soft seconds for each class
+    /// (normal, replica, pubsub). Only the pubsub class is enforced (on pub/sub messages);
+    /// normal replies are bounded by the server's back-pressure instead.
+    output_limits: [[AtomicU64; 3]; 3],
     requirepass: RwLock<Option<Vec<u8>>>,
     /// Read-only parameters the host process reports (`port`, `bind`, `dir`, ...).
     host_params: RwLock<Vec<(String, String)>>,
@@ -110,6 +116,7 @@ impl Default for Config {
             client_query_buffer_limit: AtomicU64::new(1024 * 1024 * 1024),
             maxclients: AtomicU64::new(10000),
             timeout_s: AtomicU64::new(0),
+            output_limits: OUTPUT_LIMIT_DEFAULTS.map(|class| class.map(AtomicU64::new)),
             requirepass: RwLock::new(None),
             host_params: RwLock::new(Vec::new()),
         }
@@ -151,6 +158,51 @@ impl Config {
         self.timeout_s.load(Relaxed)
     }
 
+    /// The pubsub class of `client-output-buffer-limit` (Redis's default: 32mb hard, 8mb
+    /// soft for 60 seconds): a subscriber whose unsent messages break it is disconnected.
+    pub fn pubsub_output_limit(&self) -> BufferLimit {
+        let [hard, soft, secs] = &self.output_limits[2];
+        BufferLimit { hard: hard.load(Relaxed), soft: soft.load(Relaxed), soft_seconds: secs.load(Relaxed) }
+    }
+
+    fn output_limits_text(&self) -> String {
+        OUTPUT_LIMIT_CLASSES
+            .iter()
+            .zip(self.output_limits.iter())
+            .map(|(name, [h, s, t])| format!("{name} {} {} {}", h.load(Relaxed), s.load(Relaxed), t.load(Relaxed)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Parses Redis's `<class> <hard> <soft> <soft seconds>` groups (class `normal`,
+    /// `replica`/`slave` or `pubsub`) and sets them all, or none on an error.
+    fn set_output_limits(&self, value: &str) -> Result<(), String> {
+        let words: Vec<&str> = value.split_whitespace().collect();
+        if words.is_empty() || !words.len().is_multiple_of(4) {
+            return Err("Wrong number of arguments in buffer limit configuration.".into());
+        }
+        let mut parsed = Vec::new();
+        for group in words.chunks(4) {
+            let class = match group[0].to_ascii_lowercase().as_str() {
+                "normal" => 0,
+                "replica" | "slave" => 1,
+                "pubsub" => 2,
+                _ => return Err("Invalid client class specified in buffer limit configuration.".into()),
+            };
+            let bad = || "Error in hard, soft or soft_seconds setting in buffer limit configuration.".to_string();
+            let hard = parse_memory(group[1]).ok_or_else(bad)?;
+            let soft = parse_memory(group[2]).ok_or_else(bad)?;
+            let secs: u64 = group[3].parse().map_err(|_| bad())?;
+            parsed.push((class, [hard, soft, secs]));
+        }
+        for (class, values) in parsed {
+            for (slot, v) in self.output_limits[class].iter().zip(values) {
+                slot.store(v, Relaxed);
+            }
+        }
+        Ok(())
+    }
+
     pub fn requirepass(&self) -> Option<Vec<u8>> {
         self.requirepass.read().clone()
     }
@@ -190,6 +242,7 @@ impl Config {
             "client-query-buffer-limit" => self.client_query_buffer_limit().to_string(),
             "maxclients" => self.maxclients().to_string(),
             "timeout" => self.timeout_s().to_string(),
+            "client-output-buffer-limit" => self.output_limits_text(),
             "requirepass" => {
                 self.requirepass.read().as_ref().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default()
             }
@@ -254,6 +307,7 @@ impl Config {
                 self.maxclients.store(v, Relaxed);
             }
             "timeout" => self.timeout_s.store(num(value)?, Relaxed),
+            "client-output-buffer-limit" => self.set_output_limits(value)?,
             "requirepass" => {
                 *self.requirepass.write() = if value.is_empty() { None } else { Some(value.as_bytes().to_vec()) };
             }
@@ -279,6 +333,7 @@ pub const PARAMS: &[&str] = &[
     "client-query-buffer-limit",
     "maxclients",
     "timeout",
+    "client-output-buffer-limit",
     "requirepass",
     "databases",
     "save",
@@ -286,6 +341,10 @@ pub const PARAMS: &[&str] = &[
 ];
 
 const READ_ONLY: &[&str] = &["databases"];
+
+/// `client-output-buffer-limit` classes as CONFIG GET names them, and Redis's defaults.
+const OUTPUT_LIMIT_CLASSES: [&str; 3] = ["normal", "slave", "pubsub"];
+const OUTPUT_LIMIT_DEFAULTS: [[u64; 3]; 3] = [[0, 0, 0], [256 << 20, 64 << 20, 60], [32 << 20, 8 << 20, 60]];
 
 #[cfg(test)]
 mod tests {
@@ -311,5 +370,21 @@ mod tests {
         assert_eq!(c.policy(), Policy::AllkeysLru);
         assert!(c.set("maxmemory-policy", "bogus").is_err());
         assert!(c.set("nope", "1").is_err());
+    }
+
+    #[test]
+    fn output_buffer_limits_as_redis_writes_them() {
+        let c = Config::default();
+        let defaults = "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60";
+        assert_eq!(c.get("client-output-buffer-limit").unwrap(), defaults);
+        c.set("client-output-buffer-limit", "pubsub 1mb 512kb 10").unwrap();
+        assert_eq!(c.pubsub_output_limit(), BufferLimit { hard: 1 << 20, soft: 512 << 10, soft_seconds: 10 });
+        let wrong = "Wrong number of arguments in buffer limit configuration.";
+        assert_eq!(c.set("client-output-buffer-limit", "pubsub 1mb").unwrap_err(), wrong);
+        let class = "Invalid client class specified in buffer limit configuration.";
+        assert_eq!(c.set("client-output-buffer-limit", "normal 0 0 0 foo 1 0 0").unwrap_err(), class);
+        assert!(c.set("client-output-buffer-limit", "pubsub x 0 0").is_err());
+        // All or nothing: the valid group before the error was not applied.
+        assert_eq!(c.pubsub_output_limit().hard, 1 << 20);
     }
 }

@@ -6,11 +6,16 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use parking_lot::RwLock;
+use smallvec::SmallVec;
 
 use crate::args::Args;
+use crate::blocking::{self, Blocked};
 use crate::clients::{Client, Clients};
+use crate::cmd::pubsub::{self, Subscriptions};
+use crate::cmd::tx::{self, Queued, Transaction};
 use crate::config::Config;
 use crate::error::{c_str, c_str_lossy, CmdError, ProtocolError};
+use crate::pubsub::PubSub;
 use crate::reply::{encode_error, Reply};
 use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
 use crate::stats::{HostFacts, KeysByType, Stats, StatsSnapshot};
@@ -30,6 +35,12 @@ pub struct Session {
     /// Set by QUIT: the host writes the pending replies and closes.
     pub closing: bool,
     pub client: Arc<Client>,
+    /// MULTI queue and WATCHed keys (cmd::tx).
+    pub tx: Transaction,
+    /// Channels and patterns subscribed to (cmd::pubsub).
+    pub subs: Subscriptions,
+    /// What a blocking command (BLPOP, ...) waits for; `feed` runs nothing more meanwhile.
+    pub blocked: Option<Blocked>,
 }
 
 impl Session {
@@ -51,6 +62,8 @@ pub struct Ctx<'a> {
 pub struct Engine {
     pub(crate) store: Store,
     pub(crate) clients: Clients,
+    pub(crate) pubsub: PubSub,
+    pub(crate) blocking: blocking::Registry,
     host: RwLock<HostFacts>,
     start_ms: u64,
 }
@@ -62,6 +75,8 @@ impl Engine {
         Engine {
             store: Store::new(config, SHARDS, seed, now_ms),
             clients: Clients::default(),
+            pubsub: PubSub::default(),
+            blocking: blocking::Registry::default(),
             host: RwLock::new(HostFacts::default()),
             start_ms: now_ms,
         }
@@ -97,11 +112,24 @@ impl Engine {
         let client = self.clients.register(addr, laddr, now_ms);
         self.stats().connections_received.fetch_add(1, Relaxed);
         self.stats().connected_clients.fetch_add(1, Relaxed);
-        Session { resp3: false, db: 0, authenticated: !self.config().auth_required(), closing: false, client }
+        Session {
+            resp3: false,
+            db: 0,
+            authenticated: !self.config().auth_required(),
+            closing: false,
+            client,
+            tx: Transaction::default(),
+            subs: Subscriptions::default(),
+            blocked: None,
+        }
     }
 
     /// Closes a session opened with `new_session`.
     pub fn end_session(&self, session: &Session) {
+        // Its watches and subscriptions go with it.
+        tx::forget_watches(self, session);
+        self.pubsub.forget(session);
+        self.forget_blocked(session);
         self.clients.unregister(session.id());
         self.stats().connected_clients.fetch_sub(1, Relaxed);
     }
@@ -113,7 +141,10 @@ impl Engine {
 
     /// Decodes and runs every complete command in `input`, appending each reply to `out`.
     /// Returns how many bytes were consumed; an incomplete command at the end waits for more
-    /// bytes. Stops early after QUIT (`session.closing`). On a protocol error, `out` holds the
+    /// bytes. Stops early after QUIT (`session.closing`), and after a command that blocks
+    /// (`session.blocked`, see `crate::blocking`): the bytes consumed end with it, the commands
+    /// after it wait in the host's buffer until `retry_blocked` or `unblock_timeout` ends the
+    /// wait, as Redis holds a blocked client's input. On a protocol error, `out` holds the
     /// replies to the commands before it and the error's reply; the host then closes (for
     /// HTTP-looking input nothing is added: Redis closes silently).
     pub fn feed(
@@ -128,7 +159,7 @@ impl Engine {
         // One argument vector for the whole batch; commands of up to 8 arguments are then
         // passed on as a stack array, so a GET or SET allocates nothing to be decoded.
         let mut args: CommandArgs<'_> = Vec::new();
-        while pos < input.len() && !session.closing {
+        while pos < input.len() && !session.closing && session.blocked.is_none() {
             let used = match parse_command_into(&input[pos..], &limits, &mut args) {
                 Ok(Some(used)) => used,
                 Ok(None) => break,
@@ -160,6 +191,16 @@ impl Engine {
                 &heap
             };
             let reply = self.dispatch(session, argv, now_ms);
+            // Pub/sub messages published before this reply go before it, as in Redis.
+            session.client.take_pushes(out);
+            if self.blocked_here(session, argv) {
+                // The placeholder reply is not sent: the client waits (unless the data came
+                // in the meantime, and then its reply is already in `out`).
+                if !self.block(session, out, now_ms) {
+                    break;
+                }
+                continue;
+            }
             reply.encode(session.resp3, out);
         }
         Ok(pos)
@@ -171,7 +212,24 @@ impl Engine {
         if argv.is_empty() {
             return Reply::Error("ERR empty command".into());
         }
-        self.dispatch(session, &argv, now_ms)
+        let reply = self.dispatch(session, &argv, now_ms);
+        // Nothing waits here: a blocking command answers at once, as its timeout would.
+        session.blocked = None;
+        reply
+    }
+
+    /// Whether the command `feed` just ran blocked. A blocking command run inside EXEC also
+    /// records what it would wait for, but answers at once (as Redis does in a transaction):
+    /// that record names another command than the one `feed` ran, and is dropped here.
+    fn blocked_here(&self, session: &mut Session, argv: &[&[u8]]) -> bool {
+        match &session.blocked {
+            None => false,
+            Some(b) if b.argv.len() == argv.len() && b.argv.iter().zip(argv).all(|(a, b)| a == b) => true,
+            Some(_) => {
+                session.blocked = None;
+                false
+            }
+        }
     }
 
     /// Lookup, arity, auth, memory admission, locking, stats: the one path every command takes.
@@ -181,8 +239,17 @@ impl Engine {
         session.client.last_ms.store(now_ms, Relaxed);
         let Some((index, cmd)) = table::lookup(argv[0]) else {
             stats.error_replies.fetch_add(1, Relaxed);
+            session.tx.refuse();
             return CmdError::UnknownCommand { name: c_str_lossy(argv[0], 128), args: quoted_args(&argv[1..]) }.into();
         };
+        if session.tx.in_multi() || (!session.resp3 && session.subs.any()) {
+            if let Some(reply) = self.gate(cmd, index, session, argv, now_ms) {
+                if reply.is_error() {
+                    stats.error_replies.fetch_add(1, Relaxed);
+                }
+                return reply;
+            }
+        }
         stats.calls[index].fetch_add(1, Relaxed);
         session.client.last_cmd.store(index, Relaxed);
         let result = self.run(cmd, session, argv, now_ms);
@@ -205,13 +272,8 @@ impl Engine {
         }
     }
 
-    fn run(
-        &self,
-        cmd: &'static Command,
-        session: &mut Session,
-        argv: &[&[u8]],
-        now_ms: u64,
-    ) -> Result<Reply, CmdError> {
+    /// The checks every command passes before it runs or is queued: arity, then auth.
+    fn admit(cmd: &Command, session: &Session, argv: &[&[u8]]) -> Result<(), CmdError> {
         let argc = argv.len() as i32;
         if (cmd.arity > 0 && argc != cmd.arity) || (cmd.arity < 0 && argc < -cmd.arity) {
             return Err(CmdError::WrongArity(cmd.name.to_ascii_lowercase()));
@@ -219,20 +281,150 @@ impl Engine {
         if !session.authenticated && cmd.flags & NOAUTH == 0 {
             return Err(CmdError::NoAuth);
         }
+        Ok(())
+    }
+
+    /// Inside MULTI, or subscribed over RESP2: the checks (a refused command marks the
+    /// transaction), then the pub/sub context's rule, then queuing. `None` = run it now.
+    fn gate(
+        &self,
+        cmd: &'static Command,
+        index: usize,
+        session: &mut Session,
+        argv: &[&[u8]],
+        now_ms: u64,
+    ) -> Option<Reply> {
+        let refused = Self::admit(cmd, session, argv).err().or_else(|| {
+            (!session.resp3 && session.subs.any() && !pubsub::allowed_while_subscribed(cmd))
+                .then(|| pubsub::not_allowed_while_subscribed(cmd, argv))
+        });
+        if let Some(e) = refused {
+            session.tx.refuse();
+            return Some(e.into());
+        }
+        if session.tx.in_multi() {
+            return tx::queue(self, cmd, index, session, argv, now_ms);
+        }
+        None
+    }
+
+    fn run(
+        &self,
+        cmd: &'static Command,
+        session: &mut Session,
+        argv: &[&[u8]],
+        now_ms: u64,
+    ) -> Result<Reply, CmdError> {
+        Self::admit(cmd, session, argv)?;
         if cmd.flags & DENYOOM != 0 {
             self.store.make_room(self.estimate_growth(cmd, argv), now_ms)?;
         }
         let db = self.store.lock_keys(cmd.keys(argv));
-        let mut ctx = Ctx { engine: self, session, db, now: now_ms, argv };
-        let mut args = Args::new(&argv[1..]);
-        let result = (cmd.handler)(&mut ctx, &mut args);
-        drop(ctx);
+        let result = self.run_locked(cmd, session, db, argv, now_ms);
+        // Clients blocked on keys this command (or an EXEC) filled get their data now,
+        // before this command's reply goes out (see `crate::blocking`).
+        self.serve_ready(now_ms);
         if cmd.flags & WRITE != 0 {
             // The estimate can fall short (or another writer raced us): evict until the
             // limit holds again before this write is acknowledged.
             self.store.enforce_limit(now_ms);
         }
         result
+    }
+
+    /// Runs a command's handler on shards already locked: its own (`run`), or a reborrow of
+    /// an EXEC's. A write that changes a watched key marks the sessions watching it.
+    pub(crate) fn run_locked<'a>(
+        &'a self,
+        cmd: &'static Command,
+        session: &'a mut Session,
+        mut db: Locked<'a>,
+        argv: &'a [&'a [u8]],
+        now_ms: u64,
+    ) -> Result<Reply, CmdError> {
+        let watched = self.watched_keys(cmd, &mut db, argv, now_ms);
+        let mut ctx = Ctx { engine: self, session, db, now: now_ms, argv };
+        let mut args = Args::new(&argv[1..]);
+        let result = (cmd.handler)(&mut ctx, &mut args);
+        if !watched.is_empty() && matches!(result, Ok(ref r) if !r.is_error()) {
+            for (key, existed) in watched {
+                // Missing before and after: nothing changed (DEL of a missing key).
+                if existed || ctx.db.shard(key).contains(key, now_ms) {
+                    self.store.watches.touch(key);
+                }
+            }
+        }
+        result
+    }
+
+    /// The keys of a write that somebody WATCHes, each with whether it exists now (before
+    /// the write). Empty, at the cost of one atomic load, while nobody watches anything.
+    fn watched_keys<'k>(
+        &self,
+        cmd: &Command,
+        db: &mut Locked<'_>,
+        argv: &'k [&'k [u8]],
+        now_ms: u64,
+    ) -> SmallVec<[(&'k [u8], bool); 2]> {
+        if cmd.flags & WRITE == 0 || !self.store.watches.any() {
+            return SmallVec::new();
+        }
+        cmd.keys(argv)
+            .filter(|k| self.store.watches.is_watched(k))
+            .map(|k| (k, db.shard(k).contains(k, now_ms)))
+            .collect()
+    }
+
+    /// Runs a transaction's queued commands atomically: admission for the whole batch, one
+    /// lock over the shards of all their keys (all shards when one walks the keyspace), each
+    /// command on those locks, then the memory limit enforced once. EXECABORT when the
+    /// batch cannot get the memory it needs.
+    pub(crate) fn exec_queued(&self, session: &mut Session, queue: &[Queued], now_ms: u64) -> Result<Reply, CmdError> {
+        let stats = self.stats();
+        let argvs: Vec<Vec<&[u8]>> = queue.iter().map(|q| q.argv.iter().map(Vec::as_slice).collect()).collect();
+        let batch = || queue.iter().zip(argvs.iter());
+        if batch().any(|(q, _)| q.cmd.flags & DENYOOM != 0) {
+            let mut need: usize = batch()
+                .filter(|(q, _)| q.cmd.flags & DENYOOM != 0)
+                .map(|(q, argv)| self.estimate_growth(q.cmd, argv))
+                .sum();
+            let config = self.config();
+            if config.policy() != crate::config::Policy::NoEviction && config.maxmemory() > 0 {
+                // The estimate assumes every key new; a batch larger than the whole limit
+                // may still fit once the keys it replaces are counted, and evicting
+                // everything is as far as admission can go. `enforce_limit` has the last word.
+                need = need.min(config.maxmemory() as usize);
+            }
+            if let Err(e) = self.store.make_room(need, now_ms) {
+                stats.rejected_oom.fetch_add(1, Relaxed);
+                return Err(CmdError::Other(format!("EXECABORT Transaction discarded because of: {e}")));
+            }
+        }
+        let walks = batch().any(|(q, argv)| q.cmd.keys(argv).next().is_none() && !tx::keyspace_free(q.cmd));
+        let mut locked = if walks {
+            self.store.lock_all()
+        } else {
+            self.store.lock_keys(batch().flat_map(|(q, argv)| q.cmd.keys(argv)))
+        };
+        let mut replies = Vec::with_capacity(queue.len());
+        for (q, argv) in batch() {
+            stats.calls[q.index].fetch_add(1, Relaxed);
+            session.client.last_cmd.store(q.index, Relaxed);
+            let reply = match self.run_locked(q.cmd, session, locked.reborrow(), argv, now_ms) {
+                Ok(reply) => reply,
+                Err(e) => e.into(),
+            };
+            if reply.is_error() {
+                stats.failed_calls[q.index].fetch_add(1, Relaxed);
+                stats.error_replies.fetch_add(1, Relaxed);
+            }
+            replies.push(reply);
+        }
+        drop(locked);
+        // After writes, and after a CONFIG SET maxmemory that could not evict while the
+        // transaction held the shards.
+        self.store.enforce_limit(now_ms);
+        Ok(Reply::Array(replies))
     }
 
     /// How many bytes a write may add, at most: every argument stored anew, plus a fresh
@@ -257,13 +449,18 @@ impl Engine {
 
     /// Everything INFO, the admin API and the dashboard show, at `now_ms`.
     pub fn snapshot(&self, now_ms: u64) -> StatsSnapshot {
+        self.snapshot_in(&mut self.store.unlocked(), now_ms)
+    }
+
+    /// `snapshot`, counting keys through `db` (INFO inside an EXEC uses its held locks).
+    pub(crate) fn snapshot_in(&self, db: &mut Locked<'_>, now_ms: u64) -> StatsSnapshot {
         let s = self.stats();
         let hits = s.hits.load(Relaxed);
         let misses = s.misses.load(Relaxed);
         let rates = s.rates();
         // Live counts, O(shards): a snapshot is taken every second and must not walk millions
         // of keys. Like DBSIZE, they include expired keys not yet collected.
-        let by_type = self.store.keys_by_type();
+        let by_type = db.keys_by_type();
         let keys_by_type = KeysByType {
             string: by_type[0] as u64,
             list: by_type[1] as u64,
@@ -272,7 +469,7 @@ impl Engine {
             hash: by_type[4] as u64,
         };
         let keys = by_type.iter().sum::<usize>() as u64;
-        let with_ttl = self.store.volatile_len() as u64;
+        let with_ttl = db.volatile_len() as u64;
         StatsSnapshot {
             version: crate::VERSION,
             now_ms,

@@ -6,19 +6,25 @@
 //! - [`engine`]: `Engine` (`feed`, `call`, `sweep`, `snapshot`), `Session`, and dispatch.
 //! - [`resp`]: incremental request decoding with Redis's limits; [`reply`]: `Reply` and its encodings.
 //! - [`reply_json`]: `Reply::to_json` and the JSON encoding of binary-safe keys and values.
+//! - [`reply_cli`]: replies as `redis-cli` prints them (`(integer) 1`, `1) "a"`), for consoles.
 //! - [`table`]: the command table; [`cmd`]: the handlers, one file per family; [`args`]: argument parsing.
 //! - [`store`]: shards, entries, memory accounting, eviction and expiry.
+//! - [`pubsub`]: pub/sub subscriptions and delivery to each subscriber's outbox.
+//! - [`blocking`]: clients blocked by BLPOP, BRPOP, BLMOVE, and serving them when data arrives.
 //! - [`stats`]: counters and `StatsSnapshot`; [`config`]: run-time settings; [`clients`]: connected clients.
 //! - [`error`]: `CmdError` (exact Redis texts) and `ProtocolError`.
 
 pub mod args;
+pub mod blocking;
 pub mod clients;
 pub mod cmd;
 pub mod config;
 pub mod engine;
 pub mod error;
 pub mod glob;
+pub mod pubsub;
 pub mod reply;
+pub mod reply_cli;
 pub mod reply_json;
 pub mod resp;
 pub mod stats;

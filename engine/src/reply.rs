@@ -28,6 +28,10 @@ pub enum Reply {
     Bool(bool),
     /// Verbatim text (`=` with a `txt:` prefix in RESP3), a bulk string in RESP2.
     Verbatim(String),
+    /// An out-of-band message (pub/sub): RESP3 `>`, a plain array in RESP2.
+    Push(Vec<Reply>),
+    /// Several replies in a row from one command (SUBSCRIBE a b confirms each channel).
+    Many(Vec<Reply>),
 }
 
 impl From<CmdError> for Reply {
@@ -109,6 +113,17 @@ impl Reply {
                 out.extend_from_slice(b"\r\n");
             }
             Reply::Verbatim(s) => encode_bulk(out, s.as_bytes()),
+            Reply::Push(items) => {
+                int_line(out, if resp3 { b'>' } else { b'*' }, items.len() as i64);
+                for r in items {
+                    r.encode(resp3, out);
+                }
+            }
+            Reply::Many(replies) => {
+                for r in replies {
+                    r.encode(resp3, out);
+                }
+            }
         }
     }
 
@@ -166,9 +181,9 @@ pub fn format_i64(n: i64, buf: &mut [u8; 20]) -> &[u8] {
     &buf[i..]
 }
 
-/// Formats a double as Redis's RESP3 double / ZSCORE text: integers without a fraction
-/// (`3`), `inf`/`-inf`, `nan`, otherwise the shortest representation that round-trips
-/// (Redis uses `%.17g`, whose output differs from this only in how many digits it spends).
+/// Formats a double as Redis 7.0's `addReplyDouble` does (RESP3 doubles, ZSCORE, WITHSCORES):
+/// C's `%.17g`, so `1.1` is `1.1000000000000001`, `3` is `3`, `1e20` is `1e+20`, `-0` is
+/// `-0`; and `inf`/`-inf`, `nan`. (Redis 7.2 switched to the shortest round-trip text.)
 pub fn format_double(d: f64) -> String {
     if d.is_nan() {
         "nan".into()
@@ -178,10 +193,36 @@ pub fn format_double(d: f64) -> String {
         } else {
             "-inf".into()
         }
-    } else if d == d.trunc() && d.abs() < 1e17 {
-        format!("{}", d as i64)
     } else {
-        format!("{d}")
+        format_g17(d)
+    }
+}
+
+/// C's `printf("%.17g", d)` for a finite `d`: 17 significant digits, correctly rounded;
+/// fixed notation when the decimal exponent is in -4..17, else `d.ddde+XX`; trailing zeros
+/// (and a trailing point) removed.
+pub fn format_g17(d: f64) -> String {
+    const PRECISION: i32 = 17;
+    if d == 0.0 {
+        return if d.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    // The exponent after rounding to 17 digits decides the notation, as in C.
+    let sci = format!("{:.*e}", (PRECISION - 1) as usize, d);
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    fn trim(s: &str) -> &str {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            s
+        }
+    }
+    if (-4..PRECISION).contains(&exp) {
+        let fixed = format!("{:.*}", (PRECISION - 1 - exp) as usize, d);
+        trim(&fixed).to_string()
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
     }
 }
 
@@ -205,10 +246,40 @@ mod tests {
         assert_eq!(Reply::Double(3.0).to_resp(false), b"$1\r\n3\r\n");
         assert_eq!(Reply::Bool(true).to_resp(false), b":1\r\n");
         assert_eq!(Reply::Verbatim("x".into()).to_resp(true), b"=5\r\ntxt:x\r\n");
+        let push = Reply::Push(vec![Reply::bulk("message"), Reply::bulk("c"), Reply::bulk("m")]);
+        assert_eq!(push.to_resp(true), b">3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n");
+        assert_eq!(push.to_resp(false), b"*3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n");
+        assert_eq!(Reply::Many(vec![Reply::Int(1), Reply::Nil]).to_resp(false), b":1\r\n$-1\r\n");
     }
 
     #[test]
     fn status_and_error_lines_cannot_break_framing() {
         assert_eq!(Reply::Error("ERR a\r\nb".into()).to_resp(false), b"-ERR a  b\r\n");
+    }
+
+    #[test]
+    fn doubles_print_as_redis_7_0_does_with_g17() {
+        for (d, text) in [
+            (1.1, "1.1000000000000001"),
+            (0.1, "0.10000000000000001"),
+            (1.5, "1.5"),
+            (3.0, "3"),
+            (-0.0, "-0"),
+            (1e16, "10000000000000000"),
+            (1e17, "1e+17"),
+            (1e20, "1e+20"),
+            (123456789012345680.0, "1.2345678901234568e+17"),
+            (1.5e-5, "1.5e-05"),
+            (0.0001, "0.0001"),
+            (1e-310, "9.9999999999999694e-311"),
+            // 2251799813685247.75 exactly: a tie at 17 digits, rounded to even as glibc does.
+            (9007199254740991.0 / 4.0, "2251799813685247.8"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+        ] {
+            assert_eq!(format_double(d), text, "{d:e}");
+        }
+        assert_eq!(Reply::Double(1.1).to_resp(false), b"$18\r\n1.1000000000000001\r\n");
+        assert_eq!(Reply::Double(1e20).to_resp(true), b",1e+20\r\n");
     }
 }

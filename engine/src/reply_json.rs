@@ -19,6 +19,8 @@
 //! | double | `{"type":"double","value":1.5}` (`"inf"`, `"-inf"`, `"nan"` as strings) |
 //! | boolean | `{"type":"bool","value":true}` |
 //! | verbatim | `{"type":"verbatim","format":"txt","value":"..."}` |
+//! | push (pub/sub message) | `{"type":"push","value":[...]}` |
+//! | several replies to one command (SUBSCRIBE a b) | `{"type":"many","value":[...]}` |
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -85,6 +87,12 @@ impl Reply {
             Reply::Double(d) => json!({ "type": "double", "value": format_double(*d) }),
             Reply::Bool(b) => json!({ "type": "bool", "value": b }),
             Reply::Verbatim(s) => json!({ "type": "verbatim", "format": "txt", "value": s }),
+            Reply::Push(items) => {
+                json!({ "type": "push", "value": items.iter().map(Reply::to_json).collect::<Vec<_>>() })
+            }
+            Reply::Many(replies) => {
+                json!({ "type": "many", "value": replies.iter().map(Reply::to_json).collect::<Vec<_>>() })
+            }
         }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::args::Args;
-use crate::cmd::{keys, server, string};
+use crate::cmd::{hash, keys, list, pubsub, server, set, string, tx, zset};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -29,6 +29,8 @@ pub const NOAUTH: u32 = 1 << 4;
 pub const ADMIN: u32 = 1 << 5;
 /// Touches the whole keyspace (KEYS, FLUSHALL): may be slow on a large one.
 pub const SLOW: u32 = 1 << 6;
+/// May wait for data (BLPOP, BLMOVE): a connection's later commands wait with it.
+pub const BLOCKING: u32 = 1 << 7;
 
 pub const FLAG_NAMES: &[(u32, &str)] = &[
     (WRITE, "write"),
@@ -38,6 +40,7 @@ pub const FLAG_NAMES: &[(u32, &str)] = &[
     (NOAUTH, "no_auth"),
     (ADMIN, "admin"),
     (SLOW, "slow"),
+    (BLOCKING, "blocking"),
 ];
 
 pub struct Command {
@@ -137,15 +140,111 @@ commands! {
     "OBJECT", -2, READONLY, (2, 2, 1), "generic", keys::object, "<ENCODING | FREQ | IDLETIME | REFCOUNT | HELP> key", "A container for object introspection commands.";
     "MEMORY", -2, READONLY, (2, 2, 1), "server", keys::memory, "<USAGE key [SAMPLES count] | STATS | DOCTOR | HELP>", "A container for memory diagnostics commands.";
     // Hashes (cmd::hash)
+    "HSET", -4, WRITE | DENYOOM | FAST, (1, 1, 1), "hash", hash::hset, "key field value [field value ...]", "Creates or modifies the value of a field in a hash.", grow = hash::pairs_growth;
+    "HSETNX", 4, WRITE | DENYOOM | FAST, (1, 1, 1), "hash", hash::hsetnx, "key field value", "Sets the value of a field in a hash only when the field doesn't exist.", grow = hash::field_growth;
+    "HGET", 3, READONLY | FAST, (1, 1, 1), "hash", hash::hget, "key field", "Returns the value of a field in a hash.";
+    "HMGET", -3, READONLY | FAST, (1, 1, 1), "hash", hash::hmget, "key field [field ...]", "Returns the values of all fields in a hash.";
+    "HMSET", -4, WRITE | DENYOOM | FAST, (1, 1, 1), "hash", hash::hmset, "key field value [field value ...]", "Sets the values of multiple fields.", grow = hash::pairs_growth;
+    "HDEL", -3, WRITE | FAST, (1, 1, 1), "hash", hash::hdel, "key field [field ...]", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.";
+    "HEXISTS", 3, READONLY | FAST, (1, 1, 1), "hash", hash::hexists, "key field", "Determines whether a field exists in a hash.";
+    "HLEN", 2, READONLY | FAST, (1, 1, 1), "hash", hash::hlen, "key", "Returns the number of fields in a hash.";
+    "HSTRLEN", 3, READONLY | FAST, (1, 1, 1), "hash", hash::hstrlen, "key field", "Returns the length of the value of a field.";
+    "HKEYS", 2, READONLY, (1, 1, 1), "hash", hash::hkeys, "key", "Returns all fields in a hash.";
+    "HVALS", 2, READONLY, (1, 1, 1), "hash", hash::hvals, "key", "Returns all values in a hash.";
+    "HGETALL", 2, READONLY, (1, 1, 1), "hash", hash::hgetall, "key", "Returns all fields and values in a hash.";
+    "HINCRBY", 4, WRITE | DENYOOM | FAST, (1, 1, 1), "hash", hash::hincrby, "key field increment", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", grow = hash::field_growth;
+    "HINCRBYFLOAT", 4, WRITE | DENYOOM | FAST, (1, 1, 1), "hash", hash::hincrbyfloat, "key field increment", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", grow = hash::field_growth;
+    "HRANDFIELD", -2, READONLY, (1, 1, 1), "hash", hash::hrandfield, "key [count [WITHVALUES]]", "Returns one or more random fields from a hash.";
+    "HSCAN", -3, READONLY, (1, 1, 1), "hash", hash::hscan, "key cursor [MATCH pattern] [COUNT count]", "Iterates over fields and values of a hash.";
     // Lists (cmd::list)
+    "LPUSH", -3, WRITE | DENYOOM | FAST, (1, 1, 1), "list", list::lpush, "key element [element ...]", "Prepends one or more elements to a list. Creates the key if it doesn't exist.", grow = list::push_growth;
+    "RPUSH", -3, WRITE | DENYOOM | FAST, (1, 1, 1), "list", list::rpush, "key element [element ...]", "Appends one or more elements to a list. Creates the key if it doesn't exist.", grow = list::push_growth;
+    "LPUSHX", -3, WRITE | DENYOOM | FAST, (1, 1, 1), "list", list::lpushx, "key element [element ...]", "Prepends one or more elements to a list only when the list exists.", grow = list::push_growth;
+    "RPUSHX", -3, WRITE | DENYOOM | FAST, (1, 1, 1), "list", list::rpushx, "key element [element ...]", "Appends an element to a list only when the list exists.", grow = list::push_growth;
+    "LPOP", -2, WRITE | FAST, (1, 1, 1), "list", list::lpop, "key [count]", "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.";
+    "RPOP", -2, WRITE | FAST, (1, 1, 1), "list", list::rpop, "key [count]", "Returns and removes the last elements of a list. Deletes the list if the last element was popped.";
+    "LLEN", 2, READONLY | FAST, (1, 1, 1), "list", list::llen, "key", "Returns the length of a list.";
+    "LRANGE", 4, READONLY, (1, 1, 1), "list", list::lrange, "key start stop", "Returns a range of elements from a list.";
+    "LINDEX", 3, READONLY, (1, 1, 1), "list", list::lindex, "key index", "Returns an element from a list by its index.";
+    "LSET", 4, WRITE | DENYOOM, (1, 1, 1), "list", list::lset, "key index element", "Sets the value of an element in a list by its index.", grow = list::push_growth;
+    "LINSERT", 5, WRITE | DENYOOM, (1, 1, 1), "list", list::linsert, "key <BEFORE | AFTER> pivot element", "Inserts an element before or after another element in a list.", grow = list::push_growth;
+    "LREM", 4, WRITE, (1, 1, 1), "list", list::lrem, "key count element", "Removes elements from a list. Deletes the list if the last element was removed.";
+    "LTRIM", 4, WRITE, (1, 1, 1), "list", list::ltrim, "key start stop", "Removes elements from both ends a list. Deletes the list if all elements were trimmed.";
+    "LPOS", -3, READONLY, (1, 1, 1), "list", list::lpos, "key element [RANK rank] [COUNT num-matches] [MAXLEN len]", "Returns the index of matching elements in a list.";
+    "LMOVE", 5, WRITE | DENYOOM, (1, 2, 1), "list", list::lmove, "source destination <LEFT | RIGHT> <LEFT | RIGHT>", "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.", grow = list::move_growth;
+    "RPOPLPUSH", 3, WRITE | DENYOOM, (1, 2, 1), "list", list::rpoplpush, "source destination", "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.", grow = list::move_growth;
+    "BLPOP", -3, WRITE | BLOCKING, (1, -2, 1), "list", list::blpop, "key [key ...] timeout", "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.";
+    "BRPOP", -3, WRITE | BLOCKING, (1, -2, 1), "list", list::brpop, "key [key ...] timeout", "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.";
+    "BLMOVE", 6, WRITE | DENYOOM | BLOCKING, (1, 2, 1), "list", list::blmove, "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout", "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.", grow = list::move_growth;
+    "BRPOPLPUSH", 4, WRITE | DENYOOM | BLOCKING, (1, 2, 1), "list", list::brpoplpush, "source destination timeout", "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.", grow = list::move_growth;
     // Sets (cmd::set)
+    "SADD", -3, WRITE | DENYOOM | FAST, (1, 1, 1), "set", set::sadd, "key member [member ...]", "Adds one or more members to a set. Creates the key if it doesn't exist.", grow = set::members_growth;
+    "SREM", -3, WRITE | FAST, (1, 1, 1), "set", set::srem, "key member [member ...]", "Removes one or more members from a set. Deletes the set if the last member was removed.";
+    "SMEMBERS", 2, READONLY, (1, 1, 1), "set", set::smembers, "key", "Returns all members of a set.";
+    "SISMEMBER", 3, READONLY | FAST, (1, 1, 1), "set", set::sismember, "key member", "Determines whether a member belongs to a set.";
+    "SMISMEMBER", -3, READONLY | FAST, (1, 1, 1), "set", set::smismember, "key member [member ...]", "Determines whether multiple members belong to a set.";
+    "SCARD", 2, READONLY | FAST, (1, 1, 1), "set", set::scard, "key", "Returns the number of members in a set.";
+    "SPOP", -2, WRITE | FAST, (1, 1, 1), "set", set::spop, "key [count]", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.";
+    "SRANDMEMBER", -2, READONLY, (1, 1, 1), "set", set::srandmember, "key [count]", "Get one or multiple random members from a set";
+    "SINTER", -2, READONLY, (1, -1, 1), "set", set::sinter, "key [key ...]", "Returns the intersect of multiple sets.";
+    "SUNION", -2, READONLY, (1, -1, 1), "set", set::sunion, "key [key ...]", "Returns the union of multiple sets.";
+    "SDIFF", -2, READONLY, (1, -1, 1), "set", set::sdiff, "key [key ...]", "Returns the difference of multiple sets.";
+    "SINTERSTORE", -3, WRITE | DENYOOM, (1, -1, 1), "set", set::sinterstore, "destination key [key ...]", "Stores the intersect of multiple sets in a key.";
+    "SUNIONSTORE", -3, WRITE | DENYOOM, (1, -1, 1), "set", set::sunionstore, "destination key [key ...]", "Stores the union of multiple sets in a key.";
+    "SDIFFSTORE", -3, WRITE | DENYOOM, (1, -1, 1), "set", set::sdiffstore, "destination key [key ...]", "Stores the difference of multiple sets in a key.";
+    // Redis reports (0, 0, 0) and movablekeys; (2, -1, 1) locks every argument after numkeys
+    // (LIMIT and its value too, which is harmless), see `set::sintercard`.
+    "SINTERCARD", -3, READONLY, (2, -1, 1), "set", set::sintercard, "numkeys key [key ...] [LIMIT limit]", "Returns the number of members of the intersect of multiple sets.";
+    "SMOVE", 4, WRITE | FAST, (1, 2, 1), "set", set::smove, "source destination member", "Moves a member from one set to another.";
+    "SSCAN", -3, READONLY, (1, 1, 1), "set", set::sscan, "key cursor [MATCH pattern] [COUNT count]", "Iterates over members of a set.";
     // Sorted sets (cmd::zset)
+    "ZADD", -4, WRITE | DENYOOM | FAST, (1, 1, 1), "sorted-set", zset::zadd, "key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.";
+    "ZINCRBY", 4, WRITE | DENYOOM | FAST, (1, 1, 1), "sorted-set", zset::zincrby, "key increment member", "Increments the score of a member in a sorted set.";
+    "ZREM", -3, WRITE | FAST, (1, 1, 1), "sorted-set", zset::zrem, "key member [member ...]", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.";
+    "ZSCORE", 3, READONLY | FAST, (1, 1, 1), "sorted-set", zset::zscore, "key member", "Returns the score of a member in a sorted set.";
+    "ZMSCORE", -3, READONLY | FAST, (1, 1, 1), "sorted-set", zset::zmscore, "key member [member ...]", "Returns the score of one or more members in a sorted set.";
+    "ZCARD", 2, READONLY | FAST, (1, 1, 1), "sorted-set", zset::zcard, "key", "Returns the number of members in a sorted set.";
+    "ZCOUNT", 4, READONLY | FAST, (1, 1, 1), "sorted-set", zset::zcount, "key min max", "Returns the count of members in a sorted set that have scores within a range.";
+    "ZLEXCOUNT", 4, READONLY | FAST, (1, 1, 1), "sorted-set", zset::zlexcount, "key min max", "Returns the number of members in a sorted set within a lexicographical range.";
+    "ZRANK", 3, READONLY | FAST, (1, 1, 1), "sorted-set", zset::zrank, "key member", "Returns the index of a member in a sorted set ordered by ascending scores.";
+    "ZREVRANK", 3, READONLY | FAST, (1, 1, 1), "sorted-set", zset::zrevrank, "key member", "Returns the index of a member in a sorted set ordered by descending scores.";
+    "ZRANGE", -4, READONLY, (1, 1, 1), "sorted-set", zset::zrange, "key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]", "Returns members in a sorted set within a range of indexes, scores or lexicographical values.";
+    "ZREVRANGE", -4, READONLY, (1, 1, 1), "sorted-set", zset::zrevrange, "key start stop [WITHSCORES]", "Returns members in a sorted set within a range of indexes in reverse order.";
+    "ZRANGEBYSCORE", -4, READONLY, (1, 1, 1), "sorted-set", zset::zrangebyscore, "key min max [WITHSCORES] [LIMIT offset count]", "Returns members in a sorted set within a range of scores.";
+    "ZREVRANGEBYSCORE", -4, READONLY, (1, 1, 1), "sorted-set", zset::zrevrangebyscore, "key max min [WITHSCORES] [LIMIT offset count]", "Returns members in a sorted set within a range of scores in reverse order.";
+    "ZRANGEBYLEX", -4, READONLY, (1, 1, 1), "sorted-set", zset::zrangebylex, "key min max [LIMIT offset count]", "Returns members in a sorted set within a lexicographical range.";
+    "ZREVRANGEBYLEX", -4, READONLY, (1, 1, 1), "sorted-set", zset::zrevrangebylex, "key max min [LIMIT offset count]", "Returns members in a sorted set within a lexicographical range in reverse order.";
+    "ZPOPMIN", -2, WRITE | FAST, (1, 1, 1), "sorted-set", zset::zpopmin, "key [count]", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.";
+    "ZPOPMAX", -2, WRITE | FAST, (1, 1, 1), "sorted-set", zset::zpopmax, "key [count]", "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.";
+    "ZREMRANGEBYRANK", 4, WRITE, (1, 1, 1), "sorted-set", zset::zremrangebyrank, "key start stop", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.";
+    "ZREMRANGEBYSCORE", 4, WRITE, (1, 1, 1), "sorted-set", zset::zremrangebyscore, "key min max", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.";
+    "ZREMRANGEBYLEX", 4, WRITE, (1, 1, 1), "sorted-set", zset::zremrangebylex, "key min max", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.";
+    // Redis's legacy key spec for these is (1, 1, 1) plus `movablekeys` (the source keys
+    // follow numkeys). Dispatch locks by (first, last, step), so (1, -1, 1) here: every
+    // argument from the destination on, WEIGHTS and AGGREGATE words included. Locking a
+    // few extra shards is harmless, and every key the command touches is covered. (COMMAND
+    // INFO shows (1, -1, 1), and a WATCHed source key counts as written.)
+    "ZUNIONSTORE", -4, WRITE | DENYOOM, (1, -1, 1), "sorted-set", zset::zunionstore, "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>]", "Stores the union of multiple sorted sets in a key.";
+    "ZINTERSTORE", -4, WRITE | DENYOOM, (1, -1, 1), "sorted-set", zset::zinterstore, "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>]", "Stores the intersect of multiple sorted sets in a key.";
+    "ZSCAN", -3, READONLY, (1, 1, 1), "sorted-set", zset::zscan, "key cursor [MATCH pattern] [COUNT count]", "Iterates over members and scores of a sorted set.";
     // Transactions (cmd::tx)
+    "MULTI", 1, FAST, (0, 0, 0), "transactions", tx::multi, "", "Starts a transaction.";
+    "EXEC", 1, 0, (0, 0, 0), "transactions", tx::exec, "", "Executes all commands in a transaction.";
+    "DISCARD", 1, FAST, (0, 0, 0), "transactions", tx::discard_cmd, "", "Discards a transaction.";
+    "WATCH", -2, FAST, (1, -1, 1), "transactions", tx::watch, "key [key ...]", "Monitors changes to keys to determine the execution of a transaction.";
+    "UNWATCH", 1, FAST, (0, 0, 0), "transactions", tx::unwatch, "", "Forgets about watched keys of a transaction.";
     // Pub/sub (cmd::pubsub)
+    "SUBSCRIBE", -2, 0, (0, 0, 0), "pubsub", pubsub::subscribe, "channel [channel ...]", "Listens for messages published to channels.";
+    "UNSUBSCRIBE", -1, 0, (0, 0, 0), "pubsub", pubsub::unsubscribe, "[channel [channel ...]]", "Stops listening to messages posted to channels.";
+    "PSUBSCRIBE", -2, 0, (0, 0, 0), "pubsub", pubsub::psubscribe, "pattern [pattern ...]", "Listens for messages published to channels that match one or more patterns.";
+    "PUNSUBSCRIBE", -1, 0, (0, 0, 0), "pubsub", pubsub::punsubscribe, "[pattern [pattern ...]]", "Stops listening to messages published to channels that match one or more patterns.";
+    "PUBLISH", 3, FAST, (0, 0, 0), "pubsub", pubsub::publish, "channel message", "Posts a message to a channel.";
+    "PUBSUB", -2, 0, (0, 0, 0), "pubsub", pubsub::pubsub, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | HELP>", "A container for Pub/Sub commands.";
     // Server and connection
     "PING", -1, FAST, (0, 0, 0), "connection", server::ping, "[message]", "Returns the server's liveliness response.";
     "ECHO", 2, FAST, (0, 0, 0), "connection", server::echo, "message", "Returns the given string.";
     "QUIT", -1, FAST | NOAUTH, (0, 0, 0), "connection", server::quit, "", "Closes the connection.";
+    "RESET", 1, FAST | NOAUTH, (0, 0, 0), "connection", server::reset, "", "Resets the connection.";
     "SELECT", 2, FAST, (0, 0, 0), "connection", server::select, "index", "Changes the selected database.";
     "HELLO", -1, FAST | NOAUTH, (0, 0, 0), "connection", server::hello, "[protover [AUTH username password] [SETNAME clientname]]", "Handshakes with the Redis server.";
     "AUTH", -2, FAST | NOAUTH, (0, 0, 0), "connection", server::auth, "[username] password", "Authenticates the connection.";

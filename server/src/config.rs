@@ -85,6 +85,12 @@ pub struct ServerConfig {
     #[arg(long, env = "VITRINE_CLIENT_QUERY_BUFFER_LIMIT", default_value = "1gb")]
     pub client_query_buffer_limit: String,
 
+    /// Output limits of a class of clients, as Redis's `<class> <hard> <soft> <seconds>`:
+    /// `pubsub 32mb 8mb 60` (the default) disconnects a subscriber whose unsent messages
+    /// reach 32 MB, or stay over 8 MB for more than 60 s. Repeatable, one class each.
+    #[arg(long, env = "VITRINE_CLIENT_OUTPUT_BUFFER_LIMIT", action = clap::ArgAction::Append)]
+    pub client_output_buffer_limit: Vec<String>,
+
     /// Write the RESP port actually bound to this file once listening (for scripts and tests
     /// that start the server with --port 0).
     #[arg(long, env = "VITRINE_PORT_FILE")]
@@ -187,6 +193,11 @@ impl ServerConfig {
             let value = self.engine_value(name);
             if let Err(reason) = config.set(name, value) {
                 bail!("invalid --{name} '{value}': {reason}");
+            }
+        }
+        for limit in &self.client_output_buffer_limit {
+            if let Err(reason) = config.set("client-output-buffer-limit", limit) {
+                bail!("invalid --client-output-buffer-limit '{limit}': {reason}");
             }
         }
         if let Some(pass) = &self.requirepass {
@@ -319,6 +330,17 @@ mod tests {
 
     fn load(args: &[&str]) -> anyhow::Result<ServerConfig> {
         ServerConfig::try_load(std::iter::once("vitrine").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn client_output_buffer_limits_by_class() {
+        let two = ["--client-output-buffer-limit", "pubsub 1mb 0 0", "--client-output-buffer-limit", "normal 0 0 0"];
+        let limit = load(&two).unwrap().engine_config().unwrap().pubsub_output_limit();
+        assert_eq!((limit.hard, limit.soft, limit.soft_seconds), (1 << 20, 0, 0));
+        let Err(bad) = load(&["--client-output-buffer-limit", "pubsub 1mb"]).unwrap().engine_config() else {
+            panic!("a wrong number of words must be refused");
+        };
+        assert!(format!("{bad:#}").contains("Wrong number of arguments in buffer limit configuration."), "{bad:#}");
     }
 
     /// A config file that is removed when dropped.

@@ -217,11 +217,13 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
     let engine = open.engine.clone();
     let session = &mut open.session;
     let id = session.id();
-    let kill = Arc::new(Notify::new());
+    // Woken by CLIENT KILL from another connection and by pub/sub messages for this one;
+    // the top of the loop looks at both. notify_one keeps a permit if the task is busy, so a
+    // wake is never missed.
+    let wake = Arc::new(Notify::new());
     {
-        let kill = kill.clone();
-        // notify_one keeps a permit if the task is busy, so a kill is never missed.
-        session.client.set_waker(move || kill.notify_one());
+        let wake = wake.clone();
+        session.client.set_waker(move || wake.notify_one());
     }
     let stats = engine.stats();
     let config = engine.config();
@@ -236,12 +238,28 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
         if session.client.is_killed() {
             break End::Killed;
         }
+        take_pushes(session, &mut out, sent);
+        // A blocking command (BLPOP, ...) that has been served: its reply, then the commands
+        // that waited behind it. The wake-up that brings us here is the client's waker.
+        if session.blocked.is_some() && engine.retry_blocked(session, &mut out, now_ms()) {
+            if let Err(end) = resume_after_block(&engine, session, &mut input, &mut out) {
+                break end;
+            }
+        }
+        let unblock_at = block_deadline(session);
+        let block_timeout = async move {
+            match unblock_at {
+                Some(at) => sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
         let pending = out.len() - sent;
         let reading = pending < OUTPUT_PAUSE;
         if reading && input.capacity() - input.len() < READ_CHUNK {
             input.reserve(READ_CHUNK);
         }
-        let idle_s = config.timeout_s();
+        // As in Redis, a subscriber waiting for messages is not idle, nor a blocked client.
+        let idle_s = if session.subs.any() || session.blocked.is_some() { 0 } else { config.timeout_s() };
         let idle_at = if idle_s > 0 { last_input.checked_add(Duration::from_secs(idle_s)) } else { None };
         let idle = async move {
             match idle_at {
@@ -251,7 +269,7 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
         };
         tokio::select! {
             biased;
-            _ = kill.notified() => break End::Killed,
+            _ = wake.notified() => {}
             _ = shutdown.changed() => break End::Shutdown,
             written = wr.write(&out[sent..]), if pending > 0 => match written {
                 Ok(0) => break End::Io(io::ErrorKind::WriteZero.into()),
@@ -294,6 +312,12 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
                 }
                 Err(e) => break End::Io(e),
             },
+            () = block_timeout => {
+                engine.unblock_timeout(session, &mut out);
+                if let Err(end) = resume_after_block(&engine, session, &mut input, &mut out) {
+                    break end;
+                }
+            }
             () = idle => break End::Idle,
         }
     };
@@ -328,6 +352,47 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
     }
     if flush {
         let _ = timeout(FLUSH_TIMEOUT, wr.shutdown()).await;
+    }
+}
+
+/// When the session's blocked command gives up, on tokio's clock; `None` when nothing is
+/// blocked or it waits for ever.
+fn block_deadline(session: &Session) -> Option<Instant> {
+    let at = session.blocked.as_ref()?.deadline_ms?;
+    Some(Instant::now() + Duration::from_millis(at.saturating_sub(now_ms())))
+}
+
+/// After a blocked command has answered (served or timed out): runs the commands that waited
+/// behind it in the input buffer, as a read would. One of them may block again.
+fn resume_after_block(
+    engine: &Engine,
+    session: &mut Session,
+    input: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> Result<(), End> {
+    if input.is_empty() {
+        return Ok(());
+    }
+    let consumed = engine.feed(session, input, out, now_ms()).map_err(End::Protocol)?;
+    input.drain(..consumed);
+    if session.closing {
+        return Err(End::Quit);
+    }
+    if session.client.is_killed() {
+        return Err(End::KilledSelf);
+    }
+    Ok(())
+}
+
+/// Unsent output below which waiting pub/sub messages are moved into it. A subscriber that
+/// stops reading leaves them in its outbox, where `client-output-buffer-limit pubsub`
+/// counts them and disconnects it once they break the limit.
+const PUSH_ROOM: usize = 64 * 1024;
+
+/// Moves the session's waiting pub/sub messages to the end of `out` when there is room.
+fn take_pushes(session: &Session, out: &mut Vec<u8>, sent: usize) {
+    if out.len() - sent < PUSH_ROOM {
+        session.client.take_pushes(out);
     }
 }
 

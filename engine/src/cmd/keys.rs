@@ -333,7 +333,8 @@ pub fn keys(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let pattern = args.bytes()?;
     let match_all = pattern == b"*";
     let mut found = Vec::new();
-    ctx.engine.store().for_each(ctx.now, |key, _| {
+    // Through `ctx.db`, so inside an EXEC that holds every shard the walk uses those locks.
+    ctx.db.for_each(ctx.now, |key, _| {
         if match_all || glob::matches(pattern, key) {
             found.push(Reply::bulk(key));
         }
@@ -374,7 +375,7 @@ pub fn scan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
         }
     }
     let mut found = Vec::new();
-    let next = ctx.engine.store().scan(cursor, count, ctx.now, |key, entry| {
+    let next = ctx.db.scan(cursor, count, ctx.now, |key, entry| {
         // Redis 7 accepts an unknown type name and simply matches nothing.
         if type_name.is_some_and(|t| !t.eq_ignore_ascii_case(entry.value.type_name().as_bytes())) {
             return;
@@ -390,7 +391,7 @@ pub fn scan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
 /// Parses a SCAN cursor as Redis does with `strtoul`: decimal digits with an optional sign
 /// (a `-` wraps around), no whitespace, nothing after the digits, within 64 bits. An empty
 /// string is cursor 0, as `strtoul` reads it.
-fn parse_cursor(s: &[u8]) -> Option<u64> {
+pub(crate) fn parse_cursor(s: &[u8]) -> Option<u64> {
     let (neg, digits) = match s.first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -416,7 +417,7 @@ fn parse_cursor(s: &[u8]) -> Option<u64> {
 /// RANDOMKEY
 /// ```
 pub fn randomkey(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Ok(Reply::opt_bulk(ctx.engine.store().random_key(ctx.now)))
+    Ok(Reply::opt_bulk(ctx.db.random_key(ctx.now)))
 }
 
 /// Answers the number of keys (as Redis, this counts expired keys not yet collected).
@@ -425,7 +426,7 @@ pub fn randomkey(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdEr
 /// DBSIZE
 /// ```
 pub fn dbsize(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Ok(Reply::Int(ctx.engine.store().len() as i64))
+    Ok(Reply::Int(ctx.db.len() as i64))
 }
 
 /// Deletes every key in the database. ASYNC and SYNC are accepted; both free at once.
@@ -452,7 +453,7 @@ fn flush_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErr
         return Err(CmdError::Syntax);
     }
     args.finish()?;
-    ctx.engine.store().flush();
+    ctx.db.flush(ctx.now);
     Ok(Reply::Ok)
 }
 
@@ -603,13 +604,13 @@ pub fn memory(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 /// MEMORY STATS with Redis's field names. `dataset.bytes` is the accounted `used_memory`;
 /// `total.allocated` is what the allocator reports when the host knows it. No peak is kept
 /// by the store yet, so `peak.allocated` is the larger of the two current figures.
-fn memory_stats(ctx: &Ctx<'_>) -> Reply {
+fn memory_stats(ctx: &mut Ctx<'_>) -> Reply {
     let store = ctx.engine.store();
     let used = store.used_memory() as u64;
     let host = ctx.engine.host_facts();
     let total = if host.allocator_bytes > 0 { host.allocator_bytes } else { used };
     let peak = total.max(used);
-    let keys = store.len() as u64;
+    let keys = ctx.db.len() as u64;
     let pct = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 };
     let int = |n: u64| Reply::Int(i64::try_from(n).unwrap_or(i64::MAX));
     let fields: Vec<(&str, Reply)> = vec![
@@ -629,7 +630,7 @@ fn memory_stats(ctx: &Ctx<'_>) -> Reply {
         ("peak.percentage", Reply::Double(pct(total, peak))),
         ("allocator.allocated", int(host.allocator_bytes)),
         ("allocator.resident", int(host.rss_bytes)),
-        ("expires.count", int(store.volatile_len() as u64)),
+        ("expires.count", int(ctx.db.volatile_len() as u64)),
         ("maxmemory", int(ctx.engine.config().maxmemory())),
     ];
     Reply::Map(fields.into_iter().map(|(k, v)| (Reply::bulk(k), v)).collect())

@@ -250,6 +250,31 @@ pub fn add(a: Num, b: Num) -> Option<Ld> {
     round(neg, &sum, exp, false)
 }
 
+/// `(long long) ceill(v * k)` as x87 computes it: the product rounded once to 64 bits, then
+/// up to an integer (Redis turns a blocking command's timeout in seconds into milliseconds
+/// this way). `None` when the integer does not fit an i64 or `v` is infinite, where the C
+/// conversion yields LLONG_MIN.
+pub fn mul_ceil_i64(v: Num, k: u32) -> Option<i64> {
+    let Num::Finite(v) = v else { return None };
+    let p = round(v.neg, &Big::from_u128(v.mant * k as u128), v.exp, false)?;
+    if p.mant == 0 {
+        return Some(0);
+    }
+    let magnitude: u128 = if p.exp >= 0 {
+        if p.exp >= 64 {
+            return None;
+        }
+        p.mant << p.exp
+    } else {
+        let shift = p.exp.unsigned_abs();
+        let (whole, frac) = if shift >= 128 { (0, true) } else { (p.mant >> shift, p.mant & ((1 << shift) - 1) != 0) };
+        // Up for a positive value; toward zero (also up) for a negative one.
+        whole + (frac && !p.neg) as u128
+    };
+    let signed = if p.neg { -i128::try_from(magnitude).ok()? } else { i128::try_from(magnitude).ok()? };
+    i64::try_from(signed).ok()
+}
+
 /// `%.17Lf` (exact, ties to even), then Redis's `ld2string` human mode: trailing zeros
 /// and a bare point trimmed, and "-0" written "0".
 pub fn format_fixed17(v: Ld) -> String {
@@ -565,6 +590,24 @@ mod tests {
         assert_eq!(sum("-2.25", "1"), "-1.25");
         assert_eq!(sum("0.00000000000000001", "0"), "0.00000000000000001");
         assert_eq!(sum("-0.000000000000000015", "0"), "-0.00000000000000002");
+    }
+
+    #[test]
+    fn blocking_timeouts_scale_and_round_up_like_x87() {
+        let ms = |t: &str| mul_ceil_i64(parse(t.as_bytes()).unwrap(), 1000);
+        assert_eq!(ms("1"), Some(1000));
+        assert_eq!(ms("0.0001"), Some(1));
+        assert_eq!(ms("1e-400"), Some(1));
+        assert_eq!(ms("-0"), Some(0));
+        assert_eq!(ms("-0.0009"), Some(0));
+        // 0.001 is a little under 1/1000 in long double, so -0.001 s rounds up to 0 ms.
+        assert_eq!(ms("-0.001"), Some(0));
+        assert_eq!(ms("-0.0011"), Some(-1));
+        assert_eq!(ms("0x10"), Some(16_000));
+        assert_eq!(ms("9223372036854775"), Some(9_223_372_036_854_775_000));
+        assert_eq!(ms("9223372036854776"), None);
+        assert_eq!(ms("inf"), None);
+        assert_eq!(ms("1e400"), None);
     }
 
     #[test]

@@ -19,7 +19,13 @@ pub const REDIS_COMPAT_VERSION: &str = "7.2.0";
 /// ```text
 /// PING [message]
 /// ```
-pub fn ping(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+pub fn ping(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    // A subscribed RESP2 connection reads every reply as a message: Redis answers there with
+    // an array, `pong` and the message (empty without one).
+    if !ctx.session.resp3 && ctx.session.subs.any() && args.len() <= 1 {
+        let msg = args.rest().first().copied().unwrap_or_default();
+        return Ok(Reply::Array(vec![Reply::bulk("pong"), Reply::bulk(msg)]));
+    }
     match args.len() {
         0 => Ok(Reply::status("PONG")),
         1 => Ok(Reply::bulk(args.bytes()?)),
@@ -44,6 +50,24 @@ pub fn echo(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
 pub fn quit(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
     ctx.session.closing = true;
     Ok(Reply::Ok)
+}
+
+/// Resets the connection as if it were new: leaves any transaction, watched keys and
+/// subscriptions, returns to RESP2, database 0, no name, and (with a password set) to not
+/// authenticated.
+///
+/// ```text
+/// RESET
+/// ```
+pub fn reset(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    super::tx::discard(ctx.engine, ctx.session);
+    super::pubsub::unsubscribe_all(ctx);
+    ctx.session.resp3 = false;
+    ctx.session.client.resp.store(2, Relaxed);
+    ctx.session.db = 0;
+    *ctx.session.client.name.lock() = None;
+    ctx.session.authenticated = !ctx.engine.config().auth_required();
+    Ok(Reply::status("RESET"))
 }
 
 /// Selects a database. Vitrine has one (`databases 1`); any other index is out of range.
@@ -183,14 +207,18 @@ pub fn client(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
         "INFO" if args.is_empty() => Ok(Reply::Verbatim(format!("{}\n", ctx.session.client.describe(ctx.now, db)))),
         "LIST" => {
             let mut ids: Option<Vec<u64>> = None;
+            // TYPE pubsub: subscribers only; TYPE normal: everyone else.
+            let mut subscribers: Option<bool> = None;
             while !args.is_empty() {
                 if args.flag("TYPE") {
                     let t = args.option()?;
                     if !["NORMAL", "MASTER", "REPLICA", "PUBSUB"].contains(&t.as_str()) {
                         return Err(CmdError::err(format!("Unknown client type '{}'", t.to_ascii_lowercase())));
                     }
-                    if t != "NORMAL" {
-                        ids = Some(vec![]);
+                    match t.as_str() {
+                        "NORMAL" => subscribers = Some(false),
+                        "PUBSUB" => subscribers = Some(true),
+                        _ => ids = Some(vec![]),
                     }
                 } else if args.flag("ID") {
                     let mut list = vec![];
@@ -208,7 +236,9 @@ pub fn client(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
             }
             let mut out = String::new();
             for c in ctx.engine.clients.all() {
-                if ids.as_ref().is_none_or(|ids| ids.contains(&c.id)) {
+                if ids.as_ref().is_none_or(|ids| ids.contains(&c.id))
+                    && subscribers.is_none_or(|s| s == c.is_subscriber())
+                {
                     out.push_str(&c.describe(ctx.now, db));
                     out.push('\n');
                 }
@@ -410,8 +440,8 @@ fn human(bytes: u64) -> String {
 }
 
 /// The INFO text for the requested sections, with Redis's section and field names.
-pub fn info_text(ctx: &Ctx<'_>, sections: &[String]) -> String {
-    let snap = ctx.engine.snapshot(ctx.now);
+pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
+    let snap = ctx.engine.snapshot_in(&mut ctx.db, ctx.now);
     let cfg = ctx.engine.config();
     let all = sections.is_empty() || sections.iter().any(|s| s == "all" || s == "everything" || s == "default");
     let want = |name: &str| all || sections.iter().any(|s| s == name);
@@ -447,9 +477,10 @@ pub fn info_text(ctx: &Ctx<'_>, sections: &[String]) -> String {
         section(
             "Clients",
             format!(
-                "connected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\nblocked_clients:0\r\ntracking_clients:0\r\n",
+                "connected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\nblocked_clients:{}\r\ntracking_clients:0\r\n",
                 snap.connected_clients,
-                cfg.maxclients()
+                cfg.maxclients(),
+                ctx.engine.blocked_clients()
             ),
         );
     }
@@ -582,8 +613,11 @@ pub fn config(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
                     )));
                 }
             }
-            // A lower maxmemory takes effect at once, as in Redis.
-            ctx.engine.store().enforce_limit(ctx.now);
+            // A lower maxmemory takes effect at once, as in Redis. Inside EXEC the shards are
+            // locked by the transaction, which enforces the limit when it is done.
+            if !ctx.session.tx.executing() {
+                ctx.engine.store().enforce_limit(ctx.now);
+            }
             Ok(Reply::Ok)
         }
         "RESETSTAT" if args.is_empty() => {

@@ -469,7 +469,7 @@ fn check_length(size: u64, append: u64, max: u64) -> Result<(), CmdError> {
 }
 
 /// The expiry a key written without an explicit one gets: `default-ttl` from now, or none.
-fn default_expiry(ctx: &Ctx<'_>) -> u64 {
+pub(crate) fn default_expiry(ctx: &Ctx<'_>) -> u64 {
     match ctx.engine.config().default_ttl_ms() {
         0 => 0,
         ttl => ctx.now.saturating_add(ttl),

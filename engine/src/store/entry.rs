@@ -99,11 +99,19 @@ impl Entry {
     }
 }
 
+/// `size_of::<Entry>()` and `size_of::<Key>()` on a 64-bit target. Memory is accounted as
+/// the 64-bit server lays it out wherever the engine runs, so the browser playground (wasm32,
+/// where a `Vec` is 12 bytes rather than 24) reports the same sizes and evicts the same keys.
+const ENTRY_SIZE: usize = 48;
+const KEY_SIZE: usize = 24;
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Entry>() == ENTRY_SIZE && std::mem::size_of::<super::key::Key>() == KEY_SIZE);
+
 /// Fixed bytes per entry beyond the key's and value's heap: the index map's bucket (hash,
 /// inline-or-boxed `Key`, `Entry`), its share of the hash index, and load-factor slack.
-pub const ENTRY_OVERHEAD: usize = std::mem::size_of::<Entry>() + 8 + std::mem::size_of::<super::key::Key>() + 16;
+pub const ENTRY_OVERHEAD: usize = ENTRY_SIZE + 8 + KEY_SIZE + 16;
 /// Extra bytes when the key also sits in the shard's set of keys with a TTL.
-pub const TTL_OVERHEAD: usize = 8 + std::mem::size_of::<super::key::Key>() + 16;
+pub const TTL_OVERHEAD: usize = 8 + KEY_SIZE + 16;
 
 /// Bytes malloc really hands out for a request of `n` bytes (glibc: 8-byte header, 16-byte
 /// granularity, 32-byte minimum chunk). Counting this rather than `n` keeps `used_memory`

@@ -1,23 +1,60 @@
-//! A hash: field -> value. (skeleton: filled in with the hashes commands).
+//! A hash: field -> value, with the encoding Redis would report for it and a running count
+//! of the heap bytes it holds.
 //!
 //! Rule for every collection type: `heap_size` is O(1). The type keeps a running byte count
 //! updated by each mutation, because `Shard::update` re-measures the value after every write.
+//!
+//! Fields live in an insertion-ordered map (`IndexMap`): O(1) lookup, uniform random picks by
+//! position (HRANDFIELD) and a cursor that walks positions (HSCAN). While the hash is small
+//! (Redis's `listpack`) a deletion keeps the order of the rest, so HGETALL answers in the
+//! same order as Redis; once it is big (`hashtable`) deletions swap the last field into the
+//! hole, in O(1), which is also what keeps HSCAN's guarantee (see [`HashValue::scan`]).
+
+use std::mem::size_of;
+
+use foldhash::fast::RandomState;
+use indexmap::IndexMap;
+use serde_json::{Map, Value as Json};
+
+use super::entry::alloc_size;
+use crate::reply_json::bytes_to_json;
+
+/// Redis's `hash-max-listpack-entries`: more fields than this and a hash is a `hashtable`.
+pub const MAX_LISTPACK_ENTRIES: usize = 128;
+/// Redis's `hash-max-listpack-value`: a field or value longer than this makes it a `hashtable`.
+pub const MAX_LISTPACK_VALUE: usize = 64;
+
+/// Bytes per field beyond its field and value allocations: the map's entry (hash, field,
+/// value), its slot in the index table, and an allowance for the table's free slots.
+pub const ELEMENT_OVERHEAD: usize = size_of::<(u64, Box<[u8]>, Box<[u8]>)>() + size_of::<usize>() + 8;
 
 /// A hash: field -> value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HashValue {
+    /// A random hasher per hash, so no client can pick fields that collide.
+    map: IndexMap<Box<[u8]>, Box<[u8]>, RandomState>,
     /// Accounted heap bytes of the elements (kept up to date by every mutation).
     bytes: usize,
-    len: usize,
+    /// Converted to Redis's `hashtable` encoding; like Redis, it never converts back.
+    big: bool,
+}
+
+/// Accounted bytes of one field and its value.
+fn element_size(field: &[u8], value: &[u8]) -> usize {
+    alloc_size(field.len()) + alloc_size(value.len()) + ELEMENT_OVERHEAD
 }
 
 impl HashValue {
+    pub fn new() -> HashValue {
+        HashValue::default()
+    }
+
     pub fn len(&self) -> usize {
-        self.len
+        self.map.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.map.is_empty()
     }
 
     /// Heap bytes held, in O(1).
@@ -25,13 +62,197 @@ impl HashValue {
         self.bytes
     }
 
-    /// The value for the admin API and playground: an object of field -> value (byte strings as in reply_json).
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::Value::Array(vec![])
+    /// Whether Redis would hold this hash as a `hashtable` (rather than a `listpack`).
+    pub fn is_big(&self) -> bool {
+        self.big
     }
 
-    /// What `OBJECT ENCODING` answers (listpack / hashtable in Redis).
+    /// The value for the admin API and playground: an object of field -> value (values as
+    /// `reply_json::bytes_to_json`). JSON object keys must be text, so a field that is not
+    /// UTF-8 is shown lossily (U+FFFD).
+    pub fn to_json(&self) -> Json {
+        let mut out = Map::with_capacity(self.map.len());
+        for (field, value) in &self.map {
+            out.insert(String::from_utf8_lossy(field).into_owned(), bytes_to_json(value));
+        }
+        Json::Object(out)
+    }
+
+    /// What `OBJECT ENCODING` answers: `listpack` while small, `hashtable` once big.
     pub fn encoding(&self) -> &'static str {
-        "hashtable"
+        if self.big {
+            "hashtable"
+        } else {
+            "listpack"
+        }
+    }
+
+    pub fn get(&self, field: &[u8]) -> Option<&[u8]> {
+        self.map.get(field).map(|v| &**v)
+    }
+
+    pub fn contains(&self, field: &[u8]) -> bool {
+        self.map.contains_key(field)
+    }
+
+    /// Sets a field; true when it is new. Converts to `hashtable` as Redis does: a field or
+    /// value longer than 64 bytes, or more than 128 fields.
+    pub fn set(&mut self, field: &[u8], value: &[u8]) -> bool {
+        if field.len() > MAX_LISTPACK_VALUE || value.len() > MAX_LISTPACK_VALUE {
+            self.big = true;
+        }
+        let new = match self.map.get_mut(field) {
+            Some(slot) => {
+                self.bytes -= alloc_size(slot.len());
+                self.bytes += alloc_size(value.len());
+                *slot = value.into();
+                false
+            }
+            None => {
+                self.bytes += element_size(field, value);
+                self.map.insert(field.into(), value.into());
+                true
+            }
+        };
+        if self.map.len() > MAX_LISTPACK_ENTRIES {
+            self.big = true;
+        }
+        new
+    }
+
+    /// Removes a field; true when it was there.
+    pub fn remove(&mut self, field: &[u8]) -> bool {
+        let removed = if self.big { self.map.swap_remove_entry(field) } else { self.map.shift_remove_entry(field) };
+        match removed {
+            Some((f, v)) => {
+                self.bytes -= element_size(&f, &v);
+                self.maybe_shrink();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Gives memory back once the map is mostly empty (as Redis resizes a sparse dict), so
+    /// what the allocator holds stays close to what is accounted per field. Amortized O(1).
+    fn maybe_shrink(&mut self) {
+        if self.map.capacity() > 64 && self.map.len() * 4 < self.map.capacity() {
+            self.map.shrink_to_fit();
+        }
+    }
+
+    /// Fields and values in the hash's order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&[u8], &[u8])> + '_ {
+        self.map.iter().map(|(f, v)| (&**f, &**v))
+    }
+
+    /// The field and value at a position (`0..len`), for random picks.
+    pub fn get_index(&self, idx: usize) -> Option<(&[u8], &[u8])> {
+        self.map.get_index(idx).map(|(f, v)| (&**f, &**v))
+    }
+
+    /// One HSCAN step from `cursor`; returns the next cursor (0 when done). A small hash is
+    /// returned whole whatever the cursor, as Redis does for a listpack. A big one is walked
+    /// by position from the end down, about `count` fields per call: deletions move the
+    /// last field (already visited) into the hole, so every field that stays for the whole
+    /// iteration is returned at least once (fields added meanwhile may or may not be).
+    pub fn scan(&self, cursor: u64, count: usize, mut visit: impl FnMut(&[u8], &[u8])) -> u64 {
+        if !self.big {
+            self.iter().for_each(|(f, v)| visit(f, v));
+            return 0;
+        }
+        let len = self.map.len() as u64;
+        let mut pos = if cursor == 0 { len } else { cursor.min(len) };
+        let mut visited = 0;
+        while pos > 0 && visited < count.max(1) {
+            pos -= 1;
+            visited += 1;
+            if let Some((f, v)) = self.get_index(pos as usize) {
+                visit(f, v);
+            }
+        }
+        pos
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_follow_every_change_and_return_to_zero() {
+        let mut h = HashValue::new();
+        assert!(h.set(b"f", b"v"));
+        assert_eq!(h.heap_size(), element_size(b"f", b"v"));
+        assert!(!h.set(b"f", &[b'x'; 40]));
+        assert_eq!(h.heap_size(), element_size(b"f", &[b'x'; 40]));
+        assert!(h.set(b"", b""));
+        assert_eq!(h.heap_size(), element_size(b"f", &[b'x'; 40]) + ELEMENT_OVERHEAD);
+        assert!(h.remove(b"f"));
+        assert!(!h.remove(b"f"));
+        assert!(h.remove(b""));
+        assert_eq!(h.heap_size(), 0);
+        assert!(h.is_empty());
+    }
+
+    #[test]
+    fn converts_to_hashtable_once_and_for_good() {
+        let mut h = HashValue::new();
+        for i in 0..MAX_LISTPACK_ENTRIES {
+            h.set(i.to_string().as_bytes(), &[b'v'; MAX_LISTPACK_VALUE]);
+        }
+        assert_eq!(h.encoding(), "listpack");
+        h.set(b"one more", b"v");
+        assert_eq!(h.encoding(), "hashtable");
+        h.remove(b"one more");
+        assert_eq!(h.encoding(), "hashtable");
+        let mut h = HashValue::new();
+        h.set(&[b'f'; MAX_LISTPACK_VALUE + 1], b"v");
+        assert_eq!(h.encoding(), "hashtable");
+    }
+
+    #[test]
+    fn small_hashes_keep_their_order_on_delete() {
+        let mut h = HashValue::new();
+        for f in ["a", "b", "c", "d"] {
+            h.set(f.as_bytes(), b"1");
+        }
+        h.remove(b"a");
+        let fields: Vec<&[u8]> = h.iter().map(|(f, _)| f).collect();
+        assert_eq!(fields, vec![&b"b"[..], b"c", b"d"]);
+    }
+
+    #[test]
+    fn scan_of_a_big_hash_returns_every_field_that_stays() {
+        let mut h = HashValue::new();
+        for i in 0..1000 {
+            h.set(format!("f{i}").as_bytes(), b"v");
+        }
+        assert!(h.is_big());
+        let mut seen = std::collections::HashSet::new();
+        let mut cursor = 0;
+        let mut round = 0;
+        loop {
+            cursor = h.scan(cursor, 10, |f, _| {
+                seen.insert(f.to_vec());
+            });
+            // Delete some fields between steps: the ones that stay must all be seen.
+            round += 1;
+            h.remove(format!("f{}", round * 7).as_bytes());
+            if cursor == 0 {
+                break;
+            }
+        }
+        for (f, _) in h.iter() {
+            assert!(seen.contains(f), "{}", String::from_utf8_lossy(f));
+        }
+    }
+
+    #[test]
+    fn json_is_an_object_of_byte_strings() {
+        let mut h = HashValue::new();
+        h.set(b"name", b"ann");
+        h.set(b"bin", b"\xff");
+        assert_eq!(h.to_json(), serde_json::json!({ "name": "ann", "bin": { "base64": "/w==" } }));
     }
 }

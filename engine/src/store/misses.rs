@@ -14,7 +14,6 @@
 //! after once being evicted still reads as evicted until its slot is reused, and two keys
 //! whose 63-bit hashes collide (about one chance in 2^60 per lookup) are confused.
 
-use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use serde::Serialize;
@@ -39,7 +38,9 @@ pub enum MissCause {
 /// The bounded record of recently evicted and expired key hashes.
 pub struct MissRecord {
     slots: Box<[AtomicU64]>,
-    hasher: foldhash::fast::FixedState,
+    /// Seeds `keyhash::key_hash` (the same on every target, so the browser playground
+    /// classifies misses exactly as the server does).
+    seed: u64,
     /// Picks which of two full slots a new hash replaces, so neither is always the victim.
     turn: AtomicU64,
 }
@@ -50,17 +51,13 @@ const EVICTED_BIT: u64 = 1;
 impl MissRecord {
     /// An empty record; `seed` keys its hash so clients cannot aim keys at one slot.
     pub fn new(seed: u64) -> MissRecord {
-        MissRecord {
-            slots: (0..SLOTS).map(|_| AtomicU64::new(0)).collect(),
-            hasher: foldhash::fast::FixedState::with_seed(seed),
-            turn: AtomicU64::new(0),
-        }
+        MissRecord { slots: (0..SLOTS).map(|_| AtomicU64::new(0)).collect(), seed, turn: AtomicU64::new(0) }
     }
 
     /// The key's hash with the cause bit cleared, never 0 (0 marks an empty slot), and its two
     /// slots (taken from different bits of the hash so they rarely coincide).
     fn locate(&self, key: &[u8]) -> (u64, usize, usize) {
-        let h = self.hasher.hash_one(key);
+        let h = super::keyhash::key_hash(self.seed, key);
         let tag = (h & !1).max(2);
         (tag, (h & MASK) as usize, ((h >> 32) & MASK) as usize)
     }

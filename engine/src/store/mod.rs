@@ -2,20 +2,26 @@
 //! SCAN, and the record of recent evictions and expirations.
 //!
 //! Lock order, so nothing deadlocks: the eviction pool before any shard; several shards only
-//! in ascending index order (`Store::lock_keys` sorts them); the recent-events log last.
+//! in ascending index order (`Store::lock_keys` sorts them); the recent-events log and the
+//! WATCH registry last (leaves). An EXEC holds its commands' shards for the whole batch, all
+//! of them (`Store::lock_all`) when a command walks the keyspace: walks therefore go through
+//! the command's `Locked` (`Locked::shard_at`), never straight to the shards, and nothing in
+//! a handler evicts (the pool would be locked after shards).
 
 pub mod entry;
 pub mod evict;
 pub mod hash;
 pub mod key;
+pub mod keyhash;
 pub mod list;
 pub mod misses;
+pub mod ready;
 pub mod set;
 pub mod shard;
+pub mod watch;
 pub mod zset;
 
 use std::collections::VecDeque;
-use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
@@ -75,6 +81,8 @@ pub struct Common {
     recent: Mutex<VecDeque<KeyEvent>>,
     /// Hashes of recently evicted and expired keys, to tell why a read missed.
     pub misses: misses::MissRecord,
+    /// Keys that became lists while clients were blocked on them (BLPOP and friends).
+    pub ready: ready::ReadyKeys,
 }
 
 impl Common {
@@ -155,10 +163,13 @@ const SWEEP_KEYS_PER_LOOP: usize = 20;
 
 pub struct Store {
     shards: Box<[Mutex<Shard>]>,
-    hasher: foldhash::fast::FixedState,
+    /// Seeds `keyhash::key_hash`, which picks a key's shard the same way on every target.
+    shard_seed: u64,
     pub common: Arc<Common>,
     pool: Mutex<Pool>,
     sweep_cursor: AtomicUsize,
+    /// Who WATCHes which keys (writes, evictions and flushes mark them dirty).
+    pub watches: watch::Watches,
 }
 
 impl Store {
@@ -174,15 +185,17 @@ impl Store {
             rng: AtomicU64::new(seed),
             recent: Mutex::new(VecDeque::new()),
             misses: misses::MissRecord::new(seed.rotate_left(29) ^ 0x6d69_7373),
+            ready: ready::ReadyKeys::default(),
         });
         let shards =
             (0..shards.max(1)).map(|i| Mutex::new(Shard::new(common.clone(), seed.wrapping_add(i as u64)))).collect();
         Store {
             shards,
-            hasher: foldhash::fast::FixedState::with_seed(seed.rotate_left(17)),
+            shard_seed: seed.rotate_left(17),
             common,
             pool: Mutex::new(Pool::default()),
             sweep_cursor: AtomicUsize::new(0),
+            watches: watch::Watches::default(),
         }
     }
 
@@ -199,7 +212,7 @@ impl Store {
     }
 
     pub fn shard_index(&self, key: &[u8]) -> usize {
-        (self.hasher.hash_one(key) % self.shards.len() as u64) as usize
+        (keyhash::key_hash(self.shard_seed, key) % self.shards.len() as u64) as usize
     }
 
     pub fn lock_shard(&self, idx: usize) -> MutexGuard<'_, Shard> {
@@ -216,7 +229,21 @@ impl Store {
         let mut idx: SmallVec<[usize; 4]> = keys.into_iter().map(|k| self.shard_index(k)).collect();
         idx.sort_unstable();
         idx.dedup();
-        Locked { store: self, guards: idx.into_iter().map(|i| (i, self.shards[i].lock())).collect() }
+        Locked { store: self, guards: idx.into_iter().map(|i| (i, Held::Guard(self.shards[i].lock()))).collect() }
+    }
+
+    /// Locks every shard, in ascending order: an EXEC whose commands walk the whole keyspace
+    /// holds them all, and those commands use the held guards (see `Locked::shard_at`).
+    pub fn lock_all(&self) -> Locked<'_> {
+        Locked {
+            store: self,
+            guards: self.shards.iter().enumerate().map(|(i, s)| (i, Held::Guard(s.lock()))).collect(),
+        }
+    }
+
+    /// A `Locked` that holds nothing: its keyspace-wide methods lock one shard at a time.
+    pub fn unlocked(&self) -> Locked<'_> {
+        Locked { store: self, guards: SmallVec::new() }
     }
 
     /// Accounted bytes of all entries.
@@ -226,7 +253,7 @@ impl Store {
 
     /// Number of keys (including expired ones not yet collected, as Redis's DBSIZE).
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| s.lock().len()).sum()
+        self.unlocked().len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -235,26 +262,17 @@ impl Store {
 
     /// Number of keys of each value type (indexed by `Value::type_index`), from live counts.
     pub fn keys_by_type(&self) -> [usize; entry::Value::TYPES] {
-        let mut out = [0; entry::Value::TYPES];
-        for shard in self.shards.iter() {
-            let shard = shard.lock();
-            for (o, n) in out.iter_mut().zip(shard.types.iter()) {
-                *o += n;
-            }
-        }
-        out
+        self.unlocked().keys_by_type()
     }
 
     /// Number of keys with a TTL.
     pub fn volatile_len(&self) -> usize {
-        self.shards.iter().map(|s| s.lock().volatile_len()).sum()
+        self.unlocked().volatile_len()
     }
 
-    /// Drops every key; returns how many there were.
-    pub fn flush(&self) -> usize {
-        let mut pool = self.pool.lock();
-        pool.clear();
-        self.shards.iter().map(|s| s.lock().clear()).sum()
+    /// Drops every key; returns how many there were (see `Locked::flush`).
+    pub fn flush(&self, now_ms: u64) -> usize {
+        self.unlocked().flush(now_ms)
     }
 
     /// The most recent evictions and expirations, oldest first.
@@ -346,6 +364,7 @@ impl Store {
     fn evict_index(&self, shard: &mut Shard, idx: usize, now_ms: u64) -> bool {
         let Some((key, entry)) = shard.remove_index(idx) else { return false };
         self.common.stats.evicted_keys.fetch_add(1, Relaxed);
+        self.watches.touch(&key);
         self.common.misses.remember(&key, misses::MissCause::Evicted);
         self.common.record(self.common.event(EventKind::Evicted, &key, &entry, now_ms));
         true
@@ -425,14 +444,202 @@ impl Store {
         report
     }
 
+    /// One SCAN step (see `Locked::scan`).
+    pub fn scan(&self, cursor: u64, count: usize, now_ms: u64, visit: impl FnMut(&[u8], &Entry)) -> u64 {
+        self.unlocked().scan(cursor, count, now_ms, visit)
+    }
+
+    /// A uniformly-ish random live key (RANDOMKEY).
+    pub fn random_key(&self, now_ms: u64) -> Option<Vec<u8>> {
+        self.unlocked().random_key(now_ms)
+    }
+
+    /// Visits every live key, one shard locked at a time (KEYS, key counts by type).
+    pub fn for_each(&self, now_ms: u64, visit: impl FnMut(&[u8], &Entry)) {
+        self.unlocked().for_each(now_ms, visit)
+    }
+}
+
+/// The shards one command holds, locked in order. Routes each key to its shard.
+pub struct Locked<'a> {
+    store: &'a Store,
+    guards: SmallVec<[(usize, Held<'a>); 2]>,
+}
+
+/// A shard a `Locked` holds: its own lock, or one borrowed from an enclosing `Locked` (each
+/// command of an EXEC runs on a reborrow of the transaction's locks).
+enum Held<'a> {
+    Guard(MutexGuard<'a, Shard>),
+    Borrowed(&'a mut Shard),
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Shard;
+    fn deref(&self) -> &Shard {
+        match self {
+            Held::Guard(g) => g,
+            Held::Borrowed(s) => s,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Held<'_> {
+    fn deref_mut(&mut self) -> &mut Shard {
+        match self {
+            Held::Guard(g) => g,
+            Held::Borrowed(s) => s,
+        }
+    }
+}
+
+/// One shard for a keyspace-wide walk: held by the `Locked` already, or locked just for now.
+pub enum ShardRef<'g> {
+    Held(&'g mut Shard),
+    Locked(MutexGuard<'g, Shard>),
+}
+
+impl std::ops::Deref for ShardRef<'_> {
+    type Target = Shard;
+    fn deref(&self) -> &Shard {
+        match self {
+            ShardRef::Held(s) => s,
+            ShardRef::Locked(g) => g,
+        }
+    }
+}
+
+impl std::ops::DerefMut for ShardRef<'_> {
+    fn deref_mut(&mut self) -> &mut Shard {
+        match self {
+            ShardRef::Held(s) => s,
+            ShardRef::Locked(g) => g,
+        }
+    }
+}
+
+impl<'a> Locked<'a> {
+    pub fn store(&self) -> &'a Store {
+        self.store
+    }
+
+    /// The same shards, borrowed for one command (of an EXEC) without unlocking them.
+    pub fn reborrow(&mut self) -> Locked<'_> {
+        Locked {
+            store: self.store,
+            guards: self.guards.iter_mut().map(|(i, held)| (*i, Held::Borrowed(held))).collect(),
+        }
+    }
+
+    /// Whether this holds every shard (an EXEC with a keyspace-wide command).
+    pub fn holds_all(&self) -> bool {
+        self.guards.len() == self.store.shards.len()
+    }
+
+    /// Shard `i` for a keyspace-wide walk (KEYS, SCAN, DBSIZE, FLUSHALL, INFO): the held
+    /// guard when this holds it (inside an EXEC that locked every shard), else locked for
+    /// the caller. A keyless command holds nothing, so it then locks one shard at a time,
+    /// never two at once.
+    pub fn shard_at(&mut self, i: usize) -> ShardRef<'_> {
+        match self.guards.iter().position(|(g, _)| *g == i) {
+            Some(pos) => ShardRef::Held(&mut self.guards[pos].1),
+            None => {
+                debug_assert!(self.guards.is_empty(), "keyspace walk while holding some shards: lock order at risk");
+                ShardRef::Locked(self.store.shards[i].lock())
+            }
+        }
+    }
+
+    /// Number of keys (including expired ones not yet collected, as Redis's DBSIZE).
+    pub fn len(&mut self) -> usize {
+        (0..self.store.shards.len()).map(|i| self.shard_at(i).len()).sum()
+    }
+
+    pub fn is_empty(&mut self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of keys with a TTL.
+    pub fn volatile_len(&mut self) -> usize {
+        (0..self.store.shards.len()).map(|i| self.shard_at(i).volatile_len()).sum()
+    }
+
+    /// Number of keys of each value type (indexed by `Value::type_index`), from live counts.
+    pub fn keys_by_type(&mut self) -> [usize; entry::Value::TYPES] {
+        let mut out = [0; entry::Value::TYPES];
+        for i in 0..self.store.shards.len() {
+            let shard = self.shard_at(i);
+            for (o, n) in out.iter_mut().zip(shard.types.iter()) {
+                *o += n;
+            }
+        }
+        out
+    }
+
+    /// Drops every key; returns how many there were. Sessions watching a key that existed
+    /// get a dirty transaction (as Redis 7's FLUSHALL: watched keys that did not exist, or
+    /// had already expired, are not touched).
+    pub fn flush(&mut self, now_ms: u64) -> usize {
+        let store = self.store;
+        for key in store.watches.keys() {
+            if self.shard_at(store.shard_index(&key)).contains(&key, now_ms) {
+                store.watches.touch(&key);
+            }
+        }
+        // The pool is locked before any shard. Holding them all already (EXEC), take it
+        // only if it is free: a stale candidate is skipped when it is popped anyway.
+        if self.guards.is_empty() {
+            store.pool.lock().clear();
+        } else if let Some(mut pool) = store.pool.try_lock() {
+            pool.clear();
+        }
+        (0..store.shards.len()).map(|i| self.shard_at(i).clear()).sum()
+    }
+
+    /// A uniformly-ish random live key (RANDOMKEY): a random non-empty shard (falling back
+    /// to a walk so a sparse keyspace is still found), then a random key of it.
+    pub fn random_key(&mut self, now_ms: u64) -> Option<Vec<u8>> {
+        let store = self.store;
+        let n = store.shards.len();
+        let random = || (store.common.random() % n as u64) as usize;
+        for _ in 0..100 {
+            let mut i = (0..4).map(|_| random()).find(|&i| !self.shard_at(i).is_empty());
+            if i.is_none() {
+                let start = random();
+                i = (0..n).map(|k| (start + k) % n).find(|&i| !self.shard_at(i).is_empty());
+            }
+            let mut shard = self.shard_at(i?);
+            if shard.is_empty() {
+                continue;
+            }
+            let pick = (store.common.random() % shard.len() as u64) as usize;
+            let key = shard.get_index(pick).map(|(k, _)| k.to_vec())?;
+            if shard.contains(&key, now_ms) {
+                return Some(key);
+            }
+        }
+        None
+    }
+
+    /// Visits every live key, one shard at a time (KEYS).
+    pub fn for_each(&mut self, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) {
+        for i in 0..self.store.shards.len() {
+            let shard = self.shard_at(i);
+            for (k, e) in shard.map.iter() {
+                if !e.is_expired(now_ms) {
+                    visit(k, e);
+                }
+            }
+        }
+    }
+
     /// One SCAN step. The cursor packs the shard (high bits) and how many positions of it
     /// are still to visit; each shard is walked from its end down, so keys that stay for the
     /// whole scan are always returned even though deletions move keys (a deletion moves the
     /// last key, already visited, into the hole). `visit` sees each live key.
-    pub fn scan(&self, cursor: u64, count: usize, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) -> u64 {
+    pub fn scan(&mut self, cursor: u64, count: usize, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) -> u64 {
         const POS_BITS: u32 = 40;
         const POS_MASK: u64 = (1 << POS_BITS) - 1;
-        let n = self.shards.len() as u64;
+        let n = self.store.shards.len() as u64;
         let (mut shard_i, mut pos) = if cursor == 0 { (0, POS_MASK) } else { (cursor >> POS_BITS, cursor & POS_MASK) };
         if shard_i >= n {
             return 0;
@@ -441,7 +648,7 @@ impl Store {
         let count = count.max(1);
         loop {
             {
-                let shard = self.shards[shard_i as usize].lock();
+                let shard = self.shard_at(shard_i as usize);
                 pos = pos.min(shard.len() as u64);
                 while pos > 0 && visited < count {
                     pos -= 1;
@@ -466,47 +673,6 @@ impl Store {
         }
     }
 
-    /// A uniformly-ish random live key (RANDOMKEY).
-    pub fn random_key(&self, now_ms: u64) -> Option<Vec<u8>> {
-        for _ in 0..100 {
-            let i = self.pick_shard(false)?;
-            let mut shard = self.shards[i].lock();
-            if shard.is_empty() {
-                continue;
-            }
-            let pick = (self.common.random() % shard.len() as u64) as usize;
-            let key = shard.get_index(pick).map(|(k, _)| k.to_vec())?;
-            if shard.contains(&key, now_ms) {
-                return Some(key);
-            }
-        }
-        None
-    }
-
-    /// Visits every live key, one shard locked at a time (KEYS, key counts by type).
-    pub fn for_each(&self, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) {
-        for shard in self.shards.iter() {
-            let shard = shard.lock();
-            for (k, e) in shard.map.iter() {
-                if !e.is_expired(now_ms) {
-                    visit(k, e);
-                }
-            }
-        }
-    }
-}
-
-/// The shards one command holds, locked in order. Routes each key to its shard.
-pub struct Locked<'a> {
-    store: &'a Store,
-    guards: SmallVec<[(usize, MutexGuard<'a, Shard>); 2]>,
-}
-
-impl<'a> Locked<'a> {
-    pub fn store(&self) -> &'a Store {
-        self.store
-    }
-
     /// The locked shard that holds `key`. Dispatch locks every key a command names, so a
     /// miss here is a bug in the command table; it locks the shard rather than panicking,
     /// accepting the small risk of an out-of-order lock.
@@ -516,7 +682,7 @@ impl<'a> Locked<'a> {
             Some(pos) => pos,
             None => {
                 debug_assert!(false, "key not locked by dispatch: {:?}", String::from_utf8_lossy(key));
-                self.guards.push((i, self.store.shards[i].lock()));
+                self.guards.push((i, Held::Guard(self.store.shards[i].lock())));
                 self.guards.len() - 1
             }
         };

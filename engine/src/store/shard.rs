@@ -102,6 +102,10 @@ impl Shard {
         self.common.init_stamps(&mut entry, now_ms);
         let new = entry_size(key.len(), &entry);
         self.types[entry.value.type_index()] += 1;
+        if matches!(entry.value, Value::List(_)) {
+            // Clients blocked on this key (BLPOP, ...) may now be served.
+            self.common.ready.signal(key);
+        }
         let old = match self.map.get_full_mut(key) {
             Some((_, _, slot)) => {
                 let old_size = entry_size(key.len(), slot);
@@ -136,8 +140,13 @@ impl Shard {
         let r = f(&mut entry.value);
         let new = entry_size(key_len, entry);
         let new_type = entry.value.type_index();
+        let became_list = new_type != old_type && matches!(entry.value, Value::List(_));
         self.types[old_type] -= 1;
         self.types[new_type] += 1;
+        if became_list {
+            // Clients blocked on this key (BLPOP, ...) may now be served.
+            self.common.ready.signal(key);
+        }
         self.account(old, new);
         Some(r)
     }

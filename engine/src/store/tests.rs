@@ -45,7 +45,7 @@ fn noeviction_refuses_and_lru_evicts_oldest() {
     assert_eq!(s.make_room(200, 1_000), Err(CmdError::Oom));
 
     s.config().set("maxmemory-policy", "allkeys-lru").unwrap();
-    s.flush();
+    s.flush(1_000);
     for i in 0..1000 {
         s.make_room(200, 1_000).unwrap();
         set(&s, &format!("k{i}"), 100, 0, 1_000);

@@ -1,0 +1,140 @@
+//! Helpers shared by the collection families: the cursor and options of HSCAN/SSCAN (and any
+//! other per-key SCAN), the count argument of the random-pick commands (HRANDFIELD,
+//! SRANDMEMBER, ...), distinct random positions, and the bound on replies a count can inflate.
+
+use std::collections::HashSet;
+
+use crate::args::{parse_i64, Args};
+use crate::error::CmdError;
+use crate::glob;
+use crate::reply::Reply;
+
+use super::keys::parse_cursor;
+
+/// A per-key SCAN's cursor, as Redis's `parseScanCursorOrReply` reads it.
+pub fn scan_cursor(arg: &[u8]) -> Result<u64, CmdError> {
+    parse_cursor(arg).ok_or_else(|| CmdError::err("invalid cursor"))
+}
+
+/// The MATCH and COUNT options of a per-key SCAN (TYPE is SCAN's alone: a syntax error here).
+pub struct ScanOptions<'a> {
+    /// `None` when every element matches (no MATCH, or MATCH `*`).
+    pub pattern: Option<&'a [u8]>,
+    pub count: usize,
+}
+
+impl<'a> ScanOptions<'a> {
+    /// Parses what follows the cursor, as Redis's `scanGenericCommand`: each option needs its
+    /// value, COUNT must be a positive integer, a later option of a kind wins.
+    pub fn parse(args: &mut Args<'a>) -> Result<ScanOptions<'a>, CmdError> {
+        let mut opts = ScanOptions { pattern: None, count: 10 };
+        while let Some(opt) = args.peek() {
+            if args.len() < 2 {
+                return Err(CmdError::Syntax);
+            }
+            args.bytes()?;
+            if opt.eq_ignore_ascii_case(b"COUNT") {
+                let n = args.int()?;
+                if n < 1 {
+                    return Err(CmdError::Syntax);
+                }
+                opts.count = usize::try_from(n).unwrap_or(usize::MAX);
+            } else if opt.eq_ignore_ascii_case(b"MATCH") {
+                let p = args.bytes()?;
+                opts.pattern = (p != b"*").then_some(p);
+            } else {
+                return Err(CmdError::Syntax);
+            }
+        }
+        Ok(opts)
+    }
+
+    pub fn matches(&self, element: &[u8]) -> bool {
+        self.pattern.is_none_or(|p| glob::matches(p, element))
+    }
+}
+
+/// A per-key SCAN's reply: the next cursor and the elements.
+pub fn scan_reply(cursor: u64, items: Vec<Reply>) -> Reply {
+    Reply::Array(vec![Reply::bulk(cursor.to_string()), Reply::Array(items)])
+}
+
+/// The count of SRANDMEMBER and HRANDFIELD: an integer in -LONG_MAX..=LONG_MAX (Redis's
+/// `getRangeLongFromObjectOrReply`, with its error text).
+pub fn rand_count(arg: &[u8]) -> Result<i64, CmdError> {
+    let n = parse_i64(arg).ok_or(CmdError::NotInteger)?;
+    if n == i64::MIN {
+        return Err(CmdError::err(format!("value is out of range, value must between {} and {}", -i64::MAX, i64::MAX)));
+    }
+    Ok(n)
+}
+
+/// A negative count asks for that many picks with repetition, so the reply's size is set by
+/// the client, not by the collection. Redis builds such a reply whatever it costs (a count of
+/// -LONG_MAX exhausts memory); Vitrine refuses one that would take more than
+/// `proto-max-bulk-len` bytes, estimated from the collection's mean element size, before
+/// allocating anything for it.
+pub fn check_reply_size(picks: u64, bytes_per_pick: usize, limit: u64) -> Result<(), CmdError> {
+    if picks.saturating_mul(bytes_per_pick as u64) > limit {
+        return Err(CmdError::err("value is out of range, the reply would exceed proto-max-bulk-len"));
+    }
+    Ok(())
+}
+
+/// `count` distinct positions in `0..len` (`count < len`), in random order. Allocates in
+/// proportion to `len` or `count`, both bounded by the collection's size.
+pub fn distinct_positions(len: usize, count: usize, mut random: impl FnMut() -> u64) -> Vec<usize> {
+    let mut below = |n: usize| (random() % n as u64) as usize;
+    if count.saturating_mul(3) > len {
+        // Many of them: a partial Fisher-Yates shuffle of all positions.
+        let mut all: Vec<usize> = (0..len).collect();
+        for i in 0..count {
+            let j = i + below(len - i);
+            all.swap(i, j);
+        }
+        all.truncate(count);
+        all
+    } else {
+        // Few of them: draw until enough are distinct (at most a third are taken, so each
+        // draw succeeds with probability above 2/3).
+        let mut seen = HashSet::with_capacity(count);
+        let mut out = Vec::with_capacity(count);
+        while out.len() < count {
+            let p = below(len);
+            if seen.insert(p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_positions_are_distinct_and_in_range() {
+        let mut state = 1u64;
+        let mut random = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        for (len, count) in [(10, 9), (10, 1), (100, 30), (100, 40), (1000, 999), (5, 0)] {
+            let picks = distinct_positions(len, count, &mut random);
+            assert_eq!(picks.len(), count);
+            assert_eq!(picks.iter().collect::<HashSet<_>>().len(), count);
+            assert!(picks.iter().all(|&p| p < len));
+        }
+    }
+
+    #[test]
+    fn counts_and_sizes() {
+        assert_eq!(rand_count(b"-9223372036854775807"), Ok(-i64::MAX));
+        assert_eq!(rand_count(b"x"), Err(CmdError::NotInteger));
+        assert!(rand_count(b"-9223372036854775808").is_err());
+        assert!(check_reply_size(1000, 100, 100_000).is_ok());
+        assert!(check_reply_size(1001, 100, 100_000).is_err());
+        assert!(check_reply_size(u64::MAX, 100, 1 << 40).is_err());
+    }
+}

@@ -1,0 +1,1246 @@
+//! List commands: pushes and pops at both ends, ranges and indexes, LINSERT/LSET/LREM/LTRIM,
+//! LPOS, LMOVE/RPOPLPUSH, and the blocking BLPOP/BRPOP/BLMOVE/BRPOPLPUSH (see
+//! `crate::blocking` for how a blocked client waits and is served). A list that loses its
+//! last element is deleted, as in Redis. Argument checks come in Redis 7.0's order, so the
+//! same bad command gets the same error.
+
+use std::mem::size_of;
+
+use crate::args::{parse_i64, Args};
+use crate::blocking::{BlockOp, Blocked};
+use crate::engine::{Ctx, Engine};
+use crate::error::CmdError;
+use crate::reply::Reply;
+use crate::store::entry::{alloc_size, Entry, Value};
+use crate::store::list::ListValue;
+use crate::store::Locked;
+
+use super::long_double;
+
+/// LPUSH: pushes elements at the head, one after another (creating the list), and answers
+/// the new length.
+///
+/// ```text
+/// LPUSH key element [element ...]
+/// ```
+pub fn lpush(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    push(ctx, args, true, false)
+}
+
+/// RPUSH: pushes elements at the tail (creating the list) and answers the new length.
+///
+/// ```text
+/// RPUSH key element [element ...]
+/// ```
+pub fn rpush(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    push(ctx, args, false, false)
+}
+
+/// LPUSHX: pushes elements at the head only if the list exists; answers the new length (0
+/// when there is no list).
+///
+/// ```text
+/// LPUSHX key element [element ...]
+/// ```
+pub fn lpushx(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    push(ctx, args, true, true)
+}
+
+/// RPUSHX: pushes elements at the tail only if the list exists; answers the new length (0
+/// when there is no list).
+///
+/// ```text
+/// RPUSHX key element [element ...]
+/// ```
+pub fn rpushx(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    push(ctx, args, false, true)
+}
+
+fn push(ctx: &mut Ctx<'_>, args: &mut Args<'_>, front: bool, only_existing: bool) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let elems = args.rest();
+    let now = ctx.now;
+    if let Some(len) = modify(&mut ctx.db, key, now, |l| {
+        l.push_many(front, elems);
+        l.len()
+    })? {
+        return Ok(Reply::Int(len as i64));
+    }
+    if only_existing {
+        return Ok(Reply::Int(0));
+    }
+    let mut list = ListValue::default();
+    list.push_many(front, elems);
+    let len = list.len();
+    create(ctx.engine, &mut ctx.db, key, list, now);
+    Ok(Reply::Int(len as i64))
+}
+
+/// Bytes a push may add beyond its arguments: a slot per element, doubled for the deque's
+/// growth, and the list itself when it is new.
+pub fn push_growth(argv: &[&[u8]]) -> usize {
+    argv.len().saturating_sub(2) * 2 * size_of::<Box<[u8]>>() + alloc_size(size_of::<ListValue>())
+}
+
+/// Bytes a move (LMOVE, BLMOVE, RPOPLPUSH, BRPOPLPUSH) may add: the element's copy and slot
+/// (unknown from the arguments, so counted by the 64-byte values Redis calls small) and a
+/// new list.
+pub fn move_growth(_argv: &[&[u8]]) -> usize {
+    alloc_size(64) + 2 * size_of::<Box<[u8]>>() + alloc_size(size_of::<ListValue>())
+}
+
+/// LPOP: removes and answers the first element, or with a count, up to that many as an
+/// array. The list is deleted once empty.
+///
+/// ```text
+/// LPOP key [count]
+/// ```
+pub fn lpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    pop(ctx, args, true, "lpop")
+}
+
+/// RPOP: removes and answers the last element, or with a count, up to that many (last
+/// first) as an array. The list is deleted once empty.
+///
+/// ```text
+/// RPOP key [count]
+/// ```
+pub fn rpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    pop(ctx, args, false, "rpop")
+}
+
+fn pop(ctx: &mut Ctx<'_>, args: &mut Args<'_>, left: bool, name: &str) -> Result<Reply, CmdError> {
+    if args.len() > 2 {
+        return Err(CmdError::WrongArity(name.to_string()));
+    }
+    let key = args.key()?;
+    let count = match args.is_empty() {
+        true => None,
+        false => Some(
+            parse_i64(args.bytes()?)
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| CmdError::err("value is out of range, must be positive"))?,
+        ),
+    };
+    let popped = modify(&mut ctx.db, key, ctx.now, |l| match count {
+        None => Reply::opt_bulk(if left { l.pop_front() } else { l.pop_back() }),
+        Some(n) => {
+            let n = usize::try_from(n).unwrap_or(usize::MAX).min(l.len());
+            let items = (0..n).filter_map(|_| if left { l.pop_front() } else { l.pop_back() });
+            Reply::Array(items.map(|e| Reply::Bulk(e.into_vec())).collect())
+        }
+    })?;
+    Ok(match popped {
+        Some(reply) => reply,
+        // A missing key with a count is the null array, without one the null bulk string.
+        None if count.is_some() => Reply::NilArray,
+        None => Reply::Nil,
+    })
+}
+
+/// LLEN: the length of a list (0 when there is none).
+///
+/// ```text
+/// LLEN key
+/// ```
+pub fn llen(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    match ctx.db.read(key, ctx.now) {
+        Some(entry) => Ok(Reply::Int(list_of(entry)?.len() as i64)),
+        None => Ok(Reply::Int(0)),
+    }
+}
+
+/// LRANGE: the elements between two inclusive positions; negative positions count from the
+/// end, and a range past either end is cut to the list.
+///
+/// ```text
+/// LRANGE key start stop
+/// ```
+pub fn lrange(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let start = args.int()?;
+    let stop = args.int()?;
+    let Some(entry) = ctx.db.read(key, ctx.now) else {
+        return Ok(Reply::Array(vec![]));
+    };
+    let list = list_of(entry)?;
+    Ok(Reply::Array(match clamp_range(start, stop, list.len()) {
+        Some((start, stop)) => list.range(start, stop).map(Reply::bulk).collect(),
+        None => vec![],
+    }))
+}
+
+/// LINDEX: the element at a position (negative counts from the end), or nil.
+///
+/// ```text
+/// LINDEX key index
+/// ```
+pub fn lindex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let index = args.bytes()?;
+    // Redis looks the key up before it reads the index.
+    let Some(entry) = ctx.db.read(key, ctx.now) else {
+        return Ok(Reply::Nil);
+    };
+    let list = list_of(entry)?;
+    let index = parse_i64(index).ok_or(CmdError::NotInteger)?;
+    Ok(Reply::opt_bulk(position(index, list.len()).and_then(|i| list.get(i))))
+}
+
+/// LSET: replaces the element at a position (negative counts from the end).
+///
+/// ```text
+/// LSET key index element
+/// ```
+pub fn lset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let index = args.bytes()?;
+    let elem = args.bytes()?;
+    let done = modify(&mut ctx.db, key, ctx.now, |l| {
+        let index = parse_i64(index).ok_or(CmdError::NotInteger)?;
+        // Redis 7.2 weighs the new element before it looks for the position.
+        l.grow_check(elem.len());
+        match position(index, l.len()) {
+            Some(i) if l.set(i, elem) => Ok(Reply::Ok),
+            _ => Err(CmdError::err("index out of range")),
+        }
+    })?;
+    done.ok_or(CmdError::NoSuchKey)?
+}
+
+/// LINSERT: inserts an element before or after the first occurrence of a pivot; answers the
+/// new length, -1 when the pivot is not there, 0 when there is no list.
+///
+/// ```text
+/// LINSERT key <BEFORE | AFTER> pivot element
+/// ```
+pub fn linsert(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let place = args.bytes()?;
+    let pivot = args.bytes()?;
+    let elem = args.bytes()?;
+    let after = if place.eq_ignore_ascii_case(b"AFTER") {
+        true
+    } else if place.eq_ignore_ascii_case(b"BEFORE") {
+        false
+    } else {
+        return Err(CmdError::Syntax);
+    };
+    let len = modify(&mut ctx.db, key, ctx.now, |l| {
+        l.grow_check(elem.len());
+        let found = l.iter().position(|e| e == pivot);
+        match found {
+            Some(i) => {
+                l.insert(if after { i + 1 } else { i }, elem);
+                l.len() as i64
+            }
+            None => -1,
+        }
+    })?;
+    Ok(Reply::Int(len.unwrap_or(0)))
+}
+
+/// LREM: removes occurrences of an element: `count` > 0 the first ones from the head,
+/// `count` < 0 the first ones from the tail, 0 all of them. Answers how many went.
+///
+/// ```text
+/// LREM key count element
+/// ```
+pub fn lrem(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let count = args.int()?;
+    let elem = args.bytes()?;
+    // As Redis's `-toremove`: LONG_MIN stays negative and never matches, so all go.
+    let limit = if count == i64::MIN { 0 } else { usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX) };
+    let removed = modify(&mut ctx.db, key, ctx.now, |l| l.remove_matching(elem, limit, count < 0))?;
+    Ok(Reply::Int(removed.unwrap_or(0) as i64))
+}
+
+/// LTRIM: keeps only the elements between two inclusive positions (negative count from the
+/// end); the list is deleted when nothing is left.
+///
+/// ```text
+/// LTRIM key start stop
+/// ```
+pub fn ltrim(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let start = args.int()?;
+    let stop = args.int()?;
+    modify(&mut ctx.db, key, ctx.now, |l| match clamp_range(start, stop, l.len()) {
+        Some((start, stop)) => l.retain_range(start, stop),
+        None => l.retain_range(1, 0),
+    })?;
+    Ok(Reply::Ok)
+}
+
+/// LPOS: the position of an element: the RANK-th match (negative ranks search from the
+/// tail), COUNT matches as an array (0 = all), looking at no more than MAXLEN elements.
+///
+/// ```text
+/// LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]
+/// ```
+pub fn lpos(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let elem = args.bytes()?;
+    let (mut rank, mut count, mut maxlen) = (1i64, None::<i64>, 0i64);
+    while let Some(opt) = args.peek() {
+        args.bytes()?;
+        let has_value = !args.is_empty();
+        if opt.eq_ignore_ascii_case(b"RANK") && has_value {
+            rank = args.int()?;
+            if rank == 0 {
+                return Err(CmdError::err(
+                    "RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list",
+                ));
+            }
+        } else if opt.eq_ignore_ascii_case(b"COUNT") && has_value {
+            count = Some(non_negative(args.bytes()?, "COUNT can't be negative")?);
+        } else if opt.eq_ignore_ascii_case(b"MAXLEN") && has_value {
+            maxlen = non_negative(args.bytes()?, "MAXLEN can't be negative")?;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let from_tail = rank < 0;
+    // As Redis: -LONG_MIN stays LONG_MIN, which every match count reaches.
+    let rank = if from_tail { rank.wrapping_neg() } else { rank };
+    let Some(entry) = ctx.db.read(key, ctx.now) else {
+        return Ok(if count.is_some() { Reply::Array(vec![]) } else { Reply::Nil });
+    };
+    let list = list_of(entry)?;
+    let len = list.len() as i64;
+    let elems: Box<dyn Iterator<Item = &[u8]>> =
+        if from_tail { Box::new(list.iter().rev()) } else { Box::new(list.iter()) };
+    let (mut matches, mut found) = (0i64, Vec::new());
+    for (index, e) in elems.enumerate() {
+        let index = index as i64;
+        if maxlen != 0 && index >= maxlen {
+            break;
+        }
+        if e != elem {
+            continue;
+        }
+        matches += 1;
+        if matches < rank {
+            continue;
+        }
+        let at = if from_tail { len - index - 1 } else { index };
+        found.push(Reply::Int(at));
+        match count {
+            None => break,
+            Some(0) => {}
+            Some(n) if matches.wrapping_sub(rank).wrapping_add(1) >= n => break,
+            Some(_) => {}
+        }
+    }
+    Ok(match count {
+        Some(_) => Reply::Array(found),
+        None => found.pop().unwrap_or(Reply::Nil),
+    })
+}
+
+/// LMOVE: pops an element from one end of a list and pushes it at an end of another (or the
+/// same) list; answers the element, or nil when the source is empty.
+///
+/// ```text
+/// LMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT>
+/// ```
+pub fn lmove(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let src = args.key()?;
+    let dst = args.key()?;
+    let from_left = side(args.bytes()?)?;
+    let to_left = side(args.bytes()?)?;
+    let moved = move_one(ctx.engine, &mut ctx.db, src, dst, from_left, to_left, ctx.now)?;
+    Ok(Reply::opt_bulk(moved))
+}
+
+/// RPOPLPUSH: pops the last element of a list and pushes it at the head of another (or the
+/// same) list; answers the element, or nil when the source is empty.
+///
+/// ```text
+/// RPOPLPUSH source destination
+/// ```
+pub fn rpoplpush(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let src = args.key()?;
+    let dst = args.key()?;
+    let moved = move_one(ctx.engine, &mut ctx.db, src, dst, false, true, ctx.now)?;
+    Ok(Reply::opt_bulk(moved))
+}
+
+/// BLPOP: pops the first element of the first non-empty list among the keys, answering
+/// `[key, element]`; when all are empty, waits up to `timeout` seconds (0 = for ever) for
+/// one to receive data, then answers nil. Inside MULTI it does not wait.
+///
+/// ```text
+/// BLPOP key [key ...] timeout
+/// ```
+pub fn blpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    blocking_pop(ctx, args, true)
+}
+
+/// BRPOP: as BLPOP, popping the last element.
+///
+/// ```text
+/// BRPOP key [key ...] timeout
+/// ```
+pub fn brpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    blocking_pop(ctx, args, false)
+}
+
+fn blocking_pop(ctx: &mut Ctx<'_>, args: &mut Args<'_>, left: bool) -> Result<Reply, CmdError> {
+    let all = args.rest();
+    let (keys, timeout) = all.split_at(all.len().saturating_sub(1));
+    let deadline = timeout_deadline(timeout.first().copied().unwrap_or_default(), ctx.now)?;
+    let now = ctx.now;
+    for &key in keys {
+        if let Some(elem) = pop_one(&mut ctx.db, key, left, now)? {
+            return Ok(Reply::Array(vec![Reply::bulk(key), Reply::Bulk(elem.into_vec())]));
+        }
+    }
+    block(ctx, keys, deadline, BlockOp::Pop { left });
+    Ok(Reply::NilArray)
+}
+
+/// BLMOVE: as LMOVE; when the source is empty, waits up to `timeout` seconds (0 = for ever)
+/// for it to receive data, then answers nil. Inside MULTI it does not wait.
+///
+/// ```text
+/// BLMOVE source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout
+/// ```
+pub fn blmove(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let src = args.key()?;
+    let dst = args.key()?;
+    let from_left = side(args.bytes()?)?;
+    let to_left = side(args.bytes()?)?;
+    let deadline = timeout_deadline(args.bytes()?, ctx.now)?;
+    blocking_move(ctx, src, dst, from_left, to_left, deadline)
+}
+
+/// BRPOPLPUSH: as RPOPLPUSH; when the source is empty, waits up to `timeout` seconds (0 =
+/// for ever) for it to receive data, then answers nil.
+///
+/// ```text
+/// BRPOPLPUSH source destination timeout
+/// ```
+pub fn brpoplpush(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let src = args.key()?;
+    let dst = args.key()?;
+    let deadline = timeout_deadline(args.bytes()?, ctx.now)?;
+    blocking_move(ctx, src, dst, false, true, deadline)
+}
+
+fn blocking_move(
+    ctx: &mut Ctx<'_>,
+    src: &[u8],
+    dst: &[u8],
+    from_left: bool,
+    to_left: bool,
+    deadline: Option<u64>,
+) -> Result<Reply, CmdError> {
+    if ctx.db.lookup(src, ctx.now).is_some() {
+        let moved = move_one(ctx.engine, &mut ctx.db, src, dst, from_left, to_left, ctx.now)?;
+        return Ok(Reply::opt_bulk(moved));
+    }
+    block(ctx, &[src], deadline, BlockOp::Move { dst: dst.to_vec(), from_left, to_left });
+    // What a blocking move answers when it may not wait (inside MULTI): the null bulk.
+    Ok(Reply::Nil)
+}
+
+/// Records what the session waits for. Whether it really waits is up to the caller of the
+/// dispatch (`Engine::feed` waits; `Engine::call` and EXEC answer the placeholder reply).
+fn block(ctx: &mut Ctx<'_>, keys: &[&[u8]], deadline_ms: Option<u64>, op: BlockOp) {
+    ctx.session.blocked = Some(Blocked {
+        argv: ctx.argv.iter().map(|a| a.to_vec()).collect(),
+        keys: keys.iter().map(|k| k.to_vec()).collect(),
+        deadline_ms,
+        op,
+    });
+}
+
+/// A blocking command's timeout as Redis 7.0 reads it: seconds as a long double, times 1000
+/// rounded up to whole milliseconds; 0 waits for ever. Answers the deadline in unix ms.
+fn timeout_deadline(arg: &[u8], now: u64) -> Result<Option<u64>, CmdError> {
+    let secs = long_double::parse(arg).ok_or_else(|| CmdError::err("timeout is not a float or out of range"))?;
+    // Too large (or infinite) converts to LLONG_MIN in C: negative, as Redis then says.
+    let ms = long_double::mul_ceil_i64(secs, 1000).unwrap_or(i64::MIN);
+    if ms < 0 {
+        return Err(CmdError::err("timeout is negative"));
+    }
+    if ms == 0 {
+        return Ok(None);
+    }
+    // Redis 7.0 adds the time without a check; a sum past LLONG_MAX turns negative there and
+    // never fires, so such a timeout waits for ever here too.
+    Ok(i64::try_from(now).ok().and_then(|now| now.checked_add(ms)).map(|at| at as u64))
+}
+
+/// Serves one blocked client from `key` (see `crate::blocking`), on shards the caller has
+/// locked (the key's, and a move's destination's). `None` when the key holds no list data,
+/// so the client keeps waiting; otherwise its reply (WRONGTYPE for a move whose destination
+/// holds another type, as Redis answers then).
+pub(crate) fn serve_blocked(engine: &Engine, db: &mut Locked<'_>, key: &[u8], op: &BlockOp, now: u64) -> Option<Reply> {
+    match db.peek(key, now) {
+        Some(entry) if matches!(&entry.value, Value::List(l) if !l.is_empty()) => {}
+        _ => return None,
+    }
+    let served = match op {
+        BlockOp::Pop { left } => pop_one(db, key, *left, now)
+            .map(|e| e.map(|e| Reply::Array(vec![Reply::bulk(key), Reply::Bulk(e.into_vec())]))),
+        BlockOp::Move { dst, from_left, to_left } => {
+            move_one(engine, db, key, dst, *from_left, *to_left, now).map(|e| e.map(|e| Reply::Bulk(e.into_vec())))
+        }
+    };
+    match served {
+        Ok(reply) => reply,
+        Err(e) => Some(e.into()),
+    }
+}
+
+// --- Shared by the list commands --------------------------------------------------------------
+
+/// The list an entry holds, or WRONGTYPE.
+fn list_of(entry: &Entry) -> Result<&ListValue, CmdError> {
+    match &entry.value {
+        Value::List(l) => Ok(l),
+        _ => Err(CmdError::WrongType),
+    }
+}
+
+/// Changes the list at `key` through `f` (re-measured by the shard), deleting the key when
+/// the list is left empty. `Ok(None)` when there is no key; WRONGTYPE when it is no list.
+fn modify<R>(
+    db: &mut Locked<'_>,
+    key: &[u8],
+    now: u64,
+    f: impl FnOnce(&mut ListValue) -> R,
+) -> Result<Option<R>, CmdError> {
+    let shard = db.shard(key);
+    let mut emptied = false;
+    let result = shard.update(key, now, |v| match v {
+        Value::List(l) => {
+            let r = f(l);
+            emptied = l.is_empty();
+            Ok(r)
+        }
+        _ => Err(CmdError::WrongType),
+    });
+    if emptied {
+        shard.remove(key);
+    }
+    result.transpose()
+}
+
+/// Stores a new list (with the default TTL, as every key written without one).
+fn create(engine: &Engine, db: &mut Locked<'_>, key: &[u8], list: ListValue, now: u64) {
+    let expire_at = match engine.config().default_ttl_ms() {
+        0 => 0,
+        ttl => now.saturating_add(ttl),
+    };
+    db.shard(key).insert(key, Value::List(Box::new(list)), expire_at, now);
+}
+
+/// Pops one element from the head (`left`) or tail; `Ok(None)` when there is no list.
+fn pop_one(db: &mut Locked<'_>, key: &[u8], left: bool, now: u64) -> Result<Option<Box<[u8]>>, CmdError> {
+    Ok(modify(db, key, now, |l| if left { l.pop_front() } else { l.pop_back() })?.flatten())
+}
+
+/// Pushes one element at the head (`left`) or tail, creating the list.
+fn push_one(
+    engine: &Engine,
+    db: &mut Locked<'_>,
+    key: &[u8],
+    elem: &[u8],
+    left: bool,
+    now: u64,
+) -> Result<(), CmdError> {
+    let pushed = modify(db, key, now, |l| if left { l.push_front(elem) } else { l.push_back(elem) })?;
+    if pushed.is_none() {
+        create(engine, db, key, ListValue::from_elems(&[elem]), now);
+    }
+    Ok(())
+}
+
+/// LMOVE's work, in Redis's order: the source (missing: `Ok(None)`; another type:
+/// WRONGTYPE), then the destination's type, then the pop and the push.
+fn move_one(
+    engine: &Engine,
+    db: &mut Locked<'_>,
+    src: &[u8],
+    dst: &[u8],
+    from_left: bool,
+    to_left: bool,
+    now: u64,
+) -> Result<Option<Box<[u8]>>, CmdError> {
+    match db.lookup(src, now) {
+        None => return Ok(None),
+        Some(entry) => list_of(entry)?,
+    };
+    if let Some(entry) = db.lookup(dst, now) {
+        list_of(entry)?;
+    }
+    if src == dst {
+        // One list: a rotation (or nothing, when the element goes back where it was).
+        let moved = modify(db, src, now, |l| {
+            let elem: Option<Box<[u8]>> = if from_left { l.front() } else { l.back() }.map(Into::into);
+            if from_left != to_left {
+                l.rotate(!from_left);
+            }
+            elem
+        })?;
+        return Ok(moved.flatten());
+    }
+    let Some(elem) = pop_one(db, src, from_left, now)? else { return Ok(None) };
+    push_one(engine, db, dst, &elem, to_left, now)?;
+    Ok(Some(elem))
+}
+
+/// LEFT or RIGHT (true for LEFT); anything else is a syntax error.
+fn side(arg: &[u8]) -> Result<bool, CmdError> {
+    if arg.eq_ignore_ascii_case(b"LEFT") {
+        Ok(true)
+    } else if arg.eq_ignore_ascii_case(b"RIGHT") {
+        Ok(false)
+    } else {
+        Err(CmdError::Syntax)
+    }
+}
+
+/// A non-negative integer option; anything else (not an integer too) is `error`, as Redis's
+/// `getPositiveLongFromObjectOrReply` with a message.
+fn non_negative(arg: &[u8], error: &str) -> Result<i64, CmdError> {
+    parse_i64(arg).filter(|n| *n >= 0).ok_or_else(|| CmdError::err(error))
+}
+
+/// A position (negative counts from the end) within a list of `len`, if it is one.
+fn position(index: i64, len: usize) -> Option<usize> {
+    let len = len as i64;
+    let i = if index < 0 { len + index } else { index };
+    (0..len).contains(&i).then_some(i as usize)
+}
+
+/// LRANGE's and LTRIM's inclusive range, as Redis clamps it: `None` when empty.
+fn clamp_range(start: i64, stop: i64, len: usize) -> Option<(usize, usize)> {
+    let len = len as i64;
+    let start = if start < 0 { len + start } else { start }.max(0);
+    let stop = if stop < 0 { len + stop } else { stop };
+    if start > stop || start >= len {
+        return None;
+    }
+    Some((start as usize, stop.min(len - 1) as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::Session;
+    use crate::reply::Reply;
+    use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine};
+
+    const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+    const SYNTAX: &str = "ERR syntax error";
+    const NOT_INT: &str = "ERR value is not an integer or out of range";
+    const POSITIVE: &str = "ERR value is out of range, must be positive";
+
+    fn bulks(items: &[&str]) -> Reply {
+        arr(items.iter().map(|s| bulk(s)).collect())
+    }
+
+    fn ints(items: &[i64]) -> Reply {
+        arr(items.iter().map(|&n| int(n)).collect())
+    }
+
+    fn arity(cmd: &str) -> Reply {
+        err(&format!("ERR wrong number of arguments for '{cmd}' command"))
+    }
+
+    fn all(t: &mut TestEngine, key: &str) -> Reply {
+        t.run(&["LRANGE", key, "0", "-1"])
+    }
+
+    /// An engine with `l` = [a b c d e] and a string at `s`.
+    fn with_list() -> TestEngine {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["RPUSH", "l", "a", "b", "c", "d", "e"]), int(5));
+        assert_eq!(t.run(&["SET", "s", "x"]), ok());
+        t
+    }
+
+    #[test]
+    fn pushes_at_both_ends_and_the_x_forms_need_a_list() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["LPUSH", "l", "a", "b"]), int(2));
+        assert_eq!(t.run(&["RPUSH", "l", "c"]), int(3));
+        assert_eq!(all(&mut t, "l"), bulks(&["b", "a", "c"]));
+        assert_eq!(t.run(&["LPUSHX", "l", "x", "y"]), int(5));
+        assert_eq!(t.run(&["RPUSHX", "l", "z"]), int(6));
+        assert_eq!(all(&mut t, "l"), bulks(&["y", "x", "b", "a", "c", "z"]));
+        assert_eq!(t.run(&["LPUSHX", "none", "x"]), int(0));
+        assert_eq!(t.run(&["RPUSHX", "none", "x"]), int(0));
+        assert_eq!(t.run(&["EXISTS", "none"]), int(0));
+        assert_eq!(t.run(&["TYPE", "l"]), Reply::Status("list".into()));
+        t.run(&["SET", "s", "x"]);
+        for cmd in ["LPUSH", "RPUSH", "LPUSHX", "RPUSHX"] {
+            assert_eq!(t.run(&[cmd, "s", "x"]), err(WRONGTYPE), "{cmd}");
+            assert_eq!(t.run(&[cmd, "l"]), arity(&cmd.to_ascii_lowercase()));
+        }
+    }
+
+    #[test]
+    fn elements_are_binary_safe() {
+        let mut t = TestEngine::default();
+        let odd: &[u8] = b"\x00\xff\r\n";
+        assert_eq!(t.run(&[&b"RPUSH"[..], b"k\x00", odd, b""]), int(2));
+        assert_eq!(t.run(&[&b"LRANGE"[..], b"k\x00", b"0", b"-1"]), arr(vec![Reply::Bulk(odd.to_vec()), bulk("")]));
+        assert_eq!(t.run(&[&b"LPOS"[..], b"k\x00", b""]), int(1));
+    }
+
+    #[test]
+    fn pops_with_and_without_a_count() {
+        let mut t = with_list();
+        assert_eq!(t.run(&["LPOP", "l"]), bulk("a"));
+        assert_eq!(t.run(&["RPOP", "l"]), bulk("e"));
+        assert_eq!(t.run(&["LPOP", "l", "0"]), arr(vec![]));
+        assert_eq!(t.run(&["RPOP", "l", "2"]), bulks(&["d", "c"]));
+        assert_eq!(t.run(&["LPOP", "l", "10"]), bulks(&["b"]));
+        // The last element gone, the key is gone.
+        assert_eq!(t.run(&["EXISTS", "l"]), int(0));
+        assert_eq!(t.run(&["LPOP", "l"]), nil());
+        assert_eq!(t.run(&["LPOP", "l", "0"]), Reply::NilArray);
+        assert_eq!(t.run(&["RPOP", "l", "3"]), Reply::NilArray);
+        // The count is checked first, then the key.
+        assert_eq!(t.run(&["LPOP", "s", "-1"]), err(POSITIVE));
+        assert_eq!(t.run(&["LPOP", "l", "abc"]), err(POSITIVE));
+        assert_eq!(t.run(&["LPOP", "s"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["RPOP", "s", "0"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["LPOP", "l", "1", "2"]), arity("lpop"));
+        assert_eq!(t.run(&["RPOP", "l", "1", "2"]), arity("rpop"));
+        assert_eq!(t.run(&["RPOP"]), arity("rpop"));
+    }
+
+    #[test]
+    fn llen_lindex_and_lrange() {
+        let mut t = with_list();
+        assert_eq!(t.run(&["LLEN", "l"]), int(5));
+        assert_eq!(t.run(&["LLEN", "none"]), int(0));
+        assert_eq!(t.run(&["LLEN", "s"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["LINDEX", "l", "0"]), bulk("a"));
+        assert_eq!(t.run(&["LINDEX", "l", "-1"]), bulk("e"));
+        assert_eq!(t.run(&["LINDEX", "l", "5"]), nil());
+        assert_eq!(t.run(&["LINDEX", "l", "-6"]), nil());
+        assert_eq!(t.run(&["LINDEX", "l", "abc"]), err(NOT_INT));
+        // The key is looked at before the index.
+        assert_eq!(t.run(&["LINDEX", "none", "abc"]), nil());
+        assert_eq!(t.run(&["LINDEX", "s", "abc"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["LRANGE", "l", "1", "2"]), bulks(&["b", "c"]));
+        assert_eq!(t.run(&["LRANGE", "l", "-2", "100"]), bulks(&["d", "e"]));
+        assert_eq!(t.run(&["LRANGE", "l", "-100", "0"]), bulks(&["a"]));
+        assert_eq!(t.run(&["LRANGE", "l", "3", "1"]), arr(vec![]));
+        assert_eq!(t.run(&["LRANGE", "l", "5", "10"]), arr(vec![]));
+        assert_eq!(t.run(&["LRANGE", "l", "0", "-6"]), arr(vec![]));
+        let (min, max) = (i64::MIN.to_string(), i64::MAX.to_string());
+        assert_eq!(t.run(&["LRANGE", "l", &min, &max]), bulks(&["a", "b", "c", "d", "e"]));
+        assert_eq!(t.run(&["LRANGE", "none", "0", "-1"]), arr(vec![]));
+        // The indexes are checked before the key.
+        assert_eq!(t.run(&["LRANGE", "s", "x", "1"]), err(NOT_INT));
+        assert_eq!(t.run(&["LRANGE", "s", "0", "1"]), err(WRONGTYPE));
+    }
+
+    #[test]
+    fn reads_count_hits_and_misses() {
+        let mut t = with_list();
+        let hits = |t: &TestEngine| t.engine.stats().hits.load(std::sync::atomic::Ordering::Relaxed);
+        let before = hits(&t);
+        t.run(&["LRANGE", "l", "0", "1"]);
+        t.run(&["LLEN", "l"]);
+        assert_eq!(hits(&t), before + 2);
+    }
+
+    #[test]
+    fn lset_replaces_by_index() {
+        let mut t = with_list();
+        assert_eq!(t.run(&["LSET", "l", "0", "A"]), ok());
+        assert_eq!(t.run(&["LSET", "l", "-1", "E"]), ok());
+        assert_eq!(all(&mut t, "l"), bulks(&["A", "b", "c", "d", "E"]));
+        assert_eq!(t.run(&["LSET", "l", "5", "x"]), err("ERR index out of range"));
+        assert_eq!(t.run(&["LSET", "l", "-6", "x"]), err("ERR index out of range"));
+        assert_eq!(t.run(&["LSET", "l", "x", "x"]), err(NOT_INT));
+        // The key comes first: a missing key is an error whatever the index.
+        assert_eq!(t.run(&["LSET", "none", "x", "x"]), err("ERR no such key"));
+        assert_eq!(t.run(&["LSET", "s", "x", "x"]), err(WRONGTYPE));
+    }
+
+    #[test]
+    fn linsert_before_and_after_the_first_pivot() {
+        let mut t = TestEngine::default();
+        t.run(&["RPUSH", "l", "a", "b", "a"]);
+        assert_eq!(t.run(&["LINSERT", "l", "BEFORE", "a", "x"]), int(4));
+        assert_eq!(t.run(&["LINSERT", "l", "after", "a", "y"]), int(5));
+        assert_eq!(t.run(&["LINSERT", "l", "After", "a", "z"]), int(6));
+        assert_eq!(all(&mut t, "l"), bulks(&["x", "a", "z", "y", "b", "a"]));
+        assert_eq!(t.run(&["LINSERT", "l", "BEFORE", "nope", "x"]), int(-1));
+        assert_eq!(t.run(&["LINSERT", "none", "BEFORE", "a", "x"]), int(0));
+        assert_eq!(t.run(&["EXISTS", "none"]), int(0));
+        // The position word is checked before the key.
+        assert_eq!(t.run(&["LINSERT", "none", "MIDDLE", "a", "x"]), err(SYNTAX));
+        t.run(&["SET", "s", "x"]);
+        assert_eq!(t.run(&["LINSERT", "s", "BEFORE", "a", "x"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["LINSERT", "l", "BEFORE", "a"]), arity("linsert"));
+    }
+
+    #[test]
+    fn lrem_from_the_head_the_tail_or_everywhere() {
+        let mut t = TestEngine::default();
+        let reset = |t: &mut TestEngine| {
+            t.run(&["DEL", "l"]);
+            t.run(&["RPUSH", "l", "a", "b", "a", "c", "a"]);
+        };
+        reset(&mut t);
+        assert_eq!(t.run(&["LREM", "l", "2", "a"]), int(2));
+        assert_eq!(all(&mut t, "l"), bulks(&["b", "c", "a"]));
+        reset(&mut t);
+        assert_eq!(t.run(&["LREM", "l", "-2", "a"]), int(2));
+        assert_eq!(all(&mut t, "l"), bulks(&["a", "b", "c"]));
+        reset(&mut t);
+        assert_eq!(t.run(&["LREM", "l", "0", "a"]), int(3));
+        assert_eq!(all(&mut t, "l"), bulks(&["b", "c"]));
+        reset(&mut t);
+        // -LONG_MIN is still negative in C: every match goes, from the tail.
+        assert_eq!(t.run(&["LREM", "l", &i64::MIN.to_string(), "a"]), int(3));
+        assert_eq!(t.run(&["LREM", "l", "0", "zz"]), int(0));
+        assert_eq!(t.run(&["LREM", "l", "0", "b"]), int(1));
+        assert_eq!(t.run(&["LREM", "l", "0", "c"]), int(1));
+        assert_eq!(t.run(&["EXISTS", "l"]), int(0));
+        assert_eq!(t.run(&["LREM", "none", "0", "a"]), int(0));
+        t.run(&["SET", "s", "x"]);
+        assert_eq!(t.run(&["LREM", "s", "x", "a"]), err(NOT_INT));
+        assert_eq!(t.run(&["LREM", "s", "0", "a"]), err(WRONGTYPE));
+    }
+
+    #[test]
+    fn ltrim_keeps_a_range_and_deletes_an_emptied_list() {
+        let mut t = with_list();
+        assert_eq!(t.run(&["LTRIM", "l", "1", "-2"]), ok());
+        assert_eq!(all(&mut t, "l"), bulks(&["b", "c", "d"]));
+        assert_eq!(t.run(&["LTRIM", "l", "-100", "100"]), ok());
+        assert_eq!(all(&mut t, "l"), bulks(&["b", "c", "d"]));
+        assert_eq!(t.run(&["LTRIM", "l", "2", "1"]), ok());
+        assert_eq!(t.run(&["EXISTS", "l"]), int(0));
+        assert_eq!(t.run(&["LTRIM", "none", "0", "1"]), ok());
+        assert_eq!(t.run(&["LTRIM", "s", "a", "1"]), err(NOT_INT));
+        assert_eq!(t.run(&["LTRIM", "s", "0", "1"]), err(WRONGTYPE));
+    }
+
+    #[test]
+    fn lpos_with_rank_count_and_maxlen() {
+        let mut t = TestEngine::default();
+        t.run(&["RPUSH", "l", "a", "b", "c", "a", "b", "a"]);
+        assert_eq!(t.run(&["LPOS", "l", "a"]), int(0));
+        assert_eq!(t.run(&["LPOS", "l", "b"]), int(1));
+        assert_eq!(t.run(&["LPOS", "l", "zz"]), nil());
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", "2"]), int(3));
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", "-1"]), int(5));
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", "-3"]), int(0));
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", "4"]), nil());
+        assert_eq!(t.run(&["LPOS", "l", "a", "COUNT", "0"]), ints(&[0, 3, 5]));
+        assert_eq!(t.run(&["LPOS", "l", "a", "COUNT", "2"]), ints(&[0, 3]));
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", "-1", "COUNT", "2"]), ints(&[5, 3]));
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", "2", "COUNT", "2", "MAXLEN", "5"]), ints(&[3]));
+        assert_eq!(t.run(&["LPOS", "l", "a", "MAXLEN", "3"]), int(0));
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", "2", "MAXLEN", "3"]), nil());
+        assert_eq!(t.run(&["LPOS", "l", "zz", "COUNT", "1"]), arr(vec![]));
+        // RANK LONG_MIN: from the tail, and every match counts (C's overflow, kept).
+        let min = i64::MIN.to_string();
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", &min]), int(5));
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", &min, "COUNT", "2"]), ints(&[5, 3, 0]));
+        // Options are checked before the key, in order.
+        let rank0 = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list";
+        assert_eq!(t.run(&["LPOS", "none", "a", "RANK", "0"]), err(rank0));
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK", "x"]), err(NOT_INT));
+        assert_eq!(t.run(&["LPOS", "l", "a", "COUNT", "-1"]), err("ERR COUNT can't be negative"));
+        assert_eq!(t.run(&["LPOS", "l", "a", "COUNT", "x"]), err("ERR COUNT can't be negative"));
+        assert_eq!(t.run(&["LPOS", "l", "a", "MAXLEN", "-1"]), err("ERR MAXLEN can't be negative"));
+        assert_eq!(t.run(&["LPOS", "l", "a", "RANK"]), err(SYNTAX));
+        assert_eq!(t.run(&["LPOS", "l", "a", "FOO", "1"]), err(SYNTAX));
+        assert_eq!(t.run(&["LPOS", "none", "a"]), nil());
+        assert_eq!(t.run(&["LPOS", "none", "a", "COUNT", "1"]), arr(vec![]));
+        t.run(&["SET", "s", "x"]);
+        assert_eq!(t.run(&["LPOS", "s", "a"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["LPOS", "s", "a", "RANK", "0"]), err(rank0));
+    }
+
+    #[test]
+    fn lmove_and_rpoplpush_between_lists_and_on_one() {
+        let mut t = TestEngine::default();
+        t.run(&["RPUSH", "src", "a", "b", "c"]);
+        assert_eq!(t.run(&["LMOVE", "src", "dst", "LEFT", "RIGHT"]), bulk("a"));
+        assert_eq!(t.run(&["LMOVE", "src", "dst", "right", "left"]), bulk("c"));
+        assert_eq!(all(&mut t, "dst"), bulks(&["c", "a"]));
+        assert_eq!(t.run(&["RPOPLPUSH", "src", "dst"]), bulk("b"));
+        assert_eq!(t.run(&["EXISTS", "src"]), int(0));
+        assert_eq!(all(&mut t, "dst"), bulks(&["b", "c", "a"]));
+        assert_eq!(t.run(&["LMOVE", "src", "dst", "LEFT", "LEFT"]), nil());
+        assert_eq!(t.run(&["RPOPLPUSH", "src", "dst"]), nil());
+        // One list: a rotation, or nothing when the element goes back where it was.
+        assert_eq!(t.run(&["LMOVE", "dst", "dst", "LEFT", "RIGHT"]), bulk("b"));
+        assert_eq!(all(&mut t, "dst"), bulks(&["c", "a", "b"]));
+        assert_eq!(t.run(&["RPOPLPUSH", "dst", "dst"]), bulk("b"));
+        assert_eq!(all(&mut t, "dst"), bulks(&["b", "c", "a"]));
+        assert_eq!(t.run(&["LMOVE", "dst", "dst", "RIGHT", "RIGHT"]), bulk("a"));
+        assert_eq!(all(&mut t, "dst"), bulks(&["b", "c", "a"]));
+        // Types: the source first, then the destination; nothing moves on an error.
+        t.run(&["SET", "s", "x"]);
+        assert_eq!(t.run(&["LMOVE", "dst", "s", "LEFT", "LEFT"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["LMOVE", "s", "dst", "LEFT", "LEFT"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["RPOPLPUSH", "dst", "s"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["LMOVE", "none", "s", "LEFT", "LEFT"]), nil());
+        assert_eq!(t.run(&["LLEN", "dst"]), int(3));
+        assert_eq!(t.run(&["LMOVE", "dst", "x", "UP", "LEFT"]), err(SYNTAX));
+        assert_eq!(t.run(&["LMOVE", "dst", "x", "LEFT", "DOWN"]), err(SYNTAX));
+    }
+
+    #[test]
+    fn blocking_commands_with_data_answer_at_once() {
+        let mut t = TestEngine::default();
+        t.run(&["RPUSH", "b", "1", "2"]);
+        assert_eq!(t.run(&["BLPOP", "none", "b", "0"]), bulks(&["b", "1"]));
+        assert_eq!(t.run(&["BRPOP", "b", "0"]), bulks(&["b", "2"]));
+        assert_eq!(t.run(&["EXISTS", "b"]), int(0));
+        t.run(&["RPUSH", "src", "a", "b"]);
+        assert_eq!(t.run(&["BLMOVE", "src", "dst", "LEFT", "LEFT", "0"]), bulk("a"));
+        assert_eq!(t.run(&["BRPOPLPUSH", "src", "dst", "0"]), bulk("b"));
+        assert_eq!(all(&mut t, "dst"), bulks(&["b", "a"]));
+        // A wrong type among the keys before any list with data is an error.
+        t.run(&["SET", "s", "x"]);
+        t.run(&["RPUSH", "b", "1"]);
+        assert_eq!(t.run(&["BLPOP", "s", "b", "0"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["BLPOP", "b", "s", "0"]), bulks(&["b", "1"]));
+        assert_eq!(t.run(&["BLMOVE", "dst", "s", "LEFT", "LEFT", "0"]), err(WRONGTYPE));
+        assert_eq!(t.run(&["BLMOVE", "s", "dst", "LEFT", "LEFT", "0"]), err(WRONGTYPE));
+    }
+
+    #[test]
+    fn blocking_commands_do_not_wait_outside_a_connection_or_inside_multi() {
+        let mut t = TestEngine::default();
+        // The console and playground (`call`): the answer a timeout would give, at once.
+        assert_eq!(t.run(&["BLPOP", "none", "0"]), Reply::NilArray);
+        assert_eq!(t.run(&["BRPOP", "none", "1"]), Reply::NilArray);
+        assert_eq!(t.run(&["BLMOVE", "none", "d", "LEFT", "LEFT", "0"]), nil());
+        assert_eq!(t.run(&["BRPOPLPUSH", "none", "d", "0"]), nil());
+        assert!(t.session.blocked.is_none());
+        // Inside MULTI, over a connection: Redis answers `*-1` for BLPOP, `$-1` for BLMOVE.
+        let mut out = Vec::new();
+        let input = b"MULTI\r\nBLPOP none 0\r\nBLMOVE none d LEFT LEFT 0\r\nEXEC\r\nPING\r\n";
+        let used = t.engine.feed(&mut t.session, input, &mut out, t.now).unwrap();
+        assert_eq!(used, input.len());
+        assert_eq!(String::from_utf8_lossy(&out), "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n*-1\r\n$-1\r\n+PONG\r\n");
+        assert!(t.session.blocked.is_none());
+    }
+
+    #[test]
+    fn timeouts_are_checked_as_redis_does() {
+        let mut t = TestEngine::default();
+        let not_float = err("ERR timeout is not a float or out of range");
+        let negative = err("ERR timeout is negative");
+        for bad in ["abc", "", " 1", "1 ", "nan", "1e5000", "0.1x"] {
+            assert_eq!(t.run(&["BLPOP", "k", bad]), not_float, "{bad:?}");
+        }
+        for bad in ["-1", "-0.0011", "inf", "-inf", "1e400", "9223372036854776"] {
+            assert_eq!(t.run(&["BLPOP", "k", bad]), negative, "{bad:?}");
+        }
+        assert_eq!(t.run(&["BLMOVE", "k", "d", "LEFT", "LEFT", "-1"]), negative);
+        assert_eq!(t.run(&["BRPOPLPUSH", "k", "d", "x"]), not_float);
+        // The sides are checked before the timeout.
+        assert_eq!(t.run(&["BLMOVE", "k", "d", "UP", "LEFT", "x"]), err(SYNTAX));
+        // Valid ones: how long each would wait.
+        let now = t.now;
+        let deadline = |t: &mut TestEngine, timeout: &str| {
+            let mut out = Vec::new();
+            let mut s = t.engine.new_session("127.0.0.1:2", "127.0.0.1:6379", now);
+            let cmd = format!("BLPOP k {timeout}\r\n");
+            t.engine.feed(&mut s, cmd.as_bytes(), &mut out, now).unwrap();
+            let at = s.blocked.as_ref().map(|b| b.deadline_ms);
+            t.engine.end_session(&s);
+            at
+        };
+        assert_eq!(deadline(&mut t, "0"), Some(None));
+        assert_eq!(deadline(&mut t, "-0"), Some(None));
+        assert_eq!(deadline(&mut t, "0.0001"), Some(Some(now + 1)));
+        assert_eq!(deadline(&mut t, "1.5"), Some(Some(now + 1500)));
+        assert_eq!(deadline(&mut t, "0x10"), Some(Some(now + 16_000)));
+        // Past LLONG_MAX once the time is added: it never fires.
+        assert_eq!(deadline(&mut t, "9223372036854775"), Some(None));
+        assert_eq!(t.engine.blocked_clients(), 0);
+    }
+
+    /// A second connection on the same engine.
+    fn connect(t: &TestEngine, n: u16) -> Session {
+        t.engine.new_session(&format!("127.0.0.1:{n}"), "127.0.0.1:6379", t.now)
+    }
+
+    /// Feeds `input` to `s`; answers (bytes consumed, replies as text).
+    fn feed(t: &TestEngine, s: &mut Session, input: &str) -> (usize, String) {
+        let mut out = Vec::new();
+        let used = t.engine.feed(s, input.as_bytes(), &mut out, t.now).unwrap();
+        (used, String::from_utf8_lossy(&out).into_owned())
+    }
+
+    fn retry(t: &TestEngine, s: &mut Session) -> Option<String> {
+        let mut out = Vec::new();
+        t.engine.retry_blocked(s, &mut out, t.now).then(|| String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn a_blocked_connection_holds_its_pipeline_until_served() {
+        let mut t = TestEngine::default();
+        let mut a = connect(&t, 2);
+        let input = "PING first\r\nBLPOP q 0\r\nPING after\r\n";
+        let (used, out) = feed(&t, &mut a, input);
+        assert_eq!(out, "$5\r\nfirst\r\n");
+        assert_eq!(used, "PING first\r\nBLPOP q 0\r\n".len());
+        assert!(a.blocked.is_some());
+        assert_eq!(t.engine.blocked_clients(), 1);
+        // While blocked, nothing more runs.
+        assert_eq!(feed(&t, &mut a, "PING after\r\n"), (0, String::new()));
+        assert_eq!(retry(&t, &mut a), None);
+        // Another connection pushes: the element goes to the blocked client, not the list.
+        assert_eq!(t.run(&["RPUSH", "q", "job"]), int(1));
+        assert_eq!(t.run(&["EXISTS", "q"]), int(0));
+        assert_eq!(retry(&t, &mut a).as_deref(), Some("*2\r\n$1\r\nq\r\n$3\r\njob\r\n"));
+        assert!(a.blocked.is_none());
+        assert_eq!(t.engine.blocked_clients(), 0);
+        assert_eq!(feed(&t, &mut a, "PING after\r\n").1, "$5\r\nafter\r\n");
+        t.engine.end_session(&a);
+    }
+
+    #[test]
+    fn waiters_are_served_first_come_first_served() {
+        let mut t = TestEngine::default();
+        let (mut a, mut b, mut c) = (connect(&t, 2), connect(&t, 3), connect(&t, 4));
+        feed(&t, &mut a, "BRPOP q 0\r\n");
+        feed(&t, &mut b, "BLPOP other q 0\r\n");
+        feed(&t, &mut c, "BLPOP q 0\r\n");
+        assert_eq!(t.engine.blocked_clients(), 3);
+        // Two elements: the first two waiters get one each, the third keeps waiting.
+        assert_eq!(t.run(&["RPUSH", "q", "x", "y"]), int(2));
+        assert_eq!(retry(&t, &mut c), None);
+        assert_eq!(retry(&t, &mut b).as_deref(), Some("*2\r\n$1\r\nq\r\n$1\r\nx\r\n"));
+        // BRPOP pops from the tail, but it was first: it got its pick before B.
+        assert_eq!(retry(&t, &mut a).as_deref(), Some("*2\r\n$1\r\nq\r\n$1\r\ny\r\n"));
+        assert_eq!(t.engine.blocked_clients(), 1);
+        t.run(&["LPUSH", "q", "z"]);
+        assert_eq!(retry(&t, &mut c).as_deref(), Some("*2\r\n$1\r\nq\r\n$1\r\nz\r\n"));
+        for s in [&a, &b, &c] {
+            t.engine.end_session(s);
+        }
+    }
+
+    #[test]
+    fn a_client_blocked_on_several_keys_is_served_by_the_first_to_get_data() {
+        let mut t = TestEngine::default();
+        let mut a = connect(&t, 2);
+        feed(&t, &mut a, "BLPOP k1 k2 k3 0\r\n");
+        t.run(&["RPUSH", "k3", "v3"]);
+        t.run(&["RPUSH", "k2", "v2"]);
+        assert_eq!(retry(&t, &mut a).as_deref(), Some("*2\r\n$2\r\nk3\r\n$2\r\nv3\r\n"));
+        assert_eq!(all(&mut t, "k2"), bulks(&["v2"]));
+        assert_eq!(t.engine.blocked_clients(), 0);
+        t.engine.end_session(&a);
+    }
+
+    #[test]
+    fn timeouts_answer_the_null_array_in_either_protocol() {
+        let mut t = TestEngine::default();
+        let mut a = connect(&t, 2);
+        feed(&t, &mut a, "BLPOP q 1\r\nPING\r\n");
+        assert_eq!(a.blocked.as_ref().and_then(|b| b.deadline_ms), Some(t.now + 1000));
+        let mut out = Vec::new();
+        t.engine.unblock_timeout(&mut a, &mut out);
+        assert_eq!(out, b"*-1\r\n");
+        assert!(a.blocked.is_none());
+        assert_eq!(t.engine.blocked_clients(), 0);
+        // Nothing is served to it afterwards.
+        t.run(&["RPUSH", "q", "x"]);
+        assert_eq!(t.run(&["LLEN", "q"]), int(1));
+        // RESP3, and BLMOVE's timeout is the null array too (its MULTI answer is not).
+        t.run(&["DEL", "q"]);
+        feed(&t, &mut a, "HELLO 3\r\n");
+        feed(&t, &mut a, "BLMOVE q d LEFT LEFT 1\r\n");
+        let mut out = Vec::new();
+        t.engine.unblock_timeout(&mut a, &mut out);
+        assert_eq!(out, b"_\r\n");
+        t.engine.end_session(&a);
+    }
+
+    #[test]
+    fn a_timeout_after_being_served_delivers_the_data() {
+        let mut t = TestEngine::default();
+        let mut a = connect(&t, 2);
+        feed(&t, &mut a, "BLPOP q 1\r\n");
+        t.run(&["RPUSH", "q", "x"]);
+        // The host saw the deadline before the wake-up: the element is not lost.
+        let mut out = Vec::new();
+        t.engine.unblock_timeout(&mut a, &mut out);
+        assert_eq!(String::from_utf8_lossy(&out), "*2\r\n$1\r\nq\r\n$1\r\nx\r\n");
+        t.engine.end_session(&a);
+    }
+
+    #[test]
+    fn blmove_moves_to_its_destination_when_served() {
+        let mut t = TestEngine::default();
+        let (mut a, mut b) = (connect(&t, 2), connect(&t, 3));
+        feed(&t, &mut a, "BLMOVE src mid RIGHT LEFT 0\r\n");
+        // B waits on A's destination: serving A fills it, and B is served in turn.
+        feed(&t, &mut b, "BRPOPLPUSH mid dst 0\r\n");
+        t.run(&["RPUSH", "src", "1", "2"]);
+        assert_eq!(retry(&t, &mut a).as_deref(), Some("$1\r\n2\r\n"));
+        assert_eq!(retry(&t, &mut b).as_deref(), Some("$1\r\n2\r\n"));
+        assert_eq!(all(&mut t, "src"), bulks(&["1"]));
+        assert_eq!(t.run(&["EXISTS", "mid"]), int(0));
+        assert_eq!(all(&mut t, "dst"), bulks(&["2"]));
+        // A destination of another type: the waiter gets WRONGTYPE and nothing moves.
+        t.run(&["SET", "str", "x"]);
+        feed(&t, &mut a, "BLMOVE empty str LEFT LEFT 0\r\n");
+        t.run(&["RPUSH", "empty", "v"]);
+        assert_eq!(retry(&t, &mut a), Some(format!("-{WRONGTYPE}\r\n")));
+        assert_eq!(all(&mut t, "empty"), bulks(&["v"]));
+        for s in [&a, &b] {
+            t.engine.end_session(s);
+        }
+    }
+
+    #[test]
+    fn serving_a_blocked_move_breaks_a_watch_on_its_destination() {
+        let mut t = TestEngine::default();
+        let (mut a, mut w) = (connect(&t, 2), connect(&t, 3));
+        feed(&t, &mut a, "BLMOVE src dst LEFT LEFT 0\r\n");
+        assert_eq!(feed(&t, &mut w, "WATCH dst\r\n").1, "+OK\r\n");
+        t.run(&["RPUSH", "src", "x"]);
+        assert_eq!(retry(&t, &mut a).as_deref(), Some("$1\r\nx\r\n"));
+        assert_eq!(feed(&t, &mut w, "MULTI\r\nPING\r\nEXEC\r\n").1, "+OK\r\n+QUEUED\r\n*-1\r\n");
+        for s in [&a, &w] {
+            t.engine.end_session(s);
+        }
+    }
+
+    #[test]
+    fn any_way_a_list_appears_wakes_its_waiters() {
+        let mut t = TestEngine::default();
+        let mut a = connect(&t, 2);
+        // RENAME of a list onto the key.
+        feed(&t, &mut a, "BLPOP q 0\r\n");
+        t.run(&["RPUSH", "tmp", "renamed"]);
+        assert_eq!(t.run(&["RENAME", "tmp", "q"]), ok());
+        assert_eq!(retry(&t, &mut a).as_deref(), Some("*2\r\n$1\r\nq\r\n$7\r\nrenamed\r\n"));
+        // LMOVE / RPOPLPUSH into it.
+        feed(&t, &mut a, "BLPOP q 0\r\n");
+        t.run(&["RPUSH", "tmp", "moved"]);
+        t.run(&["RPOPLPUSH", "tmp", "q"]);
+        assert_eq!(retry(&t, &mut a).as_deref(), Some("*2\r\n$1\r\nq\r\n$5\r\nmoved\r\n"));
+        // A push inside MULTI/EXEC: served after the EXEC.
+        feed(&t, &mut a, "BLPOP q 0\r\n");
+        t.run(&["MULTI"]);
+        t.run(&["RPUSH", "q", "tx"]);
+        t.run(&["EXEC"]);
+        assert_eq!(retry(&t, &mut a).as_deref(), Some("*2\r\n$1\r\nq\r\n$2\r\ntx\r\n"));
+        // A string under the key does not serve it; the list that replaces it does.
+        feed(&t, &mut a, "BLPOP q 0\r\n");
+        t.run(&["SET", "q", "str"]);
+        assert_eq!(retry(&t, &mut a), None);
+        t.run(&["DEL", "q"]);
+        t.run(&["LPUSH", "q", "list"]);
+        assert_eq!(retry(&t, &mut a).as_deref(), Some("*2\r\n$1\r\nq\r\n$4\r\nlist\r\n"));
+        t.engine.end_session(&a);
+    }
+
+    #[test]
+    fn data_that_arrives_while_blocking_is_not_missed() {
+        let mut t = TestEngine::default();
+        let mut a = connect(&t, 2);
+        // The list is there when the client registers: it is served right away, and the
+        // pipeline goes on.
+        t.run(&["RPUSH", "q", "x"]);
+        let (used, out) = feed(&t, &mut a, "BLPOP q 0\r\nPING\r\n");
+        assert_eq!(used, "BLPOP q 0\r\nPING\r\n".len());
+        assert_eq!(out, "*2\r\n$1\r\nq\r\n$1\r\nx\r\n+PONG\r\n");
+        assert!(a.blocked.is_none());
+        t.engine.end_session(&a);
+    }
+
+    #[test]
+    fn a_closed_connection_stops_waiting() {
+        let mut t = TestEngine::default();
+        let (mut a, mut b) = (connect(&t, 2), connect(&t, 3));
+        feed(&t, &mut a, "BLPOP q 0\r\n");
+        feed(&t, &mut b, "BLPOP q 0\r\n");
+        t.engine.end_session(&a);
+        assert_eq!(t.engine.blocked_clients(), 1);
+        t.run(&["RPUSH", "q", "x"]);
+        assert_eq!(retry(&t, &mut b).as_deref(), Some("*2\r\n$1\r\nq\r\n$1\r\nx\r\n"));
+        t.engine.end_session(&b);
+        assert_eq!(t.engine.blocked_clients(), 0);
+    }
+
+    #[test]
+    fn object_encoding_is_listpack_while_small() {
+        let mut t = TestEngine::default();
+        t.run(&["RPUSH", "l", "a", "1"]);
+        assert_eq!(t.run(&["OBJECT", "ENCODING", "l"]), bulk("listpack"));
+        let big = "x".repeat(9000);
+        t.run(&["RPUSH", "l", &big]);
+        assert_eq!(t.run(&["OBJECT", "ENCODING", "l"]), bulk("quicklist"));
+        t.run(&["RPOP", "l"]);
+        assert_eq!(t.run(&["OBJECT", "ENCODING", "l"]), bulk("listpack"));
+    }
+
+    #[test]
+    fn memory_returns_to_the_baseline_after_growing_shrinking_and_deleting() {
+        let mut t = TestEngine::default();
+        let used = |t: &TestEngine| t.engine.store().used_memory();
+        let baseline = used(&t);
+        for round in 0..3 {
+            for i in 0..500 {
+                let v = format!("value-{i}-{}", "y".repeat(i % 70));
+                t.run(&["RPUSH", "l", &v]);
+                t.run(&["LPUSH", "l2", &i.to_string()]);
+            }
+            let grown = used(&t);
+            assert!(grown > baseline + 500 * 16, "round {round}");
+            // The accounted size is the entry's size, recomputed.
+            let usage = t.run(&["MEMORY", "USAGE", "l"]);
+            assert!(matches!(usage, Reply::Int(n) if n > 500 * 16), "{usage:?}");
+            t.run(&["LSET", "l", "0", &"z".repeat(300)]);
+            t.run(&["LINSERT", "l", "BEFORE", "value-3-yyy", "inserted"]);
+            t.run(&["LREM", "l", "0", "inserted"]);
+            t.run(&["LTRIM", "l", "10", "300"]);
+            t.run(&["RPOP", "l", "100"]);
+            t.run(&["LMOVE", "l", "l3", "LEFT", "RIGHT"]);
+            assert!(used(&t) < grown);
+            t.run(&["DEL", "l", "l3"]);
+            while t.run(&["RPOP", "l2", "50"]) != Reply::NilArray {}
+            assert_eq!(used(&t), baseline, "round {round}");
+        }
+    }
+
+    #[test]
+    fn wrong_arities() {
+        let mut t = TestEngine::default();
+        for (argv, name) in [
+            (vec!["LLEN"], "llen"),
+            (vec!["LLEN", "a", "b"], "llen"),
+            (vec!["LRANGE", "a", "0"], "lrange"),
+            (vec!["LINDEX", "a"], "lindex"),
+            (vec!["LSET", "a", "0"], "lset"),
+            (vec!["LREM", "a", "0"], "lrem"),
+            (vec!["LTRIM", "a", "0"], "ltrim"),
+            (vec!["LPOS", "a"], "lpos"),
+            (vec!["LMOVE", "a", "b", "LEFT"], "lmove"),
+            (vec!["RPOPLPUSH", "a"], "rpoplpush"),
+            (vec!["BLPOP", "a"], "blpop"),
+            (vec!["BRPOP", "a"], "brpop"),
+            (vec!["BLMOVE", "a", "b", "LEFT", "LEFT"], "blmove"),
+            (vec!["BRPOPLPUSH", "a", "b"], "brpoplpush"),
+        ] {
+            assert_eq!(t.run(&argv), arity(name), "{argv:?}");
+        }
+    }
+}

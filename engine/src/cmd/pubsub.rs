@@ -1,0 +1,426 @@
+//! Pub/sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, PUBSUB, and each
+//! session's subscriptions. Delivery lives in `crate::pubsub`.
+//!
+//! Over RESP2 a subscribed connection may only (un)subscribe, PING, QUIT and RESET (dispatch
+//! enforces it with Redis's error); over RESP3 it runs any command, and messages arrive as
+//! `>` pushes between replies. Confirmations are pushes too (plain arrays in RESP2), one per
+//! channel, so `SUBSCRIBE a b` answers two of them.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use indexmap::IndexSet;
+
+use crate::args::Args;
+use crate::engine::Ctx;
+use crate::error::CmdError;
+use crate::reply::Reply;
+use crate::table::Command;
+
+/// A session's channels and patterns, in subscription order.
+#[derive(Default)]
+pub struct Subscriptions {
+    pub channels: IndexSet<Vec<u8>>,
+    pub patterns: IndexSet<Vec<u8>>,
+}
+
+impl Subscriptions {
+    /// Subscribed to anything (Redis's `CLIENT_PUBSUB` context).
+    pub fn any(&self) -> bool {
+        !self.channels.is_empty() || !self.patterns.is_empty()
+    }
+
+    /// The count every confirmation reports: channels plus patterns.
+    fn count(&self) -> i64 {
+        (self.channels.len() + self.patterns.len()) as i64
+    }
+}
+
+/// Commands a RESP2 connection may run while subscribed.
+pub(crate) fn allowed_while_subscribed(cmd: &Command) -> bool {
+    matches!(cmd.name, "SUBSCRIBE" | "UNSUBSCRIBE" | "PSUBSCRIBE" | "PUNSUBSCRIBE" | "PING" | "QUIT" | "RESET")
+}
+
+/// Container commands, which Redis names `name|subcommand` in this error.
+const CONTAINERS: &[&str] = &["CLIENT", "CONFIG", "COMMAND", "OBJECT", "MEMORY", "PUBSUB"];
+
+/// Redis's refusal of any other command in the RESP2 subscribed context.
+pub(crate) fn not_allowed_while_subscribed(cmd: &Command, argv: &[&[u8]]) -> CmdError {
+    let mut name = cmd.name.to_ascii_lowercase();
+    if CONTAINERS.contains(&cmd.name) && argv.len() > 1 {
+        name = format!("{name}|{}", String::from_utf8_lossy(argv[1]).to_ascii_lowercase());
+    }
+    CmdError::err(format!(
+        "Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+    ))
+}
+
+fn confirmation(kind: &str, name: Option<&[u8]>, count: i64) -> Reply {
+    Reply::Push(vec![Reply::bulk(kind), Reply::opt_bulk(name), Reply::Int(count)])
+}
+
+/// One confirmation as itself, several in a row.
+fn confirmations(mut replies: Vec<Reply>) -> Reply {
+    if replies.len() == 1 {
+        replies.pop().unwrap_or(Reply::Nil)
+    } else {
+        Reply::Many(replies)
+    }
+}
+
+fn sync_counts(ctx: &Ctx<'_>) {
+    let client = &ctx.session.client;
+    client.sub.store(ctx.session.subs.channels.len(), Relaxed);
+    client.psub.store(ctx.session.subs.patterns.len(), Relaxed);
+}
+
+/// Subscribes to channels; each is confirmed with the number of subscriptions so far.
+///
+/// ```text
+/// SUBSCRIBE channel [channel ...]
+/// ```
+pub fn subscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let mut replies = Vec::with_capacity(args.len());
+    for &channel in args.rest() {
+        if ctx.session.subs.channels.insert(channel.to_vec()) {
+            ctx.engine.pubsub.subscribe(channel, &ctx.session.client);
+        }
+        replies.push(confirmation("subscribe", Some(channel), ctx.session.subs.count()));
+    }
+    sync_counts(ctx);
+    Ok(confirmations(replies))
+}
+
+/// Unsubscribes from the given channels, or from all of them.
+///
+/// ```text
+/// UNSUBSCRIBE [channel [channel ...]]
+/// ```
+pub fn unsubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let named: Vec<Vec<u8>> = args.rest().iter().map(|c| c.to_vec()).collect();
+    let channels = if named.is_empty() { ctx.session.subs.channels.iter().cloned().collect() } else { named };
+    let mut replies = Vec::with_capacity(channels.len().max(1));
+    for channel in &channels {
+        if ctx.session.subs.channels.shift_remove(channel) {
+            ctx.engine.pubsub.unsubscribe(channel, ctx.session.id());
+        }
+        replies.push(confirmation("unsubscribe", Some(channel), ctx.session.subs.count()));
+    }
+    if replies.is_empty() {
+        replies.push(confirmation("unsubscribe", None, ctx.session.subs.count()));
+    }
+    sync_counts(ctx);
+    Ok(confirmations(replies))
+}
+
+/// Subscribes to glob patterns: messages to every matching channel arrive as `pmessage`.
+///
+/// ```text
+/// PSUBSCRIBE pattern [pattern ...]
+/// ```
+pub fn psubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let mut replies = Vec::with_capacity(args.len());
+    for &pattern in args.rest() {
+        if ctx.session.subs.patterns.insert(pattern.to_vec()) {
+            ctx.engine.pubsub.psubscribe(pattern, &ctx.session.client);
+        }
+        replies.push(confirmation("psubscribe", Some(pattern), ctx.session.subs.count()));
+    }
+    sync_counts(ctx);
+    Ok(confirmations(replies))
+}
+
+/// Unsubscribes from the given patterns, or from all of them.
+///
+/// ```text
+/// PUNSUBSCRIBE [pattern [pattern ...]]
+/// ```
+pub fn punsubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let named: Vec<Vec<u8>> = args.rest().iter().map(|c| c.to_vec()).collect();
+    let patterns = if named.is_empty() { ctx.session.subs.patterns.iter().cloned().collect() } else { named };
+    let mut replies = Vec::with_capacity(patterns.len().max(1));
+    for pattern in &patterns {
+        if ctx.session.subs.patterns.shift_remove(pattern) {
+            ctx.engine.pubsub.punsubscribe(pattern, ctx.session.id());
+        }
+        replies.push(confirmation("punsubscribe", Some(pattern), ctx.session.subs.count()));
+    }
+    if replies.is_empty() {
+        replies.push(confirmation("punsubscribe", None, ctx.session.subs.count()));
+    }
+    sync_counts(ctx);
+    Ok(confirmations(replies))
+}
+
+/// Leaves every channel and pattern without replying (RESET, and the end of a session).
+pub(crate) fn unsubscribe_all(ctx: &mut Ctx<'_>) {
+    ctx.engine.pubsub.forget(ctx.session);
+    ctx.session.subs = Subscriptions::default();
+    sync_counts(ctx);
+}
+
+/// Posts a message to a channel; answers how many subscribers received it.
+///
+/// ```text
+/// PUBLISH channel message
+/// ```
+pub fn publish(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let channel = args.bytes()?;
+    let message = args.bytes()?;
+    let limit = ctx.engine.config().pubsub_output_limit();
+    Ok(Reply::Int(ctx.engine.pubsub.publish(channel, message, limit, ctx.now) as i64))
+}
+
+/// Introspection of the pub/sub state.
+///
+/// ```text
+/// PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | SHARDCHANNELS [pattern]
+///        | SHARDNUMSUB [shardchannel ...] | HELP
+/// ```
+pub fn pubsub(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let sub = args.option()?;
+    let arity =
+        |ok: bool| if ok { Ok(()) } else { Err(CmdError::WrongArity(format!("pubsub|{}", sub.to_ascii_lowercase()))) };
+    match sub.as_str() {
+        "CHANNELS" | "SHARDCHANNELS" if args.len() <= 1 => {
+            let pattern = args.rest().first().copied();
+            let channels = if sub == "CHANNELS" { ctx.engine.pubsub.channels(pattern) } else { Vec::new() };
+            Ok(Reply::Array(channels.into_iter().map(Reply::Bulk).collect()))
+        }
+        "NUMSUB" | "SHARDNUMSUB" => {
+            let mut out = Vec::with_capacity(args.len() * 2);
+            for &channel in args.rest() {
+                let n = if sub == "NUMSUB" { ctx.engine.pubsub.numsub(channel) } else { 0 };
+                out.push(Reply::bulk(channel));
+                out.push(Reply::Int(n as i64));
+            }
+            Ok(Reply::Array(out))
+        }
+        "NUMPAT" => {
+            arity(args.is_empty())?;
+            Ok(Reply::Int(ctx.engine.pubsub.numpat() as i64))
+        }
+        "HELP" => {
+            arity(args.is_empty())?;
+            Ok(Reply::Array(PUBSUB_HELP.iter().map(|l| Reply::status(*l)).collect()))
+        }
+        "CHANNELS" | "SHARDCHANNELS" => Err(CmdError::err(format!(
+            "unknown subcommand or wrong number of arguments for '{}'. Try PUBSUB HELP.",
+            String::from_utf8_lossy(ctx.argv[1])
+        ))),
+        _ => Err(CmdError::UnknownSubcommand {
+            cmd: "PUBSUB".into(),
+            sub: String::from_utf8_lossy(ctx.argv[1]).into_owned(),
+        }),
+    }
+}
+
+const PUBSUB_HELP: &[&str] = &[
+    "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "CHANNELS [<pattern>]",
+    "    Return the currently active channels matching a <pattern> (default: '*').",
+    "NUMPAT",
+    "    Return number of subscriptions to patterns.",
+    "NUMSUB [<channel> ...]",
+    "    Return the number of subscribers for the specified channels, excluding",
+    "    pattern subscriptions(default: no channels).",
+    "SHARDCHANNELS [<pattern>]",
+    "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+    "SHARDNUMSUB [<shardchannel> ...]",
+    "    Return the number of subscribers for the specified shard level channel(s)",
+    "HELP",
+    "    Prints this help.",
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::Session;
+    use crate::testing::*;
+    use crate::Reply;
+
+    fn confirm(kind: &str, name: &str, n: i64) -> Reply {
+        Reply::Push(vec![bulk(kind), bulk(name), int(n)])
+    }
+
+    fn other(t: &TestEngine) -> Session {
+        t.engine.new_session("127.0.0.1:2", "127.0.0.1:6379", t.now)
+    }
+
+    fn pushes(s: &Session) -> String {
+        let mut out = Vec::new();
+        s.client.take_pushes(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[test]
+    fn subscribe_publish_unsubscribe() {
+        let mut t = TestEngine::default();
+        let mut sub = other(&t);
+        let r = t.engine.call(&mut sub, &["SUBSCRIBE", "a", "b", "a"], t.now);
+        assert_eq!(
+            r,
+            Reply::Many(vec![confirm("subscribe", "a", 1), confirm("subscribe", "b", 2), confirm("subscribe", "a", 2)])
+        );
+        assert_eq!(t.run(&["PUBLISH", "a", "hello"]), int(1));
+        assert_eq!(t.run(&["PUBLISH", "zzz", "hello"]), int(0));
+        assert_eq!(pushes(&sub), "*3\r\n$7\r\nmessage\r\n$1\r\na\r\n$5\r\nhello\r\n");
+        assert_eq!(pushes(&sub), "");
+        assert_eq!(
+            t.engine.call(&mut sub, &["UNSUBSCRIBE", "a", "nope"], t.now),
+            Reply::Many(vec![confirm("unsubscribe", "a", 1), confirm("unsubscribe", "nope", 1)])
+        );
+        assert_eq!(t.run(&["PUBLISH", "a", "hello"]), int(0));
+        assert_eq!(t.engine.call(&mut sub, &["UNSUBSCRIBE"], t.now), confirm("unsubscribe", "b", 0));
+        assert_eq!(
+            t.engine.call(&mut sub, &["UNSUBSCRIBE"], t.now),
+            Reply::Push(vec![bulk("unsubscribe"), nil(), int(0)])
+        );
+    }
+
+    #[test]
+    fn patterns_deliver_pmessages_and_count_each_delivery() {
+        let mut t = TestEngine::default();
+        let mut sub = other(&t);
+        t.engine.call(&mut sub, &["SUBSCRIBE", "news.1"], t.now);
+        assert_eq!(t.engine.call(&mut sub, &["PSUBSCRIBE", "news.*"], t.now), confirm("psubscribe", "news.*", 2));
+        assert_eq!(t.run(&["PUBLISH", "news.1", "x"]), int(2));
+        assert_eq!(
+            pushes(&sub),
+            "*3\r\n$7\r\nmessage\r\n$6\r\nnews.1\r\n$1\r\nx\r\n*4\r\n$8\r\npmessage\r\n$6\r\nnews.*\r\n$6\r\nnews.1\r\n$1\r\nx\r\n"
+        );
+        assert_eq!(t.run(&["PUBLISH", "news.2", "y"]), int(1));
+        assert_eq!(t.run(&["PUBSUB", "NUMPAT"]), int(1));
+        assert_eq!(t.engine.call(&mut sub, &["PUNSUBSCRIBE"], t.now), confirm("punsubscribe", "news.*", 1));
+        assert_eq!(t.run(&["PUBLISH", "news.2", "y"]), int(0));
+    }
+
+    #[test]
+    fn resp3_subscribers_get_pushes_and_may_run_any_command() {
+        let mut t = TestEngine::default();
+        let mut sub = other(&t);
+        t.engine.call(&mut sub, &["HELLO", "3"], t.now);
+        assert_eq!(
+            t.engine.call(&mut sub, &["SUBSCRIBE", "c"], t.now).to_resp(true),
+            b">3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n"
+        );
+        assert_eq!(t.engine.call(&mut sub, &["GET", "k"], t.now), nil());
+        assert_eq!(t.engine.call(&mut sub, &["PING"], t.now), Reply::status("PONG"));
+        t.run(&["PUBLISH", "c", "m"]);
+        assert_eq!(pushes(&sub), ">3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n");
+    }
+
+    #[test]
+    fn resp2_subscribed_context_allows_only_a_few_commands() {
+        let t = TestEngine::default();
+        let mut sub = other(&t);
+        t.engine.call(&mut sub, &["SUBSCRIBE", "c"], t.now);
+        let refused = |name: &str| {
+            err(&format!("ERR Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"))
+        };
+        assert_eq!(t.engine.call(&mut sub, &["GET", "k"], t.now), refused("get"));
+        assert_eq!(t.engine.call(&mut sub, &["CONFIG", "GET", "x"], t.now), refused("config|get"));
+        // Arity is checked first.
+        assert_eq!(t.engine.call(&mut sub, &["GET"], t.now), err("ERR wrong number of arguments for 'get' command"));
+        assert_eq!(t.engine.call(&mut sub, &["PING"], t.now), arr(vec![bulk("pong"), bulk("")]));
+        assert_eq!(t.engine.call(&mut sub, &["PING", "hi"], t.now), arr(vec![bulk("pong"), bulk("hi")]));
+        assert_eq!(t.engine.call(&mut sub, &["RESET"], t.now), Reply::status("RESET"));
+        assert_eq!(t.engine.call(&mut sub, &["GET", "k"], t.now), nil());
+        assert_eq!(t.engine.call(&mut sub, &["PING"], t.now), Reply::status("PONG"));
+    }
+
+    #[test]
+    fn pubsub_introspection() {
+        let mut t = TestEngine::default();
+        let (mut a, mut b) = (other(&t), other(&t));
+        t.engine.call(&mut a, &["SUBSCRIBE", "c1", "c2"], t.now);
+        t.engine.call(&mut b, &["SUBSCRIBE", "c1"], t.now);
+        t.engine.call(&mut b, &["PSUBSCRIBE", "c*", "d*"], t.now);
+        let Reply::Array(mut all) = t.run(&["PUBSUB", "CHANNELS"]) else { panic!() };
+        all.sort_by_key(|r| format!("{r:?}"));
+        assert_eq!(all, vec![bulk("c1"), bulk("c2")]);
+        assert_eq!(t.run(&["PUBSUB", "CHANNELS", "*2"]), arr(vec![bulk("c2")]));
+        assert_eq!(t.run(&["PUBSUB", "NUMSUB", "c1", "c9"]), arr(vec![bulk("c1"), int(2), bulk("c9"), int(0)]));
+        assert_eq!(t.run(&["PUBSUB", "NUMSUB"]), arr(vec![]));
+        assert_eq!(t.run(&["PUBSUB", "NUMPAT"]), int(2));
+        assert_eq!(t.run(&["PUBSUB", "NUMPAT", "x"]), err("ERR wrong number of arguments for 'pubsub|numpat' command"));
+        assert_eq!(
+            t.run(&["PUBSUB", "CHANNELS", "a", "b"]),
+            err("ERR unknown subcommand or wrong number of arguments for 'CHANNELS'. Try PUBSUB HELP.")
+        );
+        assert_eq!(t.run(&["PUBSUB", "FOO"]), err("ERR unknown subcommand 'FOO'. Try PUBSUB HELP."));
+        assert_eq!(t.run(&["PUBSUB"]), err("ERR wrong number of arguments for 'pubsub' command"));
+        // A closed session leaves every channel and pattern.
+        t.engine.end_session(&b);
+        assert_eq!(t.run(&["PUBSUB", "NUMSUB", "c1"]), arr(vec![bulk("c1"), int(1)]));
+        assert_eq!(t.run(&["PUBSUB", "NUMPAT"]), int(0));
+        assert_eq!(t.run(&["PUBLISH", "c1", "x"]), int(1));
+    }
+
+    #[test]
+    fn client_list_shows_subscriptions() {
+        let mut t = TestEngine::default();
+        t.run(&["HELLO", "3"]);
+        t.run(&["SUBSCRIBE", "a", "b"]);
+        t.run(&["PSUBSCRIBE", "p*"]);
+        let Reply::Verbatim(info) = t.run(&["CLIENT", "INFO"]) else { panic!() };
+        assert!(info.contains(" flags=P ") && info.contains(" sub=2 psub=1 "), "{info}");
+        let listed = |t: &mut TestEngine, kind: &str| match t.run(&["CLIENT", "LIST", "TYPE", kind]) {
+            Reply::Verbatim(list) => list.lines().count(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((listed(&mut t, "pubsub"), listed(&mut t, "normal")), (1, 0));
+        t.run(&["RESET"]);
+        let Reply::Verbatim(info) = t.run(&["CLIENT", "INFO"]) else { panic!() };
+        assert!(info.contains(" flags=N ") && info.contains(" sub=0 psub=0 "), "{info}");
+    }
+
+    #[test]
+    fn a_slow_subscriber_is_disconnected_at_the_output_limit() {
+        let mut t = TestEngine::default();
+        t.run(&["CONFIG", "SET", "client-output-buffer-limit", "pubsub 1000 0 0"]);
+        let mut sub = other(&t);
+        t.engine.call(&mut sub, &["SUBSCRIBE", "c"], t.now);
+        let msg = "x".repeat(100);
+        let mut delivered = 0;
+        for _ in 0..20 {
+            delivered += match t.run(&["PUBLISH", "c", &msg]) {
+                Reply::Int(n) => n,
+                other => panic!("{other:?}"),
+            };
+        }
+        // Each message is about 130 bytes encoded: 7 fit under 1000, the 8th breaks it.
+        assert_eq!(delivered, 7);
+        assert!(sub.client.is_killed());
+        assert_eq!(sub.client.pending_pushes(), 0, "its queue is freed at once");
+    }
+
+    #[test]
+    fn the_soft_limit_allows_a_burst_for_its_seconds() {
+        let mut t = TestEngine::default();
+        t.run(&["CONFIG", "SET", "client-output-buffer-limit", "pubsub 0 200 2"]);
+        let mut sub = other(&t);
+        t.engine.call(&mut sub, &["SUBSCRIBE", "c"], t.now);
+        let msg = "x".repeat(100);
+        for _ in 0..5 {
+            assert_eq!(t.run(&["PUBLISH", "c", &msg]), int(1));
+        }
+        t.advance(2_000);
+        assert_eq!(t.run(&["PUBLISH", "c", &msg]), int(1), "over the soft limit for 2 s: still allowed");
+        t.advance(1_000);
+        assert_eq!(t.run(&["PUBLISH", "c", &msg]), int(0));
+        assert!(sub.client.is_killed());
+    }
+
+    #[test]
+    fn messages_to_self_come_before_the_publish_reply_in_feed() {
+        let t = TestEngine::default();
+        let mut s = other(&t);
+        let mut out = Vec::new();
+        t.engine.feed(&mut s, b"HELLO 3\r\n", &mut out, t.now).unwrap();
+        out.clear();
+        t.engine.feed(&mut s, b"SUBSCRIBE c\r\nPUBLISH c m\r\n", &mut out, t.now).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            ">3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n>3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n:1\r\n"
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! Pub/sub delivery: which clients are subscribed to which channels and patterns, and
+//! PUBLISH's fan-out. A message is encoded once per protocol, appended to each receiver's
+//! outbox (`Client::push`, which enforces the pubsub output buffer limit) and the receiver's
+//! connection is woken to send it. The registry's locks are leaves: nothing is locked while
+//! they are held except a receiver's outbox.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use parking_lot::RwLock;
+
+use crate::clients::{BufferLimit, Client};
+use crate::engine::Session;
+use crate::glob;
+use crate::reply::Reply;
+
+/// Subscribers of one channel or pattern, by client id, in subscription order.
+type Subscribers = IndexMap<u64, Arc<Client>, foldhash::fast::RandomState>;
+
+#[derive(Default)]
+pub struct PubSub {
+    channels: RwLock<HashMap<Box<[u8]>, Subscribers>>,
+    patterns: RwLock<IndexMap<Box<[u8]>, Subscribers>>,
+}
+
+/// Adds `client` to `name`'s subscribers.
+fn add<M: MapLike>(map: &mut M, name: &[u8], client: &Arc<Client>) {
+    map.subscribers(name).insert(client.id, client.clone());
+}
+
+/// The two maps differ only in their type; this keeps `add` and `remove` shared.
+trait MapLike {
+    fn subscribers(&mut self, name: &[u8]) -> &mut Subscribers;
+    fn remove_client(&mut self, name: &[u8], id: u64);
+}
+
+impl MapLike for HashMap<Box<[u8]>, Subscribers> {
+    fn subscribers(&mut self, name: &[u8]) -> &mut Subscribers {
+        self.entry(name.into()).or_default()
+    }
+    fn remove_client(&mut self, name: &[u8], id: u64) {
+        if let Some(subs) = self.get_mut(name) {
+            subs.shift_remove(&id);
+            if subs.is_empty() {
+                self.remove(name);
+            }
+        }
+    }
+}
+
+impl MapLike for IndexMap<Box<[u8]>, Subscribers> {
+    fn subscribers(&mut self, name: &[u8]) -> &mut Subscribers {
+        self.entry(name.into()).or_default()
+    }
+    fn remove_client(&mut self, name: &[u8], id: u64) {
+        if let Some(subs) = self.get_mut(name) {
+            subs.shift_remove(&id);
+            if subs.is_empty() {
+                self.shift_remove(name);
+            }
+        }
+    }
+}
+
+/// A message encoded lazily for each protocol, so a fan-out encodes it at most twice.
+struct Encoded<'a> {
+    parts: [&'a [u8]; 4],
+    len: usize,
+    resp2: Option<Vec<u8>>,
+    resp3: Option<Vec<u8>>,
+}
+
+impl<'a> Encoded<'a> {
+    fn new(parts: &[&'a [u8]]) -> Encoded<'a> {
+        let mut all: [&[u8]; 4] = [&[]; 4];
+        all[..parts.len()].copy_from_slice(parts);
+        Encoded { parts: all, len: parts.len(), resp2: None, resp3: None }
+    }
+
+    fn bytes(&mut self, resp3: bool) -> &[u8] {
+        let parts = &self.parts[..self.len];
+        let slot = if resp3 { &mut self.resp3 } else { &mut self.resp2 };
+        slot.get_or_insert_with(|| Reply::Push(parts.iter().map(Reply::bulk).collect()).to_resp(resp3))
+    }
+}
+
+impl PubSub {
+    pub fn subscribe(&self, channel: &[u8], client: &Arc<Client>) {
+        add(&mut *self.channels.write(), channel, client);
+    }
+
+    pub fn unsubscribe(&self, channel: &[u8], id: u64) {
+        self.channels.write().remove_client(channel, id);
+    }
+
+    pub fn psubscribe(&self, pattern: &[u8], client: &Arc<Client>) {
+        add(&mut *self.patterns.write(), pattern, client);
+    }
+
+    pub fn punsubscribe(&self, pattern: &[u8], id: u64) {
+        self.patterns.write().remove_client(pattern, id);
+    }
+
+    /// Takes a closing session out of every channel and pattern it subscribed to.
+    pub fn forget(&self, session: &Session) {
+        let id = session.id();
+        if !session.subs.channels.is_empty() {
+            let mut channels = self.channels.write();
+            for c in &session.subs.channels {
+                channels.remove_client(c, id);
+            }
+        }
+        if !session.subs.patterns.is_empty() {
+            let mut patterns = self.patterns.write();
+            for p in &session.subs.patterns {
+                patterns.remove_client(p, id);
+            }
+        }
+    }
+
+    /// Delivers `message` to the subscribers of `channel` and of every pattern that matches
+    /// it; answers how many deliveries were made (a client subscribed both ways counts
+    /// twice, as in Redis). A receiver over its output limit is disconnected instead.
+    pub fn publish(&self, channel: &[u8], message: &[u8], limit: BufferLimit, now_ms: u64) -> usize {
+        let mut delivered = 0;
+        {
+            let channels = self.channels.read();
+            if let Some(subs) = channels.get(channel) {
+                let mut msg = Encoded::new(&[b"message", channel, message]);
+                for client in subs.values() {
+                    delivered += client.push(msg.bytes(client.resp.load(Relaxed) == 3), limit, now_ms) as usize;
+                }
+            }
+        }
+        let patterns = self.patterns.read();
+        for (pattern, subs) in patterns.iter() {
+            if !glob::matches(pattern, channel) {
+                continue;
+            }
+            let mut msg = Encoded::new(&[b"pmessage", pattern, channel, message]);
+            for client in subs.values() {
+                delivered += client.push(msg.bytes(client.resp.load(Relaxed) == 3), limit, now_ms) as usize;
+            }
+        }
+        delivered
+    }
+
+    /// Channels with at least one subscriber, matching `pattern` when given (PUBSUB CHANNELS).
+    /// A killed client (on its way out, e.g. over its output limit) no longer counts.
+    pub fn channels(&self, pattern: Option<&[u8]>) -> Vec<Vec<u8>> {
+        self.channels
+            .read()
+            .iter()
+            .filter(|(c, subs)| subs.values().any(|s| !s.is_killed()) && pattern.is_none_or(|p| glob::matches(p, c)))
+            .map(|(c, _)| c.to_vec())
+            .collect()
+    }
+
+    /// Subscribers of a channel, patterns not counted (PUBSUB NUMSUB).
+    pub fn numsub(&self, channel: &[u8]) -> usize {
+        self.channels.read().get(channel).map_or(0, |subs| subs.values().filter(|s| !s.is_killed()).count())
+    }
+
+    /// Distinct patterns with at least one subscriber (PUBSUB NUMPAT).
+    pub fn numpat(&self) -> usize {
+        self.patterns.read().len()
+    }
+}
