@@ -33,6 +33,21 @@ impl Value {
         }
     }
 
+    /// Bytes of a string, elements of a collection (what STRLEN/LLEN/SCARD/ZCARD/HLEN say).
+    pub fn len(&self) -> usize {
+        match self {
+            Value::Str(s) => s.len(),
+            Value::List(l) => l.len(),
+            Value::Set(s) => s.len(),
+            Value::ZSet(z) => z.len(),
+            Value::Hash(h) => h.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The name `TYPE` answers with.
     pub fn type_name(&self) -> &'static str {
         Value::TYPE_NAMES[self.type_index()]

@@ -31,6 +31,24 @@ const DEFAULT_COUNT: usize = 100;
 /// Longest string value returned whole by `GET /api/keys/{key}`; longer ones are cut and
 /// marked `"truncated": true` (`length` always gives the full size).
 pub const MAX_VALUE_BYTES: usize = 1024 * 1024;
+/// Elements of a collection shown in a key view (the rest is marked `"truncated": true`).
+pub const MAX_VALUE_ELEMENTS: usize = 1000;
+
+/// Keeps the first `max` elements of a JSON array or object; says whether any were dropped.
+fn truncate_elements(value: &mut Json_, max: usize) -> bool {
+    match value {
+        Json_::Array(items) if items.len() > max => {
+            items.truncate(max);
+            true
+        }
+        Json_::Object(map) if map.len() > max => {
+            let keep: serde_json::Map<String, Json_> = std::mem::take(map).into_iter().take(max).collect();
+            *map = keep;
+            true
+        }
+        _ => false,
+    }
+}
 
 pub fn routes(t: &mut RouteTable) {
     t.api(Method::GET, "/keys", list);
@@ -111,8 +129,11 @@ fn describe(state: &AppState, key: &[u8]) -> Option<Json_> {
     let (value, length, truncated) = match &entry.value {
         Value::Str(s) if s.len() > MAX_VALUE_BYTES => (bytes_to_json(utf8_floor(s, MAX_VALUE_BYTES)), s.len(), true),
         Value::Str(s) => (bytes_to_json(s), s.len(), false),
-        #[allow(unreachable_patterns)]
-        other => (value_to_json(other), 0, false),
+        other => {
+            let mut value = value_to_json(other);
+            let truncated = truncate_elements(&mut value, MAX_VALUE_ELEMENTS);
+            (value, other.len(), truncated)
+        }
     };
     Some(json!({
         "key": bytes_to_json(key),

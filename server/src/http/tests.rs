@@ -1043,3 +1043,23 @@ fn exposure_without_a_token_is_refused() {
     assert!(check_exposure(lan, Some("t"), false).is_ok());
     assert!(check_exposure(any, None, true).is_ok());
 }
+
+#[tokio::test]
+async fn collection_keys_show_their_length_and_a_bounded_value() {
+    let t = TestApp::new();
+    let mut argv: Vec<String> = vec!["RPUSH".into(), "queue".into()];
+    argv.extend((0..1500).map(|i| format!("job-{i}")));
+    t.state.call(&argv);
+    t.state.call(&["HSET", "user:1", "name", "ada", "lang", "en"]);
+    let v = t.get("/api/keys/queue").await.expect(StatusCode::OK);
+    assert_eq!(v["type"], "list");
+    assert_eq!(v["length"], 1500);
+    assert_eq!(v["truncated"], true);
+    assert_eq!(v["value"].as_array().map(|a| a.len()), Some(crate::http::keys::MAX_VALUE_ELEMENTS));
+    assert_eq!(v["value"][0], "job-0");
+    let v = t.get("/api/keys/user:1").await.expect(StatusCode::OK);
+    assert_eq!(v["type"], "hash");
+    assert_eq!(v["length"], 2);
+    assert_eq!(v["truncated"], false);
+    assert_eq!(v["value"]["name"], "ada");
+}
