@@ -3,6 +3,9 @@
 // web/dist, which the `vitrine` binary serves (--web-dir) with index.html as the fallback.
 import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import type { Plugin } from 'vite';
+import { renameSync } from 'node:fs';
+import { join } from 'node:path';
 
 const admin = process.env.VITRINE_ADMIN ?? 'http://127.0.0.1:8080';
 
@@ -18,30 +21,45 @@ const proxied = {
   },
 };
 
-export default defineConfig({
-  plugins: [svelte()],
-  // Absolute asset URLs: the server answers deep links such as /keys with index.html.
-  base: '/',
-  build: {
-    target: 'es2022',
-    outDir: 'dist',
-    emptyOutDir: true,
-    // The budget test (src/budget.test.ts) measures gzipped JS; keep sourcemaps out of dist.
-    sourcemap: false,
+// `vite build --mode playground` (npm run build:playground): the playground alone as a static
+// site in web/dist-playground, with relative asset URLs so any static host (and any
+// sub-directory) serves it; playground.html becomes its index.html.
+const playgroundIndex: Plugin = {
+  name: 'vitrine-playground-index',
+  writeBundle(options) {
+    const dir = options.dir ?? 'dist-playground';
+    renameSync(join(dir, 'playground.html'), join(dir, 'index.html'));
   },
-  server: {
-    port: 5173,
-    proxy: {
-      '/api': proxied,
-      '/metrics': proxied,
-      '/healthz': proxied,
+};
+
+export default defineConfig(({ mode }) => {
+  const playground = mode === 'playground';
+  return {
+    plugins: playground ? [svelte(), playgroundIndex] : [svelte()],
+    // Absolute asset URLs: the server answers deep links such as /keys with index.html.
+    base: playground ? './' : '/',
+    build: {
+      target: 'es2022',
+      outDir: playground ? 'dist-playground' : 'dist',
+      emptyOutDir: true,
+      // The budget test (src/budget.test.ts) measures gzipped JS; keep sourcemaps out of dist.
+      sourcemap: false,
+      rollupOptions: playground ? { input: 'playground.html' } : undefined,
     },
-  },
-  // Unit tests run in Node but import Svelte's client runtime, so runes in *.svelte.ts are
-  // reactive as they are in the browser.
-  resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
-  test: {
-    include: ['src/**/*.test.ts'],
-    environment: 'node',
-  },
+    server: {
+      port: 5173,
+      proxy: {
+        '/api': proxied,
+        '/metrics': proxied,
+        '/healthz': proxied,
+      },
+    },
+    // Unit tests run in Node but import Svelte's client runtime, so runes in *.svelte.ts are
+    // reactive as they are in the browser.
+    resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
+    test: {
+      include: ['src/**/*.test.ts'],
+      environment: 'node',
+    },
+  };
 });

@@ -15,6 +15,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/keys', title: 'Keys' },
   { path: '/benchmarks', title: 'Benchmarks' },
   { path: '/console', title: 'Console' },
+  { path: '/playground', title: 'Playground' },
   { path: '/config', title: 'Config' },
 ];
 

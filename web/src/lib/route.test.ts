@@ -3,7 +3,7 @@ import { ROUTES, findRoute, normalizePath } from './route.svelte';
 
 describe('routes', () => {
   it('has one page per heading the specs look for', () => {
-    expect(ROUTES.map((r) => r.title)).toEqual(['Overview', 'Evictions', 'Keys', 'Benchmarks', 'Console', 'Config']);
+    expect(ROUTES.map((r) => r.title)).toEqual(['Overview', 'Evictions', 'Keys', 'Benchmarks', 'Console', 'Playground', 'Config']);
   });
 
   it('normalizes paths', () => {
