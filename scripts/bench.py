@@ -8,7 +8,7 @@ What it does, in order:
 
 * For each repetition (`--reps`, default 3), for each load, for each server (the order reverses
   on every other repetition, so drift hits all servers alike): start the server fresh on a free
-  127.0.0.1 port with no persistence, run the load, read the server's CPU time
+  127.0.0.1 port with no persistence (but see `--aof`), run the load, read the server's CPU time
   (utime+stime from /proc/PID/stat) before and after, stop the server.
 * Loads: `redis-benchmark -t set,get -n N -c 50 -d 64 -r 100000 -P 1` and `-P 16` (SET and GET
   run as two invocations against the same fresh server, so each gets its own CPU figure and GET
@@ -17,6 +17,12 @@ What it does, in order:
   SETs of 16-byte keys and 32-byte values streamed as one RESP pipeline; `used_memory` from
   INFO and VmRSS growth from /proc/PID/status).
 * Each figure is the median over the repetitions; the report gives the ratio vitrine/peer.
+* The append-only file's cost: `--aof` (or naming them in `--servers`) adds two vitrine
+  variants, `vitrine-aof-everysec` (`--appendonly yes --appendfsync everysec`) and
+  `vitrine-aof-always` (`--appendfsync always`), each with a fresh, empty `--dir` for every
+  run; the report then has a "Persistence cost" table: each variant's ops/sec ÷ vitrine's
+  (`--appendonly no`, the default). `always` fsyncs before every acknowledgement (group
+  commit), so its figure depends on the disk under the temp directory more than on the CPU.
 * Peers besides redis-server: `PEER="name=/path/to/binary args; other=/path args"`. `--port P`
   is appended unless the args contain `{port}`, which is replaced instead. Give the peer its own
   loopback bind flag (`--bind 127.0.0.1` for Valkey); the harness warns when a server listens
@@ -56,6 +62,8 @@ JSON schema ("vitrine-bench/1"), shaped for the dashboard's `POST /api/bench/imp
       }],
       "ratios": [{"load": str, "test": str, "peer": str,       # vitrine / peer, medians
                   "ops_per_sec": float|null, "cpu_us_per_op": float|null, "p99_ms": float|null}],
+      "aof_cost": [{"load": str, "test": str, "server": str,   # vitrine-aof-* / vitrine
+                    "ops_per_sec": float|null, "ratio": float|null, "base_ops_per_sec": float|null}],
       "memory": [{"server": str, "keys": int, "key_bytes": 16, "value_bytes": 32,
                   "used_memory": int|null, "used_memory_per_key": float|null,
                   "rss_growth_bytes": int|null, "rss_growth_per_key": float|null,
@@ -111,6 +119,7 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 # The redis-benchmark loads of the performance issue.
 RB_CLIENTS = 50
+AOF_PREFIX = "vitrine-aof-"  # the append-only variants: vitrine-aof-everysec, vitrine-aof-always
 RB_DATA = 64
 RB_KEYSPACE = 100_000
 # The memtier loads of the performance issue.
@@ -362,6 +371,8 @@ class ServerSpec:
     kind: str  # vitrine | redis | peer
     binary: str
     args: list[str] = field(default_factory=list)
+    # A new, empty --dir for every run (the append-only variants: each run starts with no file).
+    fresh_dir: bool = False
 
     def argv_preview(self) -> list[str]:
         return [self.binary, *self.args]
@@ -380,6 +391,7 @@ class RunningServer:
         self.proc: subprocess.Popen | None = None
         self.port = 0
         self.log_path = workdir / f"{spec.name}.log"
+        self.data_dir: Path | None = None
 
     def __enter__(self) -> "RunningServer":
         last_error = None
@@ -408,9 +420,13 @@ class RunningServer:
         if s.kind == "vitrine":
             port_file = self.workdir / f"{s.name}.port"
             port_file.unlink(missing_ok=True)
+            data_dir = self.workdir
+            if s.fresh_dir:
+                data_dir = Path(tempfile.mkdtemp(prefix=f"{s.name}-", dir=self.workdir))
+                self.data_dir = data_dir
             # The admin port on a free port too, so runs never collide with a vitrine on 8080.
             return [s.binary, "--port", "0", "--bind", "127.0.0.1", "--port-file", str(port_file),
-                    "--http-port", "0", "--dir", str(self.workdir), *s.args], port_file
+                    "--http-port", "0", "--dir", str(data_dir), *s.args], port_file
         self.port = free_port()
         if s.kind == "redis":
             data_dir = self.workdir / f"{s.name}-data"
@@ -462,6 +478,9 @@ class RunningServer:
         if self.proc is not None:
             _terminate(self.proc)
             self.proc = None
+        if self.data_dir is not None:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+            self.data_dir = None
 
     def _log_tail(self) -> str:
         try:
@@ -850,6 +869,21 @@ def compute_ratios(runs: list[dict], servers: list[ServerSpec]) -> list[dict]:
     return out
 
 
+def compute_aof_cost(runs: list[dict]) -> list[dict]:
+    """Each append-only variant's ops/sec against plain vitrine's (variant ÷ vitrine)."""
+    by_key = {(r["server"], r["load"], r["test"]): r for r in runs}
+    out = []
+    for r in runs:
+        if not r["server"].startswith(AOF_PREFIX):
+            continue
+        base = by_key.get(("vitrine", r["load"], r["test"]))
+        base_ops = base["ops_per_sec"] if base else None
+        out.append({"load": r["load"], "test": r["test"], "server": r["server"],
+                    "ops_per_sec": r["ops_per_sec"], "base_ops_per_sec": base_ops,
+                    "ratio": _round(ratio(r["ops_per_sec"], base_ops), 4)})
+    return out
+
+
 def summarize_memory(mem_samples: dict, servers: list[ServerSpec], keys: int) -> list[dict]:
     out = []
     for spec in servers:
@@ -889,7 +923,7 @@ def render_markdown(result: dict, loads: list[Load]) -> str:
     if git.get("commit"):
         add(f"- Tree: {git['commit'][:12]}{' with uncommitted changes' if git.get('dirty') else ''}")
     add(f"- Method: median of {settings['reps']} repetitions; every server starts fresh for every "
-        f"load (127.0.0.1, no persistence); the server order reverses on every other repetition. "
+        f"load (127.0.0.1, no persistence except the vitrine-aof-* variants); the server order reverses on every other repetition. "
         f"CPU µs/op is the server's utime+stime from /proc/PID/stat over the load, per request. "
         f"Ratios are vitrine ÷ peer: above 1 is better for ops/sec, below 1 is better for CPU/op "
         f"and p99.")
@@ -919,6 +953,18 @@ def render_markdown(result: dict, loads: list[Load]) -> str:
                     f"{fmt_num(r['p999_ms'], 3)} | {fmt_num(r['cpu_us_per_op'], 2)} | "
                     f"{fmt_ratio(q.get('ops_per_sec'))} | {fmt_ratio(q.get('cpu_us_per_op'))} | "
                     f"{fmt_ratio(q.get('p99_ms'))} |")
+    if result.get("aof_cost"):
+        add("")
+        add("## Persistence cost")
+        add("")
+        add("ops/sec with the append-only file on, against vitrine with `--appendonly no` "
+            "(each run a fresh, empty `--dir` under the system temp directory).")
+        add("")
+        add("| load | test | server | ops/sec | vitrine ops/sec | ÷ vitrine |")
+        add("|---|---|---|--:|--:|--:|")
+        for c in result["aof_cost"]:
+            add(f"| {c['load']} | {c['test']} | {c['server']} | {fmt_num(c['ops_per_sec'])} | "
+                f"{fmt_num(c['base_ops_per_sec'])} | {fmt_ratio(c['ratio'])} |")
     if result.get("memory"):
         mem = result["memory"]
         keys = mem[0]["keys"]
@@ -1130,6 +1176,13 @@ def run_socket(args, started_at: str, t_start: float, command: str) -> int:
         raise SystemExit(f"MEMTIER={memtier} is not an executable")
 
     servers = [ServerSpec("vitrine", "vitrine", str(vitrine), shlex.split(args.vitrine_args))]
+    wanted_names = args.servers.split(",") if args.servers else []
+    for policy in ("everysec", "always"):
+        name = f"{AOF_PREFIX}{policy}"
+        if args.aof or name in wanted_names:
+            servers.append(ServerSpec(name, "vitrine", str(vitrine),
+                                      [*shlex.split(args.vitrine_args), "--appendonly", "yes",
+                                       "--appendfsync", policy], fresh_dir=True))
     if redis:
         servers.append(ServerSpec("redis", "redis", redis))
     else:
@@ -1260,6 +1313,7 @@ def run_socket(args, started_at: str, t_start: float, command: str) -> int:
                    "tests": l.tests} for l in loads],
         "runs": runs,
         "ratios": compute_ratios(runs, servers),
+        "aof_cost": compute_aof_cost(runs),
         "memory": summarize_memory(mem_samples, servers, args.memory_keys) if mem_samples else [],
         "micro": [],
         "notes": notes,
@@ -1337,7 +1391,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--loads", default=None,
                    help="comma-separated load ids to run (rb-p1, rb-p16, mt-mixed-p1, "
                         "mt-mixed-p16, mt-get-p1, mt-get-p16, memory)")
-    p.add_argument("--servers", default=None, help="comma-separated server names to run")
+    p.add_argument("--servers", default=None,
+                   help="comma-separated server names to run (vitrine, redis, the PEER names, "
+                        "vitrine-aof-everysec, vitrine-aof-always)")
+    p.add_argument("--aof", action="store_true",
+                   help="also run vitrine with the append-only file on (vitrine-aof-everysec, "
+                        "vitrine-aof-always), each run with a fresh --dir, and report the cost")
     p.add_argument("--out", default=None,
                    help="JSON output path (default benchmarks/latest.json); the markdown goes "
                         "beside it with a .md suffix")

@@ -272,6 +272,22 @@ impl Engine {
                 // The key holds no list data (anymore): the rest keep waiting.
                 return;
             };
+            if !reply.is_error() && self.propagation().enabled() {
+                // Logged as the non-blocking command that has the same effect.
+                let side = |left: bool| if left { "LEFT" } else { "RIGHT" };
+                match &waiter.op {
+                    BlockOp::Pop { left } => {
+                        self.propagation().append(&[if *left { &b"LPOP"[..] } else { b"RPOP" }, key]);
+                    }
+                    BlockOp::Move { dst, from_left, to_left } => self.propagation().append(&[
+                        &b"LMOVE"[..],
+                        key,
+                        dst,
+                        side(*from_left).as_bytes(),
+                        side(*to_left).as_bytes(),
+                    ]),
+                }
+            }
             if !reply.is_error() {
                 // Keys changed outside any command's own write: WATCH must still see them.
                 self.store.watches.touch(key);

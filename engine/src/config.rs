@@ -165,6 +165,13 @@ impl Config {
         BufferLimit { hard: hard.load(Relaxed), soft: soft.load(Relaxed), soft_seconds: secs.load(Relaxed) }
     }
 
+    /// The normal class of `client-output-buffer-limit` (Redis's default `0 0 0`: no limit;
+    /// the server then applies its own safety cap).
+    pub fn normal_output_limit(&self) -> BufferLimit {
+        let [hard, soft, secs] = &self.output_limits[0];
+        BufferLimit { hard: hard.load(Relaxed), soft: soft.load(Relaxed), soft_seconds: secs.load(Relaxed) }
+    }
+
     fn output_limits_text(&self) -> String {
         OUTPUT_LIMIT_CLASSES
             .iter()
@@ -224,7 +231,7 @@ impl Config {
     pub fn all(&self) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> =
             PARAMS.iter().map(|p| (p.to_string(), self.get(p).unwrap_or_default())).collect();
-        out.extend(self.host_params.read().iter().cloned());
+        out.extend(self.host_params.read().iter().filter(|(n, _)| !PARAMS.contains(&n.as_str())).cloned());
         out
     }
 
@@ -248,7 +255,14 @@ impl Config {
             }
             "databases" => "1".to_string(),
             "save" => String::new(),
-            "appendonly" => "no".to_string(),
+            // The host reports the real value when it keeps an append-only file.
+            "appendonly" => self
+                .host_params
+                .read()
+                .iter()
+                .find(|(n, _)| n == "appendonly")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| "no".to_string()),
             _ => {
                 return self.host_params.read().iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
             }
@@ -310,6 +324,14 @@ impl Config {
             "client-output-buffer-limit" => self.set_output_limits(value)?,
             "requirepass" => {
                 *self.requirepass.write() = if value.is_empty() { None } else { Some(value.as_bytes().to_vec()) };
+            }
+            // The host's append-only file reads it on every round, so it can change at run time.
+            "appendfsync" if self.host_params.read().iter().any(|(n, _)| n == name) => {
+                let v = value.to_ascii_lowercase();
+                if !["always", "everysec", "no"].contains(&v.as_str()) {
+                    return Err("argument(s) must be one of the following: always, everysec, no".into());
+                }
+                self.set_host_param("appendfsync", &v);
             }
             _ if self.host_params.read().iter().any(|(n, _)| n == name) || READ_ONLY.contains(&name) => {
                 return Err("can't set immutable config".into());

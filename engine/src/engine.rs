@@ -41,6 +41,8 @@ pub struct Session {
     pub subs: Subscriptions,
     /// What a blocking command (BLPOP, ...) waits for; `feed` runs nothing more meanwhile.
     pub blocked: Option<Blocked>,
+    /// While an EXEC runs with propagation on: its writes, logged as MULTI ... EXEC.
+    pub(crate) prop_batch: Option<Vec<u8>>,
 }
 
 impl Session {
@@ -121,7 +123,13 @@ impl Engine {
             tx: Transaction::default(),
             subs: Subscriptions::default(),
             blocked: None,
+            prop_batch: None,
         }
+    }
+
+    /// The write commands propagated for the host's append-only file (see `crate::propagate`).
+    pub fn propagation(&self) -> &crate::propagate::Propagation {
+        &self.store.common.propagation
     }
 
     /// Closes a session opened with `new_session`.
@@ -154,12 +162,14 @@ impl Engine {
         out: &mut Vec<u8>,
         now_ms: u64,
     ) -> Result<usize, ProtocolError> {
-        let limits = self.limits();
+        let mut limits = self.limits();
         let mut pos = 0;
         // One argument vector for the whole batch; commands of up to 8 arguments are then
         // passed on as a stack array, so a GET or SET allocates nothing to be decoded.
         let mut args: CommandArgs<'_> = Vec::new();
         while pos < input.len() && !session.closing && session.blocked.is_none() {
+            // Before AUTH only small requests are accepted (Redis's unauthenticated limits).
+            limits.unauthenticated = !session.authenticated;
             let used = match parse_command_into(&input[pos..], &limits, &mut args) {
                 Ok(Some(used)) => used,
                 Ok(None) => break,
@@ -316,10 +326,21 @@ impl Engine {
         now_ms: u64,
     ) -> Result<Reply, CmdError> {
         Self::admit(cmd, session, argv)?;
+        if cmd.flags & WRITE != 0 {
+            if let Some(why) = self.propagation().refusal() {
+                return Err(CmdError::Other(why));
+            }
+        }
         if cmd.flags & DENYOOM != 0 {
             self.store.make_room(self.estimate_growth(cmd, argv), now_ms)?;
         }
-        let db = self.store.lock_keys(cmd.keys(argv));
+        // A keyless write (FLUSHALL) takes every shard while it is logged, so no other write
+        // lands between its effect and its place in the log.
+        let db = if cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none() {
+            self.store.lock_all()
+        } else {
+            self.store.lock_keys(cmd.keys(argv))
+        };
         let result = self.run_locked(cmd, session, db, argv, now_ms);
         // Clients blocked on keys this command (or an EXEC) filled get their data now,
         // before this command's reply goes out (see `crate::blocking`).
@@ -346,6 +367,13 @@ impl Engine {
         let mut ctx = Ctx { engine: self, session, db, now: now_ms, argv };
         let mut args = Args::new(&argv[1..]);
         let result = (cmd.handler)(&mut ctx, &mut args);
+        if cmd.flags & WRITE != 0 && self.propagation().enabled() {
+            if let Ok(reply) = &result {
+                if !reply.is_error() {
+                    self.propagate(ctx.session, argv, reply, now_ms);
+                }
+            }
+        }
         if !watched.is_empty() && matches!(result, Ok(ref r) if !r.is_error()) {
             for (key, existed) in watched {
                 // Missing before and after: nothing changed (DEL of a missing key).
@@ -355,6 +383,20 @@ impl Engine {
             }
         }
         result
+    }
+
+    /// Logs a successful write in canonical form, while its shards are still locked (so the
+    /// log's order is the order writes took effect); inside EXEC, into the transaction's batch.
+    fn propagate(&self, session: &mut Session, argv: &[&[u8]], reply: &Reply, now_ms: u64) {
+        let cmds = crate::propagate::rewrite_for_log(argv, reply, now_ms);
+        let mut bytes = Vec::new();
+        for c in &cmds {
+            crate::propagate::encode_command(&mut bytes, c);
+        }
+        match &mut session.prop_batch {
+            Some(batch) => batch.extend_from_slice(&bytes),
+            None => self.propagation().append_raw(&bytes),
+        }
     }
 
     /// The keys of a write that somebody WATCHes, each with whether it exists now (before
@@ -381,6 +423,11 @@ impl Engine {
     /// batch cannot get the memory it needs.
     pub(crate) fn exec_queued(&self, session: &mut Session, queue: &[Queued], now_ms: u64) -> Result<Reply, CmdError> {
         let stats = self.stats();
+        if queue.iter().any(|q| q.cmd.flags & WRITE != 0) {
+            if let Some(why) = self.propagation().refusal() {
+                return Err(CmdError::Other(format!("EXECABORT Transaction discarded because of: {why}")));
+            }
+        }
         let argvs: Vec<Vec<&[u8]>> = queue.iter().map(|q| q.argv.iter().map(Vec::as_slice).collect()).collect();
         let batch = || queue.iter().zip(argvs.iter());
         if batch().any(|(q, _)| q.cmd.flags & DENYOOM != 0) {
@@ -407,6 +454,10 @@ impl Engine {
             self.store.lock_keys(batch().flat_map(|(q, argv)| q.cmd.keys(argv)))
         };
         let mut replies = Vec::with_capacity(queue.len());
+        let logging = self.propagation().enabled();
+        if logging {
+            session.prop_batch = Some(Vec::new());
+        }
         for (q, argv) in batch() {
             stats.calls[q.index].fetch_add(1, Relaxed);
             session.client.last_cmd.store(q.index, Relaxed);
@@ -419,6 +470,16 @@ impl Engine {
                 stats.error_replies.fetch_add(1, Relaxed);
             }
             replies.push(reply);
+        }
+        if logging {
+            let logged = session.prop_batch.take().unwrap_or_default();
+            if !logged.is_empty() {
+                let mut bytes = Vec::with_capacity(logged.len() + 30);
+                crate::propagate::encode_command(&mut bytes, &["MULTI"]);
+                bytes.extend_from_slice(&logged);
+                crate::propagate::encode_command(&mut bytes, &["EXEC"]);
+                self.propagation().append_raw(&bytes);
+            }
         }
         drop(locked);
         // After writes, and after a CONFIG SET maxmemory that could not evict while the

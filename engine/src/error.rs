@@ -106,6 +106,10 @@ pub enum ProtocolError {
     InvalidBulkLength,
     /// `ERR Protocol error: expected '$', got '<c>'`
     ExpectedDollar(u8),
+    /// `ERR Protocol error: unauthenticated multibulk length` (over 10 arguments before AUTH)
+    UnauthenticatedMultibulkLength,
+    /// `ERR Protocol error: unauthenticated bulk length` (a bulk over 16 KiB before AUTH)
+    UnauthenticatedBulkLength,
     /// `ERR Protocol error: too big inline request`
     InlineTooBig,
     /// `ERR Protocol error: too big mbulk count string`
@@ -129,6 +133,10 @@ impl fmt::Display for ProtocolError {
             ProtocolError::ExpectedDollar(c) => {
                 write!(f, "ERR Protocol error: expected '$', got '{}'", *c as char)
             }
+            ProtocolError::UnauthenticatedMultibulkLength => {
+                f.write_str("ERR Protocol error: unauthenticated multibulk length")
+            }
+            ProtocolError::UnauthenticatedBulkLength => f.write_str("ERR Protocol error: unauthenticated bulk length"),
             ProtocolError::InlineTooBig => f.write_str("ERR Protocol error: too big inline request"),
             ProtocolError::MultibulkCountTooBig => f.write_str("ERR Protocol error: too big mbulk count string"),
             ProtocolError::BulkCountTooBig => f.write_str("ERR Protocol error: too big bulk count string"),

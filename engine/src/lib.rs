@@ -10,6 +10,7 @@
 //! - [`table`]: the command table; [`cmd`]: the handlers, one file per family; [`args`]: argument parsing.
 //! - [`store`]: shards, entries, memory accounting, eviction and expiry.
 //! - [`pubsub`]: pub/sub subscriptions and delivery to each subscriber's outbox.
+//! - [`propagate`]: write commands in canonical form for the host's append-only file.
 //! - [`blocking`]: clients blocked by BLPOP, BRPOP, BLMOVE, and serving them when data arrives.
 //! - [`stats`]: counters and `StatsSnapshot`; [`config`]: run-time settings; [`clients`]: connected clients.
 //! - [`error`]: `CmdError` (exact Redis texts) and `ProtocolError`.
@@ -22,6 +23,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod glob;
+pub mod propagate;
 pub mod pubsub;
 pub mod reply;
 pub mod reply_cli;

@@ -54,11 +54,25 @@ pub struct Limits {
     /// Redis's `PROTO_INLINE_MAX_SIZE` (64 KiB): the longest inline line still waiting for its
     /// `\n`, and also the longest `*<count>` / `$<len>` header line still waiting for its `\r`.
     pub max_inline_len: usize,
+    /// The connection has not authenticated yet (`requirepass` is set): as Redis, a multibulk
+    /// of more than [`UNAUTH_MAX_MULTIBULK`] arguments or a bulk over [`UNAUTH_MAX_BULK`] bytes
+    /// is a protocol error, so an unauthenticated client cannot make the server buffer much.
+    pub unauthenticated: bool,
 }
+
+/// Redis's limit on an unauthenticated client's argument count (networking.c: `ll > 10`).
+pub const UNAUTH_MAX_MULTIBULK: usize = 10;
+/// Redis's limit on an unauthenticated client's bulk length (networking.c: `ll > 16384`).
+pub const UNAUTH_MAX_BULK: usize = 16 * 1024;
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_bulk_len: 512 * 1024 * 1024, max_multibulk_len: 1024 * 1024, max_inline_len: INLINE_MAX }
+        Limits {
+            max_bulk_len: 512 * 1024 * 1024,
+            max_multibulk_len: 1024 * 1024,
+            max_inline_len: INLINE_MAX,
+            unauthenticated: false,
+        }
     }
 }
 
@@ -137,7 +151,12 @@ pub fn looks_like_http(args: &[Cow<'_, [u8]>]) -> bool {
 /// For sizing reads only, never for allocating: the length comes from the client and is not
 /// checked against any limit here (the server's query-buffer limit caps what it actually reads).
 pub fn bytes_needed_hint(input: &[u8]) -> Option<usize> {
-    let unlimited = Limits { max_bulk_len: usize::MAX, max_multibulk_len: usize::MAX, max_inline_len: usize::MAX };
+    let unlimited = Limits {
+        max_bulk_len: usize::MAX,
+        max_multibulk_len: usize::MAX,
+        max_inline_len: usize::MAX,
+        unauthenticated: false,
+    };
     match input.first()? {
         b'*' => match scan_multibulk(input, &unlimited, None).ok()? {
             Scan::Complete(used) => Some(used),
@@ -184,6 +203,9 @@ fn scan_multibulk<'a>(
         .ok()
         .filter(|&n| n <= limits.max_multibulk_len)
         .ok_or(ProtocolError::InvalidMultibulkLength)?;
+    if limits.unauthenticated && count > UNAUTH_MAX_MULTIBULK {
+        return Err(ProtocolError::UnauthenticatedMultibulkLength);
+    }
     if let Some(args) = args.as_deref_mut() {
         args.reserve_exact(count.min(MAX_PREALLOC_ARGS));
     }
@@ -209,6 +231,9 @@ fn scan_multibulk<'a>(
             .and_then(|n| usize::try_from(n).ok())
             .filter(|&n| n <= limits.max_bulk_len)
             .ok_or(ProtocolError::InvalidBulkLength)?;
+        if limits.unauthenticated && len > UNAUTH_MAX_BULK {
+            return Err(ProtocolError::UnauthenticatedBulkLength);
+        }
         pos += cr + 2;
 
         // The payload and its `\r\n` (skipped unchecked, as Redis does).

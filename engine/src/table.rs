@@ -254,6 +254,7 @@ commands! {
     "CONFIG", -2, ADMIN, (0, 0, 0), "server", server::config, "<GET parameter ... | SET parameter value ... | RESETSTAT>", "A container for server configuration commands.";
     "TIME", 1, FAST, (0, 0, 0), "server", server::time, "", "Returns the server time.";
     "LASTSAVE", 1, FAST, (0, 0, 0), "server", server::lastsave, "", "Returns the Unix timestamp of the last successful save to disk.";
+    "BGREWRITEAOF", 1, ADMIN, (0, 0, 0), "server", server::bgrewriteaof, "", "Asynchronously rewrites the append-only file to disk.";
 }
 
 /// Finds a command by name, ignoring case. Returns its index in `COMMANDS` too (for stats).

@@ -73,6 +73,16 @@ pub struct ServerConfig {
     #[arg(long, env = "VITRINE_TIMEOUT", default_value = "0")]
     pub timeout: String,
 
+    /// Seconds a client may stay connected without authenticating while --requirepass is set
+    /// (0 = no limit).
+    #[arg(long, env = "VITRINE_UNAUTHENTICATED_TIMEOUT", default_value_t = 10)]
+    pub unauthenticated_timeout: u64,
+
+    /// With no password set, refuse RESP clients that do not connect from loopback with
+    /// Redis's -DENIED reply: yes or no.
+    #[arg(long, env = "VITRINE_PROTECTED_MODE", default_value = "yes", value_parser = ["yes", "no"])]
+    pub protected_mode: String,
+
     /// TCP keepalive interval in seconds for client connections (0 = off).
     #[arg(long, env = "VITRINE_TCP_KEEPALIVE", default_value_t = 300)]
     pub tcp_keepalive: u64,
@@ -120,6 +130,19 @@ pub struct ServerConfig {
     /// Working directory for files the server keeps (benchmark history), as Redis's `dir`.
     #[arg(long, env = "VITRINE_DIR", default_value = ".")]
     pub dir: PathBuf,
+
+    /// Keep an append-only file of writes in --dir and load it at start-up: yes or no.
+    #[arg(long, env = "VITRINE_APPENDONLY", default_value = "no", value_parser = ["yes", "no"])]
+    pub appendonly: String,
+
+    /// When the append-only file is fsynced: always (before each write is acknowledged),
+    /// everysec, or no (left to the OS).
+    #[arg(long, env = "VITRINE_APPENDFSYNC", default_value = "everysec", value_parser = ["always", "everysec", "no"])]
+    pub appendfsync: String,
+
+    /// Name of the append-only file inside --dir.
+    #[arg(long, env = "VITRINE_APPENDFILENAME", default_value = "appendonly.aof")]
+    pub appendfilename: String,
 
     /// Directory of the built dashboard (served on the admin port when it has an index.html).
     #[arg(long, env = "VITRINE_WEB_DIR", default_value = "web/dist")]
@@ -209,6 +232,9 @@ impl ServerConfig {
         config.set_host_param("http-port", &self.http_port.to_string());
         config.set_host_param("http-bind", &self.http_bind);
         config.set_host_param("dir", &self.dir_absolute().display().to_string());
+        config.set_host_param("appendonly", &self.appendonly);
+        config.set_host_param("appendfsync", &self.appendfsync);
+        config.set_host_param("appendfilename", &self.appendfilename);
         Ok(config)
     }
 
@@ -464,9 +490,12 @@ mod tests {
 
     #[test]
     fn file_errors_name_the_file_and_line() {
-        let path = temp_file("unknown.conf", "port 7000\nappendfsync always\n");
+        let path = temp_file("unknown.conf", "port 7000\nlazyfree-lazy-eviction yes\n");
         let err = format!("{:#}", load(&[path.arg()]).unwrap_err());
-        assert!(err.contains("unknown.conf") && err.contains("line 2") && err.contains("appendfsync"), "{err}");
+        assert!(
+            err.contains("unknown.conf") && err.contains("line 2") && err.contains("lazyfree-lazy-eviction"),
+            "{err}"
+        );
 
         let path = temp_file("badport.conf", "port seventy\n");
         let err = format!("{:#}", load(&[path.arg()]).unwrap_err());

@@ -5,8 +5,10 @@
 //! This crate is the only place that reads the wall clock ([`now_ms`]); the engine is always
 //! handed the time.
 
+mod aof;
 mod bench;
 mod config;
+mod guard;
 mod http;
 mod maintenance;
 mod resp;
@@ -75,6 +77,12 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
         .map_err(|e| anyhow::anyhow!("invalid --http-bind address '{}': {e}", config.http_bind))?;
     http::check_exposure(http_ip, config.admin_token.as_deref(), config.admin_insecure)?;
     let engine = Arc::new(Engine::new(engine_config, now_ms(), random_seed()));
+    // Loaded before any port opens: a client never sees a half-loaded cache, and a file that
+    // cannot be read stops the start instead of serving an empty one over it.
+    if config.appendonly == "yes" {
+        let fsync = aof::Fsync::parse(&config.appendfsync)?;
+        aof::start(&config.dir_absolute(), &config.appendfilename, fsync, engine.clone(), now_ms())?;
+    }
     let listeners = resp::bind(&config.bind_addrs(), config.port)?;
     let port = listeners[0].local_addr()?.port();
     // Bound before anything is announced, so a taken admin port fails the start cleanly.
@@ -113,7 +121,12 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
         executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
     };
     tokio::spawn(maintenance::run(engine.clone(), facts, shutdown_rx.clone()));
-    let options = resp::ConnOptions { keepalive_s: config.tcp_keepalive };
+    resp::clamp_maxclients_to_fd_limit(&engine);
+    let options = resp::ConnOptions {
+        keepalive_s: config.tcp_keepalive,
+        auth_timeout_s: config.unauthenticated_timeout,
+        protected_mode: config.protected_mode == "yes",
+    };
     for listener in listeners {
         tokio::spawn(resp::accept_loop(listener, engine.clone(), options, shutdown_rx.clone(), done_tx.clone()));
     }
@@ -149,6 +162,7 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
     if tokio::time::timeout(DRAIN_TIMEOUT, http_task).await.is_err() {
         warn!("admin HTTP requests still open after {DRAIN_TIMEOUT:?}; closing them");
     }
+    aof::sync_at_shutdown(&engine, DRAIN_TIMEOUT).await;
     if let Some(path) = &config.port_file {
         let _ = std::fs::remove_file(path);
     }

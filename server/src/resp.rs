@@ -37,6 +37,19 @@ const SHRINK_ABOVE: usize = 1024 * 1024;
 /// takes its replies: back-pressure instead of unbounded output buffering.
 pub const OUTPUT_PAUSE: usize = 64 * 1024 * 1024;
 
+/// Unsent replies at which an ordinary client is disconnected when `client-output-buffer-limit
+/// normal` sets no hard limit (Redis's default `0 0 0` means unlimited; Vitrine still protects
+/// itself from a client that pipelines commands and never reads the replies).
+pub const NORMAL_OUTPUT_SAFETY_CAP: u64 = 1024 * 1024 * 1024;
+
+/// The unsent-output size at which an ordinary client is disconnected.
+fn normal_output_hard_limit(engine: &Engine) -> u64 {
+    match engine.config().normal_output_limit().hard {
+        0 => NORMAL_OUTPUT_SAFETY_CAP,
+        hard => hard,
+    }
+}
+
 /// How long a closing connection may take to flush its last replies (QUIT, a protocol error).
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -52,6 +65,10 @@ const MAX_CLIENTS_REPLY: &[u8] = b"-ERR max number of clients reached\r\n";
 pub struct ConnOptions {
     /// `tcp-keepalive` seconds (0 = off).
     pub keepalive_s: u64,
+    /// Seconds an unauthenticated client may stay connected while a password is set (0 = no limit).
+    pub auth_timeout_s: u64,
+    /// `protected-mode`: refuse non-loopback clients while no password is set.
+    pub protected_mode: bool,
 }
 
 /// Binds every address of `--bind` on `port`. With port 0 the first address picks a free
@@ -135,6 +152,12 @@ pub async fn accept_loop(
             tokio::spawn(refuse(stream));
             continue;
         }
+        if crate::guard::protected_mode_denies(options.protected_mode, engine.config().auth_required(), peer.ip()) {
+            stats.rejected_connections.fetch_add(1, Relaxed);
+            warn!(%peer, "refused connection: protected mode is on and no password is set");
+            tokio::spawn(deny_protected(stream));
+            continue;
+        }
         configure(&stream, options);
         let local = match stream.local_addr() {
             Ok(a) => a.to_string(),
@@ -143,7 +166,8 @@ pub async fn accept_loop(
         let session = engine.new_session(&peer.to_string(), &local, now_ms());
         let open = Open { engine: engine.clone(), session };
         debug!(id = open.session.id(), %peer, "client connected");
-        tokio::spawn(serve(open, stream, shutdown.clone(), done.clone()));
+        let auth_deadline = auth_deadline(&open.session, options);
+        tokio::spawn(serve(open, stream, shutdown.clone(), done.clone(), auth_deadline));
     }
 }
 
@@ -153,6 +177,42 @@ fn is_connection_error(e: &io::Error) -> bool {
         e.kind(),
         io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionRefused
     )
+}
+
+/// Protected mode: Redis's -DENIED text, then close.
+async fn deny_protected(mut stream: TcpStream) {
+    let _ = timeout(FLUSH_TIMEOUT, async {
+        stream.write_all(crate::guard::DENIED_REPLY).await?;
+        stream.shutdown().await
+    })
+    .await;
+}
+
+/// When an unauthenticated connection is closed if it has not authenticated by then
+/// (`--unauthenticated-timeout`); `None` when no password is set or the limit is off.
+fn auth_deadline(session: &Session, options: ConnOptions) -> Option<Instant> {
+    if session.authenticated || options.auth_timeout_s == 0 {
+        return None;
+    }
+    Instant::now().checked_add(Duration::from_secs(options.auth_timeout_s))
+}
+
+/// Clamps `maxclients` to what the process's file-descriptor limit can hold (read from
+/// /proc/self/limits), logging when it lowers it, as Redis does at start.
+pub fn clamp_maxclients_to_fd_limit(engine: &Engine) {
+    let configured = engine.config().maxclients();
+    let limit = crate::guard::open_files_limit();
+    let clamped = crate::guard::clamp_maxclients(configured, limit);
+    if clamped != configured {
+        warn!(
+            "maxclients lowered from {configured} to {clamped}: the open files limit is {} ({} kept for the server)",
+            limit.unwrap_or(0),
+            crate::guard::RESERVED_FDS
+        );
+        if let Err(e) = engine.config().set("maxclients", &clamped.to_string()) {
+            warn!("cannot lower maxclients: {e}");
+        }
+    }
 }
 
 async fn refuse(mut stream: TcpStream) {
@@ -206,6 +266,10 @@ enum End {
     QueryBufferFull(usize),
     /// No input for `timeout` seconds.
     Idle,
+    /// Still not authenticated after `--unauthenticated-timeout` seconds.
+    AuthTimeout,
+    /// Unsent replies over the normal class's output hard limit (the client does not read).
+    OutputBufferFull(usize),
     /// CLIENT KILL from this connection itself: its reply is flushed first.
     KilledSelf,
     /// CLIENT KILL from another connection.
@@ -213,7 +277,13 @@ enum End {
     Shutdown,
 }
 
-async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Receiver<bool>, _done: mpsc::Sender<()>) {
+async fn serve(
+    mut open: Open,
+    mut stream: TcpStream,
+    mut shutdown: watch::Receiver<bool>,
+    _done: mpsc::Sender<()>,
+    auth_deadline: Option<Instant>,
+) {
     let engine = open.engine.clone();
     let session = &mut open.session;
     let id = session.id();
@@ -245,6 +315,13 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
             if let Err(end) = resume_after_block(&engine, session, &mut input, &mut out) {
                 break end;
             }
+            // The pop done on this client's behalf (and any writes after it) must be in the
+            // append-only file before the reply says so.
+            if crate::aof::running().is_some() {
+                if let Err(e) = crate::aof::wait_durable(engine.propagation().appended()).await {
+                    break End::Io(io::Error::other(e));
+                }
+            }
         }
         let unblock_at = block_deadline(session);
         let block_timeout = async move {
@@ -263,6 +340,13 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
         let idle_at = if idle_s > 0 { last_input.checked_add(Duration::from_secs(idle_s)) } else { None };
         let idle = async move {
             match idle_at {
+                Some(at) => sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        let auth_at = if session.authenticated { None } else { auth_deadline };
+        let auth_timeout = async move {
+            match auth_at {
                 Some(at) => sleep_until(at).await,
                 None => std::future::pending().await,
             }
@@ -291,7 +375,18 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
                 Ok(n) => {
                     last_input = Instant::now();
                     stats.net_input_bytes.fetch_add(n as u64, Relaxed);
-                    match engine.feed(session, &input, &mut out, now_ms()) {
+                    let logged_before = engine.propagation().appended();
+                    let fed = engine.feed(session, &input, &mut out, now_ms());
+                    let logged_after = engine.propagation().appended();
+                    // Writes are acknowledged only once the append-only file holds them
+                    // (fsynced, under appendfsync always); on an AOF failure the client gets no
+                    // acknowledgement at all.
+                    if logged_after != logged_before {
+                        if let Err(e) = crate::aof::wait_durable(logged_after).await {
+                            break End::Io(io::Error::other(e));
+                        }
+                    }
+                    match fed {
                         Ok(consumed) => {
                             input.drain(..consumed);
                         }
@@ -302,6 +397,9 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
                     }
                     if session.client.is_killed() {
                         break End::KilledSelf;
+                    }
+                    if (out.len() - sent) as u64 > normal_output_hard_limit(&engine) {
+                        break End::OutputBufferFull(out.len() - sent);
                     }
                     if input.len() as u64 > config.client_query_buffer_limit() {
                         break End::QueryBufferFull(input.len());
@@ -317,8 +415,14 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
                 if let Err(end) = resume_after_block(&engine, session, &mut input, &mut out) {
                     break end;
                 }
+                if crate::aof::running().is_some() {
+                    if let Err(e) = crate::aof::wait_durable(engine.propagation().appended()).await {
+                        break End::Io(io::Error::other(e));
+                    }
+                }
             }
             () = idle => break End::Idle,
+            () = auth_timeout => break End::AuthTimeout,
         }
     };
 
@@ -336,6 +440,13 @@ async fn serve(mut open: Open, mut stream: TcpStream, mut shutdown: watch::Recei
             "closing client that reached max query buffer length ({len} bytes > client-query-buffer-limit {})",
             config.client_query_buffer_limit()
         ),
+        End::OutputBufferFull(len) => warn!(
+            id,
+            addr = %session.client.addr,
+            "client scheduled to be closed for overcoming of output buffer limits ({len} bytes unsent > {})",
+            normal_output_hard_limit(&engine)
+        ),
+        End::AuthTimeout => info!(id, addr = %session.client.addr, "closing client that did not authenticate in time"),
         End::Idle => info!(id, addr = %session.client.addr, "closing idle client after {} s", config.timeout_s()),
         End::Io(e) => debug!(id, "connection error: {e}"),
         _ => debug!(id, "client closed ({end:?})"),
@@ -420,6 +531,24 @@ mod tests {
         let required = [("192.0.2.7".to_string(), false)];
         let err = format!("{:#}", bind(&required, 0).unwrap_err());
         assert!(err.contains("cannot listen on 192.0.2.7"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn accepted_sockets_get_tcp_keepalive_and_nodelay() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let (server_side, _) = listener.accept().await.unwrap();
+        configure(&server_side, ConnOptions { keepalive_s: 300, auth_timeout_s: 0, protected_mode: true });
+        let sock = SockRef::from(&server_side);
+        assert!(sock.keepalive().unwrap());
+        assert!(server_side.nodelay().unwrap());
+        drop(client);
+
+        let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let (server_side, _) = listener.accept().await.unwrap();
+        configure(&server_side, ConnOptions { keepalive_s: 0, auth_timeout_s: 0, protected_mode: true });
+        assert!(!SockRef::from(&server_side).keepalive().unwrap(), "tcp-keepalive 0 = off");
+        drop(client);
     }
 
     #[tokio::test]

@@ -85,11 +85,19 @@ pub fn select(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
 /// Compares the password with the configured one in time independent of where they differ.
 fn password_matches(ctx: &Ctx<'_>, given: &[u8]) -> bool {
     let Some(expected) = ctx.engine.config().requirepass() else { return false };
-    let mut diff = (expected.len() != given.len()) as u8;
-    for i in 0..expected.len().max(given.len()) {
-        diff |= expected.get(i).copied().unwrap_or(0) ^ given.get(i).copied().unwrap_or(0xff);
+    constant_time_eq(&expected, given).0
+}
+
+/// Whether `a == b`, looking at every byte of the longer one whatever the lengths and wherever
+/// they first differ (no early exit). Also returns the bytes compared, which tests check.
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> (bool, usize) {
+    let mut diff = (a.len() != b.len()) as u8;
+    let mut steps = 0;
+    for i in 0..a.len().max(b.len()) {
+        diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0xff);
+        steps += 1;
     }
-    diff == 0
+    (diff == 0, steps)
 }
 
 fn authenticate(ctx: &mut Ctx<'_>, user: &[u8], pass: &[u8]) -> Result<(), CmdError> {
@@ -504,7 +512,9 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
         );
     }
     if want("persistence") {
-        section("Persistence", "loading:0\r\naof_enabled:0\r\nrdb_changes_since_last_save:0\r\n".to_string());
+        let host = ctx.engine.propagation().host_info();
+        let text = if host.is_empty() { "aof_enabled:0\r\n".to_string() } else { host };
+        section("Persistence", format!("loading:0\r\n{text}rdb_changes_since_last_save:0\r\n"));
     }
     if want("stats") {
         section(
@@ -663,6 +673,19 @@ pub fn lastsave(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdErr
     Ok(Reply::Int((ctx.engine.start_ms() / 1000) as i64))
 }
 
+/// Asks the host to rewrite its append-only file in the background (see `crate::propagate`).
+///
+/// ```text
+/// BGREWRITEAOF
+/// ```
+pub fn bgrewriteaof(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    if !ctx.engine.propagation().enabled() {
+        return Err(CmdError::Other("ERR the append only file is off (start the server with --appendonly yes)".into()));
+    }
+    ctx.engine.propagation().request_rewrite();
+    Ok(Reply::Status("Background append only file rewriting started".into()))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::testing::*;
@@ -687,6 +710,31 @@ mod tests {
         assert_eq!(t.run(&["ECHO"]), err("ERR wrong number of arguments for 'echo' command"));
         assert_eq!(t.run(&["CONFIG", "NOPE"]), err("ERR unknown subcommand 'NOPE'. Try CONFIG HELP."));
         assert_eq!(t.run(&["CONFIG", "GET"]), err("ERR wrong number of arguments for 'config|get' command"));
+    }
+
+    #[test]
+    fn password_compare_does_not_short_circuit() {
+        let secret = b"correct horse battery staple";
+        assert_eq!(super::constant_time_eq(secret, secret), (true, secret.len()));
+        // A wrong first byte, a wrong last byte, a prefix, a longer string, an empty one: all
+        // compare every byte of the longer input.
+        let mut first = secret.to_vec();
+        first[0] ^= 1;
+        let mut last = secret.to_vec();
+        *last.last_mut().unwrap() ^= 1;
+        let longer = [&secret[..], b"x"].concat();
+        for (given, steps) in [
+            (&first[..], secret.len()),
+            (&last[..], secret.len()),
+            (&secret[..5], secret.len()),
+            (&longer[..], longer.len()),
+            (&b""[..], secret.len()),
+        ] {
+            assert_eq!(super::constant_time_eq(secret, given), (false, steps), "{:?}", String::from_utf8_lossy(given));
+        }
+        // A password that is a prefix of the given bytes, or differs only by a trailing 0xff/NUL.
+        assert!(!super::constant_time_eq(b"ab", b"ab\0").0);
+        assert!(!super::constant_time_eq(b"ab\xff", b"ab").0);
     }
 
     #[test]

@@ -83,6 +83,8 @@ pub struct Common {
     pub misses: misses::MissRecord,
     /// Keys that became lists while clients were blocked on them (BLPOP and friends).
     pub ready: ready::ReadyKeys,
+    /// Write commands for the host's append-only file (off unless the host turns it on).
+    pub propagation: crate::propagate::Propagation,
 }
 
 impl Common {
@@ -147,6 +149,7 @@ impl Common {
 
     pub(crate) fn record_expired(&self, key: &[u8], entry: &Entry, now_ms: u64) {
         self.misses.remember(key, misses::MissCause::Expired);
+        self.propagation.deleted(key);
         self.record(self.event(EventKind::Expired, key, entry, now_ms));
     }
 }
@@ -186,6 +189,7 @@ impl Store {
             recent: Mutex::new(VecDeque::new()),
             misses: misses::MissRecord::new(seed.rotate_left(29) ^ 0x6d69_7373),
             ready: ready::ReadyKeys::default(),
+            propagation: crate::propagate::Propagation::default(),
         });
         let shards =
             (0..shards.max(1)).map(|i| Mutex::new(Shard::new(common.clone(), seed.wrapping_add(i as u64)))).collect();
@@ -366,6 +370,7 @@ impl Store {
         self.common.stats.evicted_keys.fetch_add(1, Relaxed);
         self.watches.touch(&key);
         self.common.misses.remember(&key, misses::MissCause::Evicted);
+        self.common.propagation.deleted(&key);
         self.common.record(self.common.event(EventKind::Evicted, &key, &entry, now_ms));
         true
     }

@@ -185,8 +185,13 @@ pub async fn run_sampler(state: AppState, mut shutdown: watch::Receiver<bool>) {
 }
 
 /// `GET /api/stats`: everything at this moment.
-async fn stats(State(state): State<AppState>) -> Json<StatsSnapshot> {
-    Json(state.engine.snapshot(now_ms()))
+/// `GET /api/stats`: the `StatsSnapshot`, plus `persistence` (the append-only file's state and
+/// its start-up recovery report, or `{"enabled": false}`).
+async fn stats(State(state): State<AppState>) -> Json<serde_json::Value> {
+    let snapshot: StatsSnapshot = state.engine.snapshot(now_ms());
+    let mut v = serde_json::to_value(snapshot).unwrap_or_else(|_| json!({}));
+    v["persistence"] = crate::aof::status_json();
+    Json(v)
 }
 
 #[derive(Deserialize)]

@@ -32,11 +32,28 @@ impl Server {
     /// `args` choose their own, the admin HTTP port is a free one too (`--http-port 0`, read
     /// from `--http-port-file`) and `--dir` is the test's scratch directory.
     pub fn start(args: &[&str]) -> Server {
+        Server::start_inner(None, args)
+    }
+
+    /// Like [`Server::start`], with the process's open-files limit set to `fd_limit` first
+    /// (`sh -c 'ulimit -n N; exec vitrine ...'`).
+    pub fn start_with_fd_limit(fd_limit: u32, args: &[&str]) -> Server {
+        Server::start_inner(Some(fd_limit), args)
+    }
+
+    fn start_inner(fd_limit: Option<u32>, args: &[&str]) -> Server {
         let dir = scratch_dir("vitrine");
         let port_file = dir.join("port");
         let http_port_file = dir.join("http-port");
         let log = std::fs::File::create(dir.join("log")).expect("create log file");
-        let mut command = Command::new(env!("CARGO_BIN_EXE_vitrine"));
+        let mut command = match fd_limit {
+            None => Command::new(env!("CARGO_BIN_EXE_vitrine")),
+            Some(n) => {
+                let mut sh = Command::new("sh");
+                sh.args(["-c", &format!("ulimit -n {n} && exec \"$0\" \"$@\""), env!("CARGO_BIN_EXE_vitrine")]);
+                sh
+            }
+        };
         command.args(["--port", "0", "--bind", "127.0.0.1", "--port-file"]).arg(&port_file);
         let own_http_port = args.contains(&"--http-port");
         if !own_http_port {

@@ -72,8 +72,42 @@ export interface StatsSnapshot {
   connected_clients: number;
   host: { process_id: number; tcp_port: number; rss_bytes: number; allocator_bytes: number; threads: number };
   commands: { name: string; calls: number; failed: number }[];
+  /** The append-only file (added by the server next to the engine's snapshot). */
+  persistence?: Persistence;
   [more: string]: unknown;
 }
+
+/** What the last start-up load of the append-only file found. */
+export interface AofRecovery {
+  file_bytes: number;
+  blocks: number;
+  commands: number;
+  failed_commands: number;
+  /** Where a torn tail was cut off (null when the file ended cleanly). */
+  truncated_at: number | null;
+  dropped_bytes: number;
+}
+
+/** `persistence` in GET /api/stats: `{ enabled: false }` when `--appendonly no`. */
+export type Persistence =
+  | { enabled: false }
+  | {
+      enabled: true;
+      appendfsync: string;
+      path: string;
+      file_size: number;
+      base_size: number;
+      rewrite_in_progress: boolean;
+      rewrites: number;
+      /** Unix ms when the last rewrite ended. */
+      last_rewrite_ms: number | null;
+      /** "ok" or "err: ..." */
+      last_rewrite_status: string | null;
+      /** Milliseconds since the oldest unsynced write (0 when everything is fsynced). */
+      fsync_lag_ms: number;
+      last_write_error: string | null;
+      recovery: AofRecovery;
+    };
 
 /** One eviction or expiration (GET /api/evictions/recent). */
 export interface KeyEvent {

@@ -1,0 +1,696 @@
+//! The append-only file: the engine's propagated write commands appended to disk, fsynced by
+//! policy, loaded at start-up, and rewritten compactly in the background.
+//!
+//! Format: a sequence of blocks. A block is the RESP encoding of one or more commands (each an
+//! array of bulk strings, readable with `cat -v`), followed by one checksum record
+//! `*2\r\n$6\r\nVCHECK\r\n$8\r\n<crc32 of the block's command bytes, 8 hex digits>\r\n`.
+//! A block is replayed only when its checksum matches, so flipped bits are detected. A crash
+//! mid-write leaves an incomplete last block (no checksum record yet): loading cuts the file
+//! back to the end of the last complete block and reports what it dropped. A bad checksum,
+//! or a complete block after damaged bytes, is corruption: the server refuses to start.
+//!
+//! One writer thread owns the file. Connections wait (`wait_durable`) until the bytes of their
+//! writes are written (`everysec`, `no`) or fsynced (`always`) before their replies go out, so
+//! several clients' writes share one write and one fsync (group commit).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use parking_lot::Mutex;
+use serde::Serialize;
+use tokio::sync::watch;
+use tracing::{error, info, warn};
+use vitrine_engine::resp::{parse_command, Limits};
+use vitrine_engine::Engine;
+
+/// When `appendfsync` syncs the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fsync {
+    Always,
+    Everysec,
+    No,
+}
+
+impl Fsync {
+    pub fn parse(s: &str) -> anyhow::Result<Fsync> {
+        match s.to_ascii_lowercase().as_str() {
+            "always" => Ok(Fsync::Always),
+            "everysec" => Ok(Fsync::Everysec),
+            "no" => Ok(Fsync::No),
+            _ => bail!("invalid --appendfsync '{s}': expected always, everysec or no"),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Fsync::Always => "always",
+            Fsync::Everysec => "everysec",
+            Fsync::No => "no",
+        }
+    }
+}
+
+/// Prefix of rewrite temp files; any left by a crash are removed at start-up.
+const TEMP_PREFIX: &str = "temp-rewriteaof-";
+/// The checksum record's fixed length: `*2\r\n$6\r\nVCHECK\r\n$8\r\n` + 8 hex + `\r\n`.
+const TRAILER_LEN: usize = 30;
+const MARKER: &[u8] = b"\r\nVCHECK\r\n";
+
+/// CRC-32 (IEEE), bitwise table built once.
+pub fn crc32(data: &[u8]) -> u32 {
+    static TABLE: OnceLock<[u32; 256]> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [0u32; 256];
+        for (i, slot) in t.iter_mut().enumerate() {
+            let mut c = i as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            }
+            *slot = c;
+        }
+        t
+    });
+    let mut crc = !0u32;
+    for &b in data {
+        crc = table[((crc ^ b as u32) & 0xff) as usize] ^ (crc >> 8);
+    }
+    !crc
+}
+
+/// The checksum record that ends a block of `commands`.
+fn trailer(commands: &[u8]) -> Vec<u8> {
+    format!("*2\r\n$6\r\nVCHECK\r\n$8\r\n{:08x}\r\n", crc32(commands)).into_bytes()
+}
+
+/// `commands` (RESP) followed by their checksum record.
+pub fn encode_block(out: &mut Vec<u8>, commands: &[u8]) {
+    if commands.is_empty() {
+        return;
+    }
+    out.extend_from_slice(commands);
+    out.extend_from_slice(&trailer(commands));
+}
+
+/// What loading found.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Recovery {
+    pub file_bytes: u64,
+    pub blocks: u64,
+    pub commands: u64,
+    /// Commands that answered an error on replay (kept going: the data they would change is
+    /// what it was).
+    pub failed_commands: u64,
+    /// A truncated tail that was cut off: where it began and how long it was.
+    pub truncated_at: Option<u64>,
+    pub dropped_bytes: u64,
+}
+
+/// The valid prefix of a file: the blocks to replay (each a list of command byte ranges),
+/// where the valid data ends, and whether a tail was dropped. Errors name the offset.
+#[derive(Debug)]
+struct Scan {
+    blocks: Vec<Vec<(usize, usize)>>,
+    valid_end: usize,
+}
+
+fn scan(data: &[u8]) -> anyhow::Result<Scan> {
+    let limits = Limits { max_bulk_len: 1 << 40, ..Limits::default() };
+    let mut blocks = Vec::new();
+    let mut pos = 0;
+    'blocks: while pos < data.len() {
+        let start = pos;
+        let mut cmds = Vec::new();
+        loop {
+            let rest = &data[pos..];
+            let tail = |why: &str| -> anyhow::Result<Scan> {
+                // A torn write leaves a prefix of a block (or zeros): nothing complete after it.
+                let dropped = &data[start..];
+                let search_end = dropped.len().saturating_sub(TRAILER_LEN);
+                if dropped[..search_end].windows(MARKER.len()).any(|w| w == MARKER) {
+                    bail!("append-only file is corrupt at offset {start}: {why}, and complete blocks follow it (refusing to start; repair or move the file)");
+                }
+                Ok(Scan { blocks: Vec::new(), valid_end: start })
+            };
+            if rest.is_empty() {
+                let s = tail("block without checksum record at end of file")?;
+                return Ok(Scan { blocks, valid_end: s.valid_end });
+            }
+            if rest[0] != b'*' {
+                if rest.iter().all(|&b| b == 0) {
+                    let s = tail("zero bytes at end of file")?;
+                    return Ok(Scan { blocks, valid_end: s.valid_end });
+                }
+                bail!("append-only file is corrupt at offset {pos}: expected a RESP array, found byte 0x{:02x} (refusing to start; repair or move the file)", rest[0]);
+            }
+            match parse_command(rest, &limits) {
+                Err(e) => bail!(
+                    "append-only file is corrupt at offset {pos}: {e} (refusing to start; repair or move the file)"
+                ),
+                Ok(None) => {
+                    let s = tail("incomplete command")?;
+                    return Ok(Scan { blocks, valid_end: s.valid_end });
+                }
+                Ok(Some((argv, used))) => {
+                    if argv.first().is_some_and(|a| a.as_ref() == b"VCHECK") {
+                        // The whole record must be exactly what the writer writes, so a flip in
+                        // its framing is caught too, not only in the commands the CRC covers.
+                        let want = trailer(&data[start..pos]);
+                        if data[pos..pos + used] != want[..] {
+                            bail!("append-only file is corrupt at offset {start}: checksum mismatch for the block at bytes {start}..{pos} (refusing to start; repair or move the file)");
+                        }
+                        pos += used;
+                        blocks.push(cmds);
+                        continue 'blocks;
+                    }
+                    cmds.push((pos, pos + used));
+                    pos += used;
+                }
+            }
+        }
+    }
+    Ok(Scan { blocks, valid_end: pos })
+}
+
+/// Loads `path` into `engine` (an absent file is an empty one), cutting a truncated tail off
+/// the file. Errors (unreadable, corrupt) must stop the start-up.
+pub fn load(path: &Path, engine: &Engine, now_ms: u64) -> anyhow::Result<Recovery> {
+    let data = match std::fs::read(path) {
+        Ok(d) => d,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Recovery::default()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read the append-only file {}", path.display())),
+    };
+    let scan = scan(&data)?;
+    let mut rec = Recovery { file_bytes: data.len() as u64, ..Recovery::default() };
+    let limits = Limits { max_bulk_len: 1 << 40, ..Limits::default() };
+    let mut session = engine.new_session("aof-loader", "", now_ms);
+    // The file holds what clients already sent after authenticating.
+    session.authenticated = true;
+    // As Redis, no eviction while loading: the file's DELs already say which keys were
+    // evicted, and evicting other ones on the way would make a different keyspace.
+    let maxmemory = engine.config().get("maxmemory").unwrap_or_else(|| "0".into());
+    let _ = engine.config().set("maxmemory", "0");
+    for block in &scan.blocks {
+        rec.blocks += 1;
+        for &(a, b) in block {
+            let Ok(Some((argv, _))) = parse_command(&data[a..b], &limits) else { continue };
+            rec.commands += 1;
+            if engine.call(&mut session, &argv, now_ms).is_error() {
+                rec.failed_commands += 1;
+            }
+        }
+    }
+    engine.end_session(&session);
+    let _ = engine.config().set("maxmemory", &maxmemory);
+    if scan.valid_end < data.len() {
+        rec.truncated_at = Some(scan.valid_end as u64);
+        rec.dropped_bytes = (data.len() - scan.valid_end) as u64;
+        warn!(
+            commands_kept = rec.commands,
+            bytes_dropped = rec.dropped_bytes,
+            offset = scan.valid_end,
+            "append-only file {} ends with an incomplete block (a crash mid-write?): cut back to offset {}, dropping {} bytes",
+            path.display(),
+            scan.valid_end,
+            rec.dropped_bytes
+        );
+        let file = OpenOptions::new().write(true).open(path).context("cannot open the append-only file to cut it")?;
+        file.set_len(scan.valid_end as u64)?;
+        file.sync_all()?;
+    }
+    Ok(rec)
+}
+
+/// Removes rewrite temp files a crash left in `dir`.
+pub fn remove_stale_temp_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            info!("removing stale rewrite temp file {}", entry.path().display());
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn fsync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Durability progress the writer publishes.
+#[derive(Debug, Clone, Default)]
+struct Progress {
+    written: u64,
+    synced: u64,
+    error: Option<String>,
+}
+
+/// State shown by INFO persistence and /api/stats.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AofStatus {
+    pub enabled: bool,
+    pub appendfsync: &'static str,
+    pub path: String,
+    pub file_size: u64,
+    pub base_size: u64,
+    pub rewrite_in_progress: bool,
+    pub rewrites: u64,
+    pub last_rewrite_ms: Option<u64>,
+    pub last_rewrite_status: Option<String>,
+    /// Milliseconds since the last fsync while unsynced data is pending (0 when synced).
+    pub fsync_lag_ms: u64,
+    pub last_write_error: Option<String>,
+    pub recovery: Recovery,
+}
+
+/// The policy in force: `CONFIG SET appendfsync` changes it at run time.
+fn current_fsync(engine: &Engine) -> Fsync {
+    engine.config().get("appendfsync").and_then(|v| Fsync::parse(&v).ok()).unwrap_or(Fsync::Everysec)
+}
+
+/// The running append-only file.
+pub struct Aof {
+    engine: Arc<Engine>,
+    progress: watch::Receiver<Progress>,
+    kick: Mutex<mpsc::Sender<()>>,
+    status: Arc<Mutex<AofStatus>>,
+    /// Since when written data waits for an fsync (`None` when all is synced).
+    unsynced_since: Arc<Mutex<Option<Instant>>>,
+    force_sync: Arc<std::sync::atomic::AtomicBool>,
+}
+
+static RUNNING: OnceLock<Arc<Aof>> = OnceLock::new();
+
+/// The process's AOF, when `--appendonly yes`.
+pub fn running() -> Option<&'static Arc<Aof>> {
+    RUNNING.get()
+}
+
+/// The AOF's state for `/api/stats` (`{"enabled": false}` when it is off).
+pub fn status_json() -> serde_json::Value {
+    match running() {
+        Some(aof) => {
+            let mut s = aof.status.lock();
+            if let Some(since) = *aof.unsynced_since.lock() {
+                s.fsync_lag_ms = since.elapsed().as_millis() as u64;
+            } else {
+                s.fsync_lag_ms = 0;
+            }
+            serde_json::to_value(&*s).unwrap_or_default()
+        }
+        None => serde_json::json!({ "enabled": false }),
+    }
+}
+
+/// At shutdown: writes and fsyncs everything propagated so far (waits up to `limit`).
+pub async fn sync_at_shutdown(engine: &Engine, limit: Duration) {
+    let Some(aof) = running() else { return };
+    // Nothing is written before this point, whatever the policy, that has not been fsynced.
+    aof.force_sync.store(true, std::sync::atomic::Ordering::Release);
+    let target = engine.propagation().appended();
+    let _ = aof.kick.lock().send(());
+    let mut rx = aof.progress.clone();
+    let synced = async {
+        loop {
+            if rx.borrow_and_update().synced >= target || rx.changed().await.is_err() {
+                return;
+            }
+        }
+    };
+    if tokio::time::timeout(limit, synced).await.is_err() {
+        warn!("the append-only file was not fsynced within {limit:?} at shutdown");
+    }
+}
+
+/// Waits until the propagated bytes up to `offset` are as durable as `appendfsync` promises.
+/// `Err` when the AOF failed: the caller must not acknowledge.
+pub async fn wait_durable(offset: u64) -> Result<(), String> {
+    let Some(aof) = running() else { return Ok(()) };
+    let _ = aof.kick.lock().send(());
+    let mut rx = aof.progress.clone();
+    loop {
+        let always = current_fsync(&aof.engine) == Fsync::Always;
+        {
+            let p = rx.borrow_and_update();
+            let done = if always { p.synced } else { p.written };
+            if done >= offset {
+                return Ok(());
+            }
+            if let Some(e) = &p.error {
+                return Err(e.clone());
+            }
+        }
+        if rx.changed().await.is_err() {
+            return Err("the append-only file writer stopped".into());
+        }
+    }
+}
+
+/// Rewrite triggers (Redis's auto-aof-rewrite-percentage and -min-size).
+const AUTO_REWRITE_PERCENTAGE: u64 = 100;
+const AUTO_REWRITE_MIN_SIZE: u64 = 64 << 20;
+
+/// Opens the file, loads it into `engine`, turns propagation on and starts the writer thread.
+pub fn start(dir: &Path, filename: &str, fsync: Fsync, engine: Arc<Engine>, now_ms: u64) -> anyhow::Result<Arc<Aof>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create --dir {}", dir.display()))?;
+    remove_stale_temp_files(dir);
+    let path = dir.join(filename);
+    let recovery = load(&path, &engine, now_ms)?;
+    info!(
+        blocks = recovery.blocks,
+        commands = recovery.commands,
+        bytes = recovery.file_bytes,
+        "loaded the append-only file {}",
+        path.display()
+    );
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open the append-only file {}", path.display()))?;
+    let size = file.metadata()?.len();
+    if size == 0 {
+        file.sync_all()?;
+        fsync_dir(dir)?;
+    }
+    engine.propagation().set_enabled(true);
+    let start = engine.propagation().appended();
+    let (ptx, prx) = watch::channel(Progress { written: start, synced: start, error: None });
+    let (ktx, krx) = mpsc::channel();
+    let status = Arc::new(Mutex::new(AofStatus {
+        enabled: true,
+        appendfsync: fsync.name(),
+        path: path.display().to_string(),
+        file_size: size,
+        base_size: size,
+        recovery,
+        ..AofStatus::default()
+    }));
+    let unsynced_since = Arc::new(Mutex::new(None));
+    let force_sync = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    engine.config().set_host_param("appendfsync", fsync.name());
+    let aof = Arc::new(Aof {
+        engine: engine.clone(),
+        progress: prx,
+        kick: Mutex::new(ktx),
+        status: status.clone(),
+        unsynced_since: unsynced_since.clone(),
+        force_sync: force_sync.clone(),
+    });
+    let writer = Writer {
+        engine,
+        dir: dir.to_path_buf(),
+        path,
+        file,
+        progress: ptx,
+        status,
+        pending: Vec::new(),
+        pending_end: start,
+        unsynced_since,
+        force_sync,
+        rewrite: None,
+    };
+    writer.publish_info();
+    std::thread::Builder::new().name("vitrine-aof".into()).spawn(move || writer.run(krx))?;
+    let _ = RUNNING.set(aof.clone());
+    Ok(aof)
+}
+
+struct Rewrite {
+    /// Propagation offset the image covers; bytes after it go to `buf`.
+    from: u64,
+    buf: Vec<u8>,
+    done: mpsc::Receiver<anyhow::Result<(File, PathBuf)>>,
+}
+
+struct Writer {
+    engine: Arc<Engine>,
+    dir: PathBuf,
+    path: PathBuf,
+    file: File,
+    progress: watch::Sender<Progress>,
+    status: Arc<Mutex<AofStatus>>,
+    /// Encoded blocks not yet written (kept across a failed write, to retry).
+    pending: Vec<u8>,
+    /// Propagation offset `pending` ends at.
+    pending_end: u64,
+    unsynced_since: Arc<Mutex<Option<Instant>>>,
+    force_sync: Arc<std::sync::atomic::AtomicBool>,
+    rewrite: Option<Rewrite>,
+}
+
+impl Writer {
+    fn run(mut self, kicks: mpsc::Receiver<()>) {
+        loop {
+            match kicks.recv_timeout(Duration::from_millis(100)) {
+                Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {}
+            }
+            while kicks.try_recv().is_ok() {}
+            self.step();
+        }
+    }
+
+    fn step(&mut self) {
+        let fsync = current_fsync(&self.engine);
+        self.status.lock().appendfsync = fsync.name();
+        let (bytes, end) = self.engine.propagation().take();
+        if !bytes.is_empty() {
+            let start = end - bytes.len() as u64;
+            if let Some(rw) = &mut self.rewrite {
+                let skip = rw.from.saturating_sub(start).min(bytes.len() as u64) as usize;
+                rw.buf.extend_from_slice(&bytes[skip..]);
+            }
+            encode_block(&mut self.pending, &bytes);
+            self.pending_end = end;
+        }
+        let mut error = None;
+        if !self.pending.is_empty() {
+            match self.write_pending() {
+                Ok(()) => {}
+                Err(e) => error = Some(e),
+            }
+        }
+        let unsynced = *self.unsynced_since.lock();
+        let forced = self.force_sync.swap(false, std::sync::atomic::Ordering::AcqRel);
+        if error.is_none() && (unsynced.is_some() || forced) {
+            let due = forced
+                || match fsync {
+                    Fsync::Always => true,
+                    Fsync::Everysec => unsynced.is_some_and(|since| since.elapsed() >= Duration::from_secs(1)),
+                    Fsync::No => false,
+                };
+            if due {
+                if let Err(e) = self.file.sync_data() {
+                    error = Some(format!("fsync: {e}"));
+                } else {
+                    *self.unsynced_since.lock() = None;
+                    let written = self.progress.borrow().written;
+                    self.progress.send_modify(|p| p.synced = written);
+                }
+            }
+        }
+        match error {
+            Some(e) => {
+                let text = format!("MISCONF Errors writing to the AOF file: {e}");
+                if self.status.lock().last_write_error.is_none() {
+                    error!("{text}; refusing writes until it succeeds again");
+                }
+                self.engine.propagation().refuse_writes(Some(text.clone()));
+                self.status.lock().last_write_error = Some(text.clone());
+                self.progress.send_modify(|p| p.error = Some(text));
+            }
+            None => {
+                if self.progress.borrow().error.is_some() {
+                    info!("append-only file writes succeed again; accepting writes");
+                    self.engine.propagation().refuse_writes(None);
+                    self.progress.send_modify(|p| p.error = None);
+                    self.status.lock().last_write_error = None;
+                }
+            }
+        }
+        self.rewrite_step();
+        self.publish_info();
+    }
+
+    fn write_pending(&mut self) -> Result<(), String> {
+        let before = self.file.metadata().map(|m| m.len()).map_err(|e| format!("stat: {e}"))?;
+        if let Err(e) = self.file.write_all(&self.pending) {
+            // Cut a partial write off so a retry does not leave a torn block mid-file.
+            let _ = self.file.set_len(before);
+            return Err(format!("write: {e}"));
+        }
+        self.pending.clear();
+        if current_fsync(&self.engine) != Fsync::No {
+            self.unsynced_since.lock().get_or_insert_with(Instant::now);
+        }
+        let end = self.pending_end;
+        self.progress.send_modify(|p| p.written = end);
+        if let Ok(m) = self.file.metadata() {
+            self.status.lock().file_size = m.len();
+        }
+        Ok(())
+    }
+
+    fn rewrite_step(&mut self) {
+        if let Some(rw) = &self.rewrite {
+            match rw.done.try_recv() {
+                Err(mpsc::TryRecvError::Empty) => return,
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    self.finish_rewrite(Err(anyhow::anyhow!("rewrite thread died")))
+                }
+                Ok(result) => self.finish_rewrite(result),
+            }
+            return;
+        }
+        let requested = self.engine.propagation().take_rewrite_request();
+        let (size, base) = {
+            let s = self.status.lock();
+            (s.file_size, s.base_size)
+        };
+        let auto = size >= AUTO_REWRITE_MIN_SIZE && size >= base.max(1) * (100 + AUTO_REWRITE_PERCENTAGE) / 100;
+        if requested || auto {
+            self.begin_rewrite();
+        }
+    }
+
+    fn begin_rewrite(&mut self) {
+        let now = crate::now_ms();
+        let (image, from) = self.engine.rewrite_image(now);
+        info!(bytes = image.len(), "append-only file rewrite started");
+        let temp = self.dir.join(format!("{TEMP_PREFIX}{}.aof", std::process::id()));
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let result = (|| -> anyhow::Result<(File, PathBuf)> {
+                let mut f = OpenOptions::new().create(true).write(true).truncate(true).open(&temp)?;
+                let mut block = Vec::with_capacity(image.len() + TRAILER_LEN);
+                encode_block(&mut block, &image);
+                f.write_all(&block)?;
+                f.sync_all()?;
+                Ok((f, temp.clone()))
+            })();
+            if result.is_err() {
+                let _ = std::fs::remove_file(&temp);
+            }
+            let _ = tx.send(result);
+        });
+        self.rewrite = Some(Rewrite { from, buf: Vec::new(), done: rx });
+        self.status.lock().rewrite_in_progress = true;
+    }
+
+    fn finish_rewrite(&mut self, result: anyhow::Result<(File, PathBuf)>) {
+        let rw = self.rewrite.take().expect("a rewrite in progress");
+        let outcome = result.and_then(|(mut f, temp)| {
+            // Writes that happened meanwhile (all already in the old file too, since the
+            // writer appends before collecting them here).
+            let mut block = Vec::new();
+            encode_block(&mut block, &rw.buf);
+            let switched = (|| -> anyhow::Result<File> {
+                f.write_all(&block)?;
+                f.sync_all()?;
+                std::fs::rename(&temp, &self.path)?;
+                fsync_dir(&self.dir)?;
+                Ok(OpenOptions::new().append(true).open(&self.path)?)
+            })();
+            if switched.is_err() {
+                let _ = std::fs::remove_file(&temp);
+            }
+            switched
+        });
+        let now = crate::now_ms();
+        let mut s = self.status.lock();
+        s.rewrite_in_progress = false;
+        s.last_rewrite_ms = Some(now);
+        match outcome {
+            Ok(file) => {
+                self.file = file;
+                let size = self.file.metadata().map(|m| m.len()).unwrap_or(0);
+                s.file_size = size;
+                s.base_size = size;
+                s.rewrites += 1;
+                s.last_rewrite_status = Some("ok".into());
+                info!(bytes = size, "append-only file rewritten");
+            }
+            Err(e) => {
+                error!("append-only file rewrite failed: {e:#}");
+                s.last_rewrite_status = Some(format!("err: {e}"));
+            }
+        }
+    }
+
+    /// Refreshes the INFO persistence lines the engine shows.
+    fn publish_info(&self) {
+        let mut s = self.status.lock();
+        s.fsync_lag_ms = self.unsynced_since.lock().map(|t| t.elapsed().as_millis() as u64).unwrap_or(0);
+        let r = &s.recovery;
+        let text = format!(
+            "aof_enabled:1\r\naof_rewrite_in_progress:{}\r\naof_last_bgrewrite_status:{}\r\naof_rewrites:{}\r\naof_last_write_status:{}\r\naof_last_write_error:{}\r\naof_current_size:{}\r\naof_base_size:{}\r\naof_fsync:{}\r\naof_fsync_lag_ms:{}\r\naof_loaded_commands:{}\r\naof_recovery_truncated_at:{}\r\naof_recovery_dropped_bytes:{}\r\n",
+            s.rewrite_in_progress as u8,
+            if s.last_rewrite_status.as_deref().is_none_or(|t| t == "ok") { "ok" } else { "err" },
+            s.rewrites,
+            if s.last_write_error.is_some() { "err" } else { "ok" },
+            s.last_write_error.as_deref().unwrap_or(""),
+            s.file_size,
+            s.base_size,
+            s.appendfsync,
+            s.fsync_lag_ms,
+            r.commands,
+            r.truncated_at.map(|o| o.to_string()).unwrap_or_else(|| "-1".into()),
+            r.dropped_bytes,
+        );
+        drop(s);
+        self.engine.propagation().set_host_info(text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vitrine_engine::propagate::encode_command;
+
+    fn block(cmds: &[&[&str]]) -> Vec<u8> {
+        let mut raw = Vec::new();
+        for c in cmds {
+            encode_command(&mut raw, c);
+        }
+        let mut out = Vec::new();
+        encode_block(&mut out, &raw);
+        out
+    }
+
+    #[test]
+    fn trailer_has_the_documented_length() {
+        let b = block(&[&["SET", "k", "v"]]);
+        let raw_len = b.len() - TRAILER_LEN;
+        assert!(b[raw_len..].starts_with(b"*2\r\n$6\r\nVCHECK\r\n$8\r\n"));
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn every_truncation_recovers_a_prefix_or_refuses_and_flips_are_detected() {
+        let mut file = block(&[&["SET", "a", "1"], &["SET", "b", "2"]]);
+        let first = file.len();
+        file.extend(block(&[&["INCR", "n"]]));
+        let second = file.len();
+        file.extend(block(&[&["SET", "c", "3"]]));
+        for cut in 0..=file.len() {
+            let s = scan(&file[..cut]).expect("a truncation is never corruption");
+            let want = [0, first, second, file.len()].into_iter().filter(|&b| b <= cut).max().unwrap();
+            assert_eq!(s.valid_end, want, "cut at {cut}");
+        }
+        for i in 0..second {
+            for bit in [0x01u8, 0x20, 0x80] {
+                let mut bad = file.clone();
+                bad[i] ^= bit;
+                assert!(scan(&bad).is_err(), "flip of bit {bit:#x} at {i} went unnoticed");
+            }
+        }
+        let mut bad = file.clone();
+        bad[first + 3] ^= 0x01;
+        let e = scan(&bad).unwrap_err().to_string();
+        assert!(e.contains(&format!("offset {first}")), "{e}");
+    }
+}

@@ -1,0 +1,26 @@
+// Text for the Overview's persistence panel, from `persistence` in GET /api/stats.
+
+import type { AofRecovery } from './types';
+import { formatBytes, formatNumber } from './format';
+
+/** "Recovered: kept N commands, dropped B bytes at offset O", or null after a clean load. */
+export function recoveryText(r: AofRecovery | null | undefined): string | null {
+  if (!r || r.truncated_at === null || r.truncated_at === undefined) return null;
+  const commands = `${formatNumber(r.commands)} command${r.commands === 1 ? '' : 's'}`;
+  const bytes = `${formatNumber(r.dropped_bytes)} byte${r.dropped_bytes === 1 ? '' : 's'}`;
+  return `Recovered: kept ${commands}, dropped ${bytes} at offset ${formatNumber(r.truncated_at)}`;
+}
+
+/** What the file held at the last start: "12,345 commands from 1.2 MB". */
+export function loadedText(r: AofRecovery | null | undefined): string {
+  if (!r) return '';
+  if (r.file_bytes === 0) return 'started with no file';
+  return `loaded ${formatNumber(r.commands)} commands from ${formatBytes(r.file_bytes)}`;
+}
+
+/** The last rewrite's outcome: null for none yet, else whether it failed and why. */
+export function rewriteOutcome(status: string | null | undefined): { ok: boolean; error: string } | null {
+  if (!status) return null;
+  if (status === 'ok') return { ok: true, error: '' };
+  return { ok: false, error: status.replace(/^err:\s*/, '') };
+}
