@@ -331,9 +331,12 @@ impl Engine {
                 return Err(CmdError::Other(why));
             }
         }
-        if cmd.flags & DENYOOM != 0 {
-            self.store.make_room(self.estimate_growth(cmd, argv), now_ms)?;
-        }
+        // Held until the write is done, so concurrent writers cannot claim the same room.
+        let _room = if cmd.flags & DENYOOM != 0 {
+            Some(self.store.make_room(self.estimate_growth(cmd, argv), now_ms)?)
+        } else {
+            None
+        };
         // A keyless write (FLUSHALL) takes every shard while it is logged, so no other write
         // lands between its effect and its place in the log.
         let db = if cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none() {
@@ -430,7 +433,8 @@ impl Engine {
         }
         let argvs: Vec<Vec<&[u8]>> = queue.iter().map(|q| q.argv.iter().map(Vec::as_slice).collect()).collect();
         let batch = || queue.iter().zip(argvs.iter());
-        if batch().any(|(q, _)| q.cmd.flags & DENYOOM != 0) {
+        // Held until the batch is done, so concurrent writers cannot claim the same room.
+        let _room = if batch().any(|(q, _)| q.cmd.flags & DENYOOM != 0) {
             let mut need: usize = batch()
                 .filter(|(q, _)| q.cmd.flags & DENYOOM != 0)
                 .map(|(q, argv)| self.estimate_growth(q.cmd, argv))
@@ -442,11 +446,16 @@ impl Engine {
                 // everything is as far as admission can go. `enforce_limit` has the last word.
                 need = need.min(config.maxmemory() as usize);
             }
-            if let Err(e) = self.store.make_room(need, now_ms) {
-                stats.rejected_oom.fetch_add(1, Relaxed);
-                return Err(CmdError::Other(format!("EXECABORT Transaction discarded because of: {e}")));
+            match self.store.make_room(need, now_ms) {
+                Ok(room) => room,
+                Err(e) => {
+                    stats.rejected_oom.fetch_add(1, Relaxed);
+                    return Err(CmdError::Other(format!("EXECABORT Transaction discarded because of: {e}")));
+                }
             }
-        }
+        } else {
+            self.store.no_reservation()
+        };
         let walks = batch().any(|(q, argv)| q.cmd.keys(argv).next().is_none() && !tx::keyspace_free(q.cmd));
         let mut locked = if walks {
             self.store.lock_all()

@@ -93,7 +93,8 @@ pub(crate) fn queue(
         return None;
     }
     if engine.config().maxmemory() > 0 {
-        if let Err(e) = engine.store().make_room(0, now) {
+        // Redis refuses to queue a denyoom command while memory is over the limit.
+        if let Err(e) = engine.store().enforce_limit(now).then_some(()).ok_or(CmdError::Oom) {
             engine.stats().rejected_oom.fetch_add(1, Relaxed);
             session.tx.refuse();
             return Some(e.into());

@@ -173,6 +173,23 @@ pub struct Store {
     sweep_cursor: AtomicUsize,
     /// Who WATCHes which keys (writes, evictions and flushes mark them dirty).
     pub watches: watch::Watches,
+    /// Bytes admitted writes may still add (see `make_room`).
+    reserved: AtomicUsize,
+}
+
+/// Room a write was admitted with; released when the write is done.
+#[must_use = "the room is released when the reservation drops"]
+pub struct Reservation<'a> {
+    store: &'a Store,
+    bytes: usize,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if self.bytes > 0 {
+            self.store.reserved.fetch_sub(self.bytes, Relaxed);
+        }
+    }
 }
 
 impl Store {
@@ -200,6 +217,7 @@ impl Store {
             pool: Mutex::new(Pool::default()),
             sweep_cursor: AtomicUsize::new(0),
             watches: watch::Watches::default(),
+            reserved: AtomicUsize::new(0),
         }
     }
 
@@ -284,30 +302,55 @@ impl Store {
         self.common.recent.lock().iter().cloned().collect()
     }
 
-    /// Makes room for a write that may grow the data by up to `need` bytes: evicts by the
-    /// policy until `used + need <= maxmemory`. Fails with OOM under `noeviction`, when the
-    /// policy has nothing left to evict, or when `need` alone exceeds the limit.
-    pub fn make_room(&self, need: usize, now_ms: u64) -> Result<(), CmdError> {
+    /// Makes room for a write that may grow the data by up to `need` bytes, and reserves
+    /// them until the returned guard drops (after the write): evicts by the policy until
+    /// `used + reserved + need <= maxmemory`. Reserving is what keeps the limit exact when
+    /// several connections write at once: each is admitted against the room the others have
+    /// not already claimed. Fails with OOM under `noeviction`, when the policy has nothing
+    /// left to evict, or when `need` alone exceeds the limit.
+    pub fn make_room(&self, need: usize, now_ms: u64) -> Result<Reservation<'_>, CmdError> {
         let max = self.config().maxmemory() as usize;
-        if max == 0 {
-            return Ok(());
+        if max == 0 || need == 0 {
+            return Ok(Reservation { store: self, bytes: 0 });
         }
         if need > max {
             return Err(CmdError::Oom);
         }
-        while self.used_memory() + need > max {
+        loop {
+            let reserved = self.reserved.load(Relaxed);
+            if self.used_memory() + reserved + need <= max {
+                if self.reserved.compare_exchange(reserved, reserved + need, Relaxed, Relaxed).is_ok() {
+                    return Ok(Reservation { store: self, bytes: need });
+                }
+                continue;
+            }
             if self.config().policy() == Policy::NoEviction || !self.evict_one(now_ms) {
                 return Err(CmdError::Oom);
             }
         }
-        Ok(())
+    }
+
+    /// A reservation of nothing, for paths that need no room.
+    pub fn no_reservation(&self) -> Reservation<'_> {
+        Reservation { store: self, bytes: 0 }
+    }
+
+    /// Whether memory is over the limit right now (writes under `noeviction` are refused).
+    pub fn over_limit(&self) -> bool {
+        let max = self.config().maxmemory() as usize;
+        max != 0 && self.used_memory() > max
     }
 
     /// Brings `used_memory` back under `maxmemory` after a write (whose real growth can
-    /// differ from the estimate, or which raced another writer). Returns false when it could
-    /// not (noeviction, or nothing evictable).
+    /// differ from the estimate) or a lower `maxmemory`. Returns false when it could not
+    /// (noeviction, or nothing evictable).
     pub fn enforce_limit(&self, now_ms: u64) -> bool {
-        self.make_room(0, now_ms).is_ok()
+        while self.over_limit() {
+            if self.config().policy() == Policy::NoEviction || !self.evict_one(now_ms) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Evicts one key chosen by the current policy. Returns false when no key qualifies.

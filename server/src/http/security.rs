@@ -8,6 +8,9 @@
 //!   re-pointed at 127.0.0.1 could otherwise read the API, so the `Host` header must name a
 //!   loopback host (`localhost`, `127.0.0.1`, `[::1]`), the bind address, or, when bound to
 //!   every address (`0.0.0.0`, `::`), any IP literal; anything else gets 421.
+//! - **Size.** A request whose target and headers exceed [`MAX_HEAD`] gets 431 (bodies are
+//!   limited by `DefaultBodyLimit`, and one that announces a `Content-Length` over the limit
+//!   gets 413 before any of it is read).
 //! - **Cross-site writes.** A `POST`, `PUT`, `PATCH` or `DELETE` whose `Origin` is not this
 //!   server, or that a browser marks `Sec-Fetch-Site: cross-site`/`same-site`, gets 403. (No
 //!   CORS headers are ever sent, so foreign pages cannot read responses either, and JSON
@@ -121,7 +124,34 @@ pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> R
     }
 }
 
+/// Largest request head (target plus headers) accepted; hyper alone would take about
+/// 400 KiB. Browsers send a few KiB; 32 KiB is nginx's default (4 x 8 KiB buffers).
+pub const MAX_HEAD: usize = 32 * 1024;
+
+/// The size of a request's target and headers, as sent (give or take separators).
+fn head_size(req: &Request) -> usize {
+    let target = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    target + req.headers().iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum::<usize>()
+}
+
 fn check(security: &Security, req: &Request) -> Result<(), ApiError> {
+    if head_size(req) > MAX_HEAD {
+        return Err(ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "headers_too_large",
+            format!("the request's target and headers exceed {MAX_HEAD} bytes"),
+        ));
+    }
+    // Refused from the announced length, before any of it is read, so a client cannot hold
+    // a connection open by announcing gigabytes and sending nothing.
+    let announced = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if announced.is_some_and(|len| len > super::MAX_BODY as u64) {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the request body exceeds {} bytes", super::MAX_BODY),
+        ));
+    }
     let path = req.uri().path();
     if path == "/healthz" || path == "/readyz" {
         return Ok(());
