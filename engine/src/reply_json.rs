@@ -1,5 +1,5 @@
-//! JSON forms of replies, values and binary-safe byte strings, shared by the admin HTTP API
-//! and the browser playground so both show a reply the same way.
+//! JSON forms of replies, values, binary-safe byte strings and the command table, shared by
+//! the admin HTTP API and the browser playground so both show them the same way.
 //!
 //! Byte strings (keys, values, bulk replies): valid UTF-8 becomes a plain JSON string, any
 //! other bytes become `{"base64": "<standard base64 with padding>"}`. [`bytes_from_json`]
@@ -28,6 +28,7 @@ use serde_json::{json, Value as Json};
 
 use crate::reply::{format_double, Reply};
 use crate::store::entry::Value;
+use crate::table::COMMANDS;
 
 /// A byte string as JSON: a string when it is valid UTF-8, else `{"base64": "..."}`.
 pub fn bytes_to_json(bytes: &[u8]) -> Json {
@@ -45,6 +46,27 @@ pub fn bytes_from_json(value: &Json) -> Option<Vec<u8>> {
         Json::Object(map) if map.len() == 1 => BASE64.decode(map.get("base64")?.as_str()?).ok(),
         _ => None,
     }
+}
+
+/// The command table as `GET /api/commands` and the playground's autocomplete read it.
+pub fn commands_json() -> Json {
+    let list: Vec<Json> = COMMANDS
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name,
+                "arity": c.arity,
+                "flags": c.flag_names(),
+                "first_key": c.first_key,
+                "last_key": c.last_key,
+                "step": c.step,
+                "group": c.group,
+                "summary": c.summary,
+                "syntax": c.syntax,
+            })
+        })
+        .collect();
+    json!({ "commands": list })
 }
 
 /// Serde helper: serializes bytes the way [`bytes_to_json`] shows them.

@@ -4,29 +4,10 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{json, Value as Json};
 use vitrine_engine::table::{Command, COMMANDS};
 
-/// The command table in the shape of `GET /api/commands`.
-pub fn commands_json() -> Json {
-    let list: Vec<Json> = COMMANDS
-        .iter()
-        .map(|c| {
-            json!({
-                "name": c.name,
-                "arity": c.arity,
-                "flags": c.flag_names(),
-                "first_key": c.first_key,
-                "last_key": c.last_key,
-                "step": c.step,
-                "group": c.group,
-                "summary": c.summary,
-                "syntax": c.syntax,
-            })
-        })
-        .collect();
-    json!({ "commands": list })
-}
+/// The command table in the shape of `GET /api/commands` (the engine builds it for both).
+pub use vitrine_engine::reply_json::commands_json;
 
 /// The groups of the command table, in table order.
 fn groups() -> Vec<&'static str> {

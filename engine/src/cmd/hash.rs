@@ -350,28 +350,15 @@ fn upsert<R>(
     }
 }
 
-/// Runs `f` on an existing hash (`None` if there is none), deleting the key if `f` emptied
-/// it. WRONGTYPE for any other value.
+/// Runs `f` on an existing hash (`None` if there is none); `Shard::update` deletes the key
+/// if `f` emptied it. WRONGTYPE for any other value.
 fn modify<R>(ctx: &mut Ctx<'_>, key: &[u8], f: impl FnOnce(&mut HashValue) -> R) -> Result<Option<R>, CmdError> {
     let now = ctx.now;
-    let shard = ctx.db.shard(key);
-    let updated = shard.update(key, now, |v| match v {
-        Value::Hash(h) => {
-            let r = f(h);
-            Ok((r, h.is_empty()))
-        }
+    let updated = ctx.db.shard(key).update(key, now, |v| match v {
+        Value::Hash(h) => Ok(f(h)),
         _ => Err(CmdError::WrongType),
     });
-    match updated {
-        None => Ok(None),
-        Some(result) => {
-            let (r, emptied) = result?;
-            if emptied {
-                shard.remove(key);
-            }
-            Ok(Some(r))
-        }
-    }
+    updated.transpose()
 }
 
 #[cfg(test)]

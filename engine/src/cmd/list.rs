@@ -515,19 +515,11 @@ fn modify<R>(
     now: u64,
     f: impl FnOnce(&mut ListValue) -> R,
 ) -> Result<Option<R>, CmdError> {
-    let shard = db.shard(key);
-    let mut emptied = false;
-    let result = shard.update(key, now, |v| match v {
-        Value::List(l) => {
-            let r = f(l);
-            emptied = l.is_empty();
-            Ok(r)
-        }
+    // `Shard::update` deletes the key when `f` empties the list.
+    let result = db.shard(key).update(key, now, |v| match v {
+        Value::List(l) => Ok(f(l)),
         _ => Err(CmdError::WrongType),
     });
-    if emptied {
-        shard.remove(key);
-    }
     result.transpose()
 }
 

@@ -814,28 +814,15 @@ fn read<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a ZSetValue>, C
     }
 }
 
-/// Runs `f` on the sorted set at `key` for a write: the entry is re-measured afterwards and
-/// deleted when `f` leaves it empty. `None` when there is no such key.
+/// Runs `f` on the sorted set at `key` for a write: `Shard::update` re-measures the entry
+/// afterwards and deletes it when `f` leaves it empty. `None` when there is no such key.
 fn write<R>(ctx: &mut Ctx<'_>, key: &[u8], f: impl FnOnce(&mut ZSetValue) -> R) -> Result<Option<R>, CmdError> {
     let now = ctx.now;
-    let shard = ctx.db.shard(key);
-    let outcome = shard.update(key, now, |value| match value {
-        Value::ZSet(z) => {
-            let r = f(z);
-            Ok((r, z.is_empty()))
-        }
+    let outcome = ctx.db.shard(key).update(key, now, |value| match value {
+        Value::ZSet(z) => Ok(f(z)),
         _ => Err(CmdError::WrongType),
     });
-    match outcome {
-        None => Ok(None),
-        Some(Err(e)) => Err(e),
-        Some(Ok((r, empty))) => {
-            if empty {
-                shard.remove(key);
-            }
-            Ok(Some(r))
-        }
-    }
+    outcome.transpose()
 }
 
 /// Stores a new sorted set at `key` (replacing whatever was there), with the configured

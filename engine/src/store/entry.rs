@@ -48,6 +48,12 @@ impl Value {
         self.len() == 0
     }
 
+    /// A collection with no elements, which Redis never keeps: the key is deleted instead.
+    /// (An empty string is a value like any other.)
+    pub fn is_empty_collection(&self) -> bool {
+        !matches!(self, Value::Str(_)) && self.is_empty()
+    }
+
     /// The name `TYPE` answers with.
     pub fn type_name(&self) -> &'static str {
         Value::TYPE_NAMES[self.type_index()]

@@ -130,7 +130,8 @@ impl Shard {
         self.account(old, new);
     }
 
-    /// Changes a live key's value in place through `f` and re-measures it afterwards.
+    /// Changes a live key's value in place through `f` and re-measures it afterwards. A
+    /// collection that `f` leaves empty is deleted, as Redis never keeps one.
     /// Returns `None` when the key does not exist.
     pub fn update<R>(&mut self, key: &[u8], now_ms: u64, f: impl FnOnce(&mut Value) -> R) -> Option<R> {
         let key_len = key.len();
@@ -141,6 +142,7 @@ impl Shard {
         let new = entry_size(key_len, entry);
         let new_type = entry.value.type_index();
         let became_list = new_type != old_type && matches!(entry.value, Value::List(_));
+        let emptied = entry.value.is_empty_collection();
         self.types[old_type] -= 1;
         self.types[new_type] += 1;
         if became_list {
@@ -148,6 +150,9 @@ impl Shard {
             self.common.ready.signal(key);
         }
         self.account(old, new);
+        if emptied {
+            self.remove(key);
+        }
         Some(r)
     }
 

@@ -9,7 +9,6 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value as Json_};
 use vitrine_engine::config::PARAMS;
 use vitrine_engine::reply_json::bytes_from_json;
-use vitrine_engine::table::COMMANDS;
 use vitrine_engine::Reply;
 
 use super::error::{ApiError, ApiJson};
@@ -84,23 +83,7 @@ async fn command(State(state): State<AppState>, ApiJson(body): ApiJson<Json_>) -
 
 /// `GET /api/commands`: the command table.
 async fn commands() -> Json<Json_> {
-    let list: Vec<Json_> = COMMANDS
-        .iter()
-        .map(|c| {
-            json!({
-                "name": c.name,
-                "arity": c.arity,
-                "flags": c.flag_names(),
-                "first_key": c.first_key,
-                "last_key": c.last_key,
-                "step": c.step,
-                "group": c.group,
-                "summary": c.summary,
-                "syntax": c.syntax,
-            })
-        })
-        .collect();
-    Json(json!({ "commands": list }))
+    Json(vitrine_engine::reply_json::commands_json())
 }
 
 fn config_view(state: &AppState) -> Json_ {
