@@ -260,19 +260,19 @@ impl Engine {
                 return reply;
             }
         }
-        stats.calls[index].fetch_add(1, Relaxed);
+        stats.calls.add(index, 1);
         session.client.last_cmd.store(index, Relaxed);
         let result = self.run(cmd, session, argv, now_ms);
         match result {
             Ok(reply) => {
                 if reply.is_error() {
-                    stats.failed_calls[index].fetch_add(1, Relaxed);
+                    stats.failed_calls.add(index, 1);
                     stats.error_replies.fetch_add(1, Relaxed);
                 }
                 reply
             }
             Err(e) => {
-                stats.failed_calls[index].fetch_add(1, Relaxed);
+                stats.failed_calls.add(index, 1);
                 stats.error_replies.fetch_add(1, Relaxed);
                 if e == CmdError::Oom {
                     stats.rejected_oom.fetch_add(1, Relaxed);
@@ -468,14 +468,14 @@ impl Engine {
             session.prop_batch = Some(Vec::new());
         }
         for (q, argv) in batch() {
-            stats.calls[q.index].fetch_add(1, Relaxed);
+            stats.calls.add(q.index, 1);
             session.client.last_cmd.store(q.index, Relaxed);
             let reply = match self.run_locked(q.cmd, session, locked.reborrow(), argv, now_ms) {
                 Ok(reply) => reply,
                 Err(e) => e.into(),
             };
             if reply.is_error() {
-                stats.failed_calls[q.index].fetch_add(1, Relaxed);
+                stats.failed_calls.add(q.index, 1);
                 stats.error_replies.fetch_add(1, Relaxed);
             }
             replies.push(reply);

@@ -61,7 +61,7 @@ pub struct ServerConfig {
     #[arg(long, env = "VITRINE_REQUIREPASS", hide_env_values = true)]
     pub requirepass: Option<String>,
 
-    /// Tokio worker threads (default: the number of CPUs).
+    /// Threads serving RESP connections, one event loop each (default: the number of CPUs).
     #[arg(long, env = "VITRINE_THREADS", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 

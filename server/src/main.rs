@@ -8,6 +8,7 @@
 mod aof;
 mod bench;
 mod config;
+mod event_loops;
 mod guard;
 mod http;
 mod maintenance;
@@ -127,8 +128,10 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
         auth_timeout_s: config.unauthenticated_timeout,
         protected_mode: config.protected_mode == "yes",
     };
+    let loops = event_loops::EventLoops::start(threads)?;
     for listener in listeners {
-        tokio::spawn(resp::accept_loop(listener, engine.clone(), options, shutdown_rx.clone(), done_tx.clone()));
+        let loops = loops.clone();
+        tokio::spawn(resp::accept_loop(listener, engine.clone(), options, loops, shutdown_rx.clone(), done_tx.clone()));
     }
     drop(done_tx);
 

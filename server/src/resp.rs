@@ -24,6 +24,7 @@ use tokio::time::{sleep_until, timeout, Instant};
 use tracing::{debug, error, info, warn};
 use vitrine_engine::{Engine, ProtocolError, Session};
 
+use crate::event_loops::EventLoops;
 use crate::now_ms;
 
 /// Bytes read at a time, and the input buffer's size while idle.
@@ -123,6 +124,7 @@ pub async fn accept_loop(
     listener: TcpListener,
     engine: Arc<Engine>,
     options: ConnOptions,
+    loops: EventLoops,
     mut shutdown: watch::Receiver<bool>,
     done: mpsc::Sender<()>,
 ) {
@@ -167,7 +169,22 @@ pub async fn accept_loop(
         let open = Open { engine: engine.clone(), session };
         debug!(id = open.session.id(), %peer, "client connected");
         let auth_deadline = auth_deadline(&open.session, options);
-        tokio::spawn(serve(open, stream, shutdown.clone(), done.clone(), auth_deadline));
+        // Handed to an event loop as a std socket: a tokio socket belongs to the reactor of
+        // the runtime that registered it, and the loop's runtime must own this one.
+        let stream = match stream.into_std() {
+            Ok(s) => s,
+            Err(e) => {
+                debug!("cannot hand over the connection from {peer}: {e}");
+                continue;
+            }
+        };
+        let (shutdown, done) = (shutdown.clone(), done.clone());
+        loops.run_on_next(move || match TcpStream::from_std(stream) {
+            Ok(stream) => {
+                tokio::spawn(serve(open, stream, shutdown, done, auth_deadline));
+            }
+            Err(e) => debug!("cannot register the connection from {peer}: {e}"),
+        });
     }
 }
 
@@ -357,17 +374,7 @@ async fn serve(
             _ = shutdown.changed() => break End::Shutdown,
             written = wr.write(&out[sent..]), if pending > 0 => match written {
                 Ok(0) => break End::Io(io::ErrorKind::WriteZero.into()),
-                Ok(n) => {
-                    stats.net_output_bytes.fetch_add(n as u64, Relaxed);
-                    sent += n;
-                    if sent == out.len() {
-                        sent = 0;
-                        out.clear();
-                        if out.capacity() > SHRINK_ABOVE {
-                            out = Vec::with_capacity(READ_CHUNK);
-                        }
-                    }
-                }
+                Ok(n) => wrote(n, &mut out, &mut sent, &engine),
                 Err(e) => break End::Io(e),
             },
             read = rd.read_buf(&mut input), if reading => match read {
@@ -406,6 +413,17 @@ async fn serve(
                     }
                     if input.is_empty() && input.capacity() > SHRINK_ABOVE {
                         input = Vec::with_capacity(READ_CHUNK);
+                    }
+                    // The replies almost always fit the socket's buffer: write them now
+                    // rather than on the next turn of the loop, which saves a pass through
+                    // the select (and its wakers) per request. What does not fit waits for
+                    // the write branch.
+                    if out.len() > sent {
+                        match wr.try_write(&out[sent..]) {
+                            Ok(n) => wrote(n, &mut out, &mut sent, &engine),
+                            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                            Err(e) => break End::Io(e),
+                        }
                     }
                 }
                 Err(e) => break End::Io(e),
@@ -463,6 +481,20 @@ async fn serve(
     }
     if flush {
         let _ = timeout(FLUSH_TIMEOUT, wr.shutdown()).await;
+    }
+}
+
+/// Accounts for `n` reply bytes written: the output buffer is emptied (and given back if a
+/// large reply grew it) once everything in it has been sent.
+fn wrote(n: usize, out: &mut Vec<u8>, sent: &mut usize, engine: &Engine) {
+    engine.stats().net_output_bytes.fetch_add(n as u64, Relaxed);
+    *sent += n;
+    if *sent == out.len() {
+        *sent = 0;
+        out.clear();
+        if out.capacity() > SHRINK_ABOVE {
+            *out = Vec::with_capacity(READ_CHUNK);
+        }
     }
 }
 

@@ -5,7 +5,6 @@
 //! `rate()` and alerts never see a series appear out of nowhere.
 
 use std::fmt::Write;
-use std::sync::atomic::Ordering::Relaxed;
 
 use axum::extract::State;
 use axum::http::header;
@@ -149,11 +148,11 @@ pub fn render(state: &AppState) -> String {
         "Commands per second over the last seconds.",
         snap.ops_per_sec,
     );
-    let per_cmd = |counters: &[std::sync::atomic::AtomicU64]| -> Vec<(String, f64)> {
+    let per_cmd = |counters: &vitrine_engine::stats::PerCommand| -> Vec<(String, f64)> {
         COMMANDS
             .iter()
-            .zip(counters)
-            .map(|(cmd, n)| (format!("cmd=\"{}\"", escape_label(&cmd.name.to_ascii_lowercase())), c(n.load(Relaxed))))
+            .enumerate()
+            .map(|(i, cmd)| (format!("cmd=\"{}\"", escape_label(&cmd.name.to_ascii_lowercase())), c(counters.get(i))))
             .collect()
     };
     out.family("vitrine_commands_total", "counter", "Calls per command.", &per_cmd(&stats.calls));
