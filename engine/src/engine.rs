@@ -132,6 +132,14 @@ impl Engine {
         &self.store.common.propagation
     }
 
+    /// Wakes every connection's task through the waker its host set (at shutdown, so each
+    /// notices it).
+    pub fn wake_all_clients(&self) {
+        for client in self.clients.all() {
+            client.wake();
+        }
+    }
+
     /// Closes a session opened with `new_session`.
     pub fn end_session(&self, session: &Session) {
         // Its watches and subscriptions go with it.

@@ -159,6 +159,8 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
     http_state.set_ready(false);
     http_state.bench.cancel_active();
     shutdown_tx.send_replace(true);
+    // Connections look at the shutdown flag when woken; wake the idle ones.
+    engine.wake_all_clients();
     if tokio::time::timeout(DRAIN_TIMEOUT, done_rx.recv()).await.is_err() {
         warn!("connections still open after {DRAIN_TIMEOUT:?}; closing them");
     }
