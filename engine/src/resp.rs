@@ -460,6 +460,52 @@ fn parse_i64(s: &[u8]) -> Option<i64> {
     }
 }
 
+/// For prefetching only: the second argument (the key, for most commands) of the multibulk
+/// command at the start of `input`, and the command's length in bytes. A quick scan that
+/// checks only what it needs to stay in bounds and gives up (`None`) on anything unusual:
+/// inline commands, an odd header, more than [`PEEK_MAX_ARGS`] arguments, an incomplete
+/// command. The real decoder still judges every byte; a wrong peek only wastes a prefetch.
+pub fn peek_key(input: &[u8]) -> Option<(Option<&[u8]>, usize)> {
+    let (count, mut pos) = peek_header(input, b'*')?;
+    if count > PEEK_MAX_ARGS {
+        return None;
+    }
+    let mut key = None;
+    for i in 0..count {
+        let (len, header) = peek_header(&input[pos..], b'$')?;
+        let start = pos + header;
+        let end = start.checked_add(len)?;
+        if end.checked_add(2)? > input.len() {
+            return None;
+        }
+        if i == 1 {
+            key = Some(&input[start..end]);
+        }
+        pos = end + 2;
+    }
+    Some((key, pos))
+}
+
+/// Most arguments [`peek_key`] walks through; longer commands are not worth a prefetch.
+pub const PEEK_MAX_ARGS: usize = 64;
+
+/// `<marker><digits>\r\n` at the start of `input`: the number and the header's length.
+fn peek_header(input: &[u8], marker: u8) -> Option<(usize, usize)> {
+    if input.first() != Some(&marker) {
+        return None;
+    }
+    let mut n = 0usize;
+    // Up to 10 digits: more than any length worth peeking at.
+    for (i, &b) in input.iter().enumerate().skip(1).take(11) {
+        match b {
+            b'0'..=b'9' => n = n * 10 + usize::from(b - b'0'),
+            b'\r' if i > 1 && i + 1 < input.len() => return Some((n, i + 2)),
+            _ => return None,
+        }
+    }
+    None
+}
+
 fn find_byte(haystack: &[u8], needle: u8) -> Option<usize> {
     haystack.iter().position(|&b| b == needle)
 }
@@ -485,6 +531,24 @@ fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn peek_key_finds_the_second_argument_and_the_length() {
+        let set = b"*3\r\n$3\r\nSET\r\n$4\r\nuser\r\n$2\r\nhi\r\n*1\r\n$4\r\nPING\r\n";
+        let (key, len) = peek_key(set).unwrap();
+        assert_eq!(key, Some(&b"user"[..]));
+        assert_eq!(len, 31);
+        // The decoder agrees on where the command ends.
+        assert_eq!(parse_command(set, &Limits::default()).unwrap().unwrap().1, len);
+        assert_eq!(peek_key(&set[len..]), Some((None, 14)));
+        // Every incomplete prefix, inline commands and odd headers give up.
+        for cut in 0..len {
+            assert_eq!(peek_key(&set[..cut]), None, "cut at {cut}");
+        }
+        for odd in [&b"GET user\r\n"[..], b"*2\r\n$3\r\nGET\r\n$-1\r\n", b"*\r\n", b"*99999999999\r\n", b"*100\r\n"] {
+            assert_eq!(peek_key(odd), None, "{:?}", String::from_utf8_lossy(odd));
+        }
+    }
 
     type Parsed = Result<Option<(Vec<Vec<u8>>, usize)>, ProtocolError>;
 
