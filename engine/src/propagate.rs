@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use parking_lot::Mutex;
 
 use crate::reply::{encode_bulk, format_g17, Reply};
-use crate::store::entry::{Entry, Value};
+use crate::store::entry::{Entry, ValueRef};
 
 /// The propagation buffer of one engine.
 #[derive(Default)]
@@ -248,9 +248,9 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
 /// appended to `out` as RESP: what an AOF rewrite writes for each live key.
 pub fn encode_entry(out: &mut Vec<u8>, key: &[u8], entry: &Entry, batch: usize) {
     let batch = batch.max(1);
-    match &entry.value {
-        Value::Str(v) => encode_command(out, &[&b"SET"[..], key, v]),
-        Value::List(l) => {
+    match entry.value {
+        ValueRef::Str(v) => encode_command(out, &[&b"SET"[..], key, v]),
+        ValueRef::List(l) => {
             let items: Vec<&[u8]> = l.iter().collect();
             for chunk in items.chunks(batch) {
                 let mut cmd: Vec<&[u8]> = vec![b"RPUSH", key];
@@ -258,7 +258,7 @@ pub fn encode_entry(out: &mut Vec<u8>, key: &[u8], entry: &Entry, batch: usize) 
                 encode_command(out, &cmd);
             }
         }
-        Value::Set(s) => {
+        ValueRef::Set(s) => {
             let items: Vec<&[u8]> = s.iter().collect();
             for chunk in items.chunks(batch) {
                 let mut cmd: Vec<&[u8]> = vec![b"SADD", key];
@@ -266,7 +266,7 @@ pub fn encode_entry(out: &mut Vec<u8>, key: &[u8], entry: &Entry, batch: usize) 
                 encode_command(out, &cmd);
             }
         }
-        Value::Hash(h) => {
+        ValueRef::Hash(h) => {
             let items: Vec<(&[u8], &[u8])> = h.iter().collect();
             for chunk in items.chunks(batch) {
                 let mut cmd: Vec<&[u8]> = vec![b"HSET", key];
@@ -277,7 +277,7 @@ pub fn encode_entry(out: &mut Vec<u8>, key: &[u8], entry: &Entry, batch: usize) 
                 encode_command(out, &cmd);
             }
         }
-        Value::ZSet(z) => {
+        ValueRef::ZSet(z) => {
             let items: Vec<(Vec<u8>, &[u8])> = z.iter().map(|(m, s)| (format_g17(s).into_bytes(), m)).collect();
             for chunk in items.chunks(batch) {
                 let mut cmd: Vec<&[u8]> = vec![b"ZADD", key];

@@ -27,7 +27,7 @@ use base64::Engine as _;
 use serde_json::{json, Value as Json};
 
 use crate::reply::{format_double, Reply};
-use crate::store::entry::Value;
+use crate::store::entry::ValueRef;
 use crate::table::COMMANDS;
 
 /// A byte string as JSON: a string when it is valid UTF-8, else `{"base64": "..."}`.
@@ -75,13 +75,13 @@ pub fn serialize_bytes<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok
 }
 
 /// A key's value as JSON, by type: a string is a byte string (see [`bytes_to_json`]).
-pub fn value_to_json(value: &Value) -> Json {
-    match value {
-        Value::Str(s) => bytes_to_json(s),
-        Value::List(l) => l.to_json(),
-        Value::Set(s) => s.to_json(),
-        Value::ZSet(z) => z.to_json(),
-        Value::Hash(h) => h.to_json(),
+pub fn value_to_json<'a>(value: impl Into<ValueRef<'a>>) -> Json {
+    match value.into() {
+        ValueRef::Str(s) => bytes_to_json(s),
+        ValueRef::List(l) => l.to_json(),
+        ValueRef::Set(s) => s.to_json(),
+        ValueRef::ZSet(z) => z.to_json(),
+        ValueRef::Hash(h) => h.to_json(),
     }
 }
 
@@ -166,6 +166,6 @@ mod tests {
 
     #[test]
     fn values_by_type() {
-        assert_eq!(value_to_json(&Value::Str(b"v".to_vec())), json!("v"));
+        assert_eq!(value_to_json(&crate::store::entry::Value::Str(b"v".to_vec())), json!("v"));
     }
 }

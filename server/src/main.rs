@@ -5,6 +5,7 @@
 //! This crate is the only place that reads the wall clock ([`now_ms`]); the engine is always
 //! handed the time.
 
+mod alloc;
 mod aof;
 mod bench;
 mod config;
@@ -28,10 +29,15 @@ use vitrine_engine::{Config, Engine};
 
 use crate::config::{write_atomically, ServerConfig};
 
+/// jemalloc for small blocks (keyspace nodes), glibc for large ones (see `alloc`).
+#[global_allocator]
+static ALLOC: alloc::Split = alloc::Split;
+
 /// How long shutdown waits for connections to close before the runtime drops them.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(3);
 
 fn main() -> ExitCode {
+    alloc::init();
     let (config, engine_config) = match ServerConfig::from_process().and_then(|c| {
         let engine_config = c.engine_config()?;
         Ok((c, engine_config))

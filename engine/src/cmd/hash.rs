@@ -8,7 +8,7 @@ use crate::args::{parse_i64, Args};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::{format_i64, Reply};
-use crate::store::entry::{alloc_size, Entry, Value};
+use crate::store::entry::{alloc_size, Entry, Value, ValueRef};
 use crate::store::hash::{HashValue, ELEMENT_OVERHEAD};
 
 use super::collection::{check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
@@ -318,7 +318,7 @@ fn read_hash<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a HashValu
     let now = ctx.now;
     match ctx.db.read(key, now) {
         None => Ok(None),
-        Some(Entry { value: Value::Hash(h), .. }) => Ok(Some(h)),
+        Some(Entry { value: ValueRef::Hash(h), .. }) => Ok(Some(h)),
         Some(_) => Err(CmdError::WrongType),
     }
 }
@@ -859,7 +859,7 @@ mod tests {
         let mut locked = t.engine.store().lock_keys([&b"h"[..]]);
         let entry = locked.peek(b"h", t.now).expect("the hash");
         assert_eq!(
-            crate::reply_json::value_to_json(&entry.value),
+            crate::reply_json::value_to_json(entry.value),
             serde_json::json!({ "name": "ann", "bin": { "base64": "/w==" } })
         );
     }

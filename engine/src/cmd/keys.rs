@@ -310,17 +310,14 @@ fn rename_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, nx: bool) -> Result<bo
     if nx && ctx.db.lookup(dst, now).is_some() {
         return Ok(false);
     }
-    let entry = ctx.db.shard(src).remove(src).ok_or(CmdError::NoSuchKey)?;
-    ctx.db.shard(dst).insert(dst, entry.value, entry.expire_at, now);
+    let node = ctx.db.shard(src).remove(src).ok_or(CmdError::NoSuchKey)?;
+    let (stamps, expire_at) = (node.stamps(), node.expire_at());
+    let shard = ctx.db.shard(dst);
+    shard.insert(dst, node.into_value(), expire_at, now);
     // Redis moves the object itself, so its LRU/LFU history follows the new name; a renamed
     // hot key must not look brand new to the eviction policy. The stamps are not accounted
     // bytes, so copying them leaves memory accounting alone.
-    if let Some(moved) = ctx.db.peek(dst, now) {
-        moved.seq = entry.seq;
-        moved.atime = entry.atime;
-        moved.lfu = entry.lfu;
-        moved.lfu_ldt = entry.lfu_ldt;
-    }
+    shard.set_stamps(dst, stamps);
     Ok(true)
 }
 
@@ -517,10 +514,10 @@ pub fn object(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
             Ok(match name.as_str() {
                 "ENCODING" => Reply::bulk(entry.value.encoding()),
                 "FREQ" if !policy.is_lfu() => return Err(CmdError::err(LFU_NOT_SELECTED)),
-                "FREQ" => Reply::Int(lfu_decay(entry, now, engine.config().lfu_decay_time()).into()),
+                "FREQ" => Reply::Int(lfu_decay(&entry, now, engine.config().lfu_decay_time()).into()),
                 "IDLETIME" if policy.is_lfu() => return Err(CmdError::err(LRU_NOT_SELECTED)),
                 "IDLETIME" => {
-                    Reply::Int(i64::try_from(engine.store().common.idle_ms(entry, now) / 1000).unwrap_or(i64::MAX))
+                    Reply::Int(i64::try_from(engine.store().common.idle_ms(&entry, now) / 1000).unwrap_or(i64::MAX))
                 }
                 // Values are never shared between keys here, so each has exactly one owner.
                 _ => Reply::Int(1),
@@ -711,7 +708,8 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::store::entry::{entry_size, key_heap_size, Value};
+    use crate::store::entry::{entry_size, Value, ValueRef};
+    use crate::store::node::embedded_size;
     use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine};
 
     const NOT_INT: &str = "ERR value is not an integer or out of range";
@@ -727,8 +725,8 @@ mod tests {
     #[allow(unreachable_patterns)]
     fn value(t: &TestEngine, key: &str) -> Option<Vec<u8>> {
         let mut locked = t.engine.store().lock_keys([key.as_bytes()]);
-        locked.peek(key.as_bytes(), t.now).and_then(|e| match &e.value {
-            Value::Str(s) => Some(s.clone()),
+        locked.peek(key.as_bytes(), t.now).and_then(|e| match e.value {
+            ValueRef::Str(s) => Some(s.to_vec()),
             _ => None,
         })
     }
@@ -1116,8 +1114,8 @@ mod tests {
         put(&t, "a", "value", t.now + 10_000);
         let before = t.engine.store().used_memory();
         assert_eq!(t.run(&["RENAME", "a", &long]), ok());
-        // With a TTL the key is held twice (the map and the TTL index); "a" is inline.
-        let growth = 2 * (key_heap_size(100) - key_heap_size(1));
+        // The key lives in the entry's node, which grows to hold it.
+        let growth = embedded_size(100, 5, true) - embedded_size(1, 5, true);
         assert_eq!(t.engine.store().used_memory(), before + growth);
         assert_eq!(Some(t.engine.store().used_memory()), size_of(&t, &long));
     }
@@ -1158,7 +1156,9 @@ mod tests {
         put(&t, "hot", "v", 0);
         {
             let mut locked = t.engine.store().lock_keys([&b"hot"[..]]);
-            locked.peek(b"hot", t.now).unwrap().lfu = 200;
+            let e = locked.peek(b"hot", t.now).unwrap();
+            let stamps = crate::store::node::Stamps { seq: e.seq, atime: e.atime, lfu: 200, lfu_ldt: e.lfu_ldt };
+            locked.shard(b"hot").set_stamps(b"hot", stamps);
         }
         assert_eq!(t.run(&["RENAME", "hot", "renamed"]), ok());
         match t.run(&["OBJECT", "FREQ", "renamed"]) {
@@ -1485,7 +1485,7 @@ mod tests {
         put(&t, "k", &"v".repeat(100), t.now + 1000);
         let expected = {
             let mut locked = t.engine.store().lock_keys([&b"k"[..]]);
-            entry_size(1, locked.peek(b"k", t.now).unwrap()) as i64
+            entry_size(1, &locked.peek(b"k", t.now).unwrap()) as i64
         };
         assert_eq!(t.run(&["MEMORY", "USAGE", "k"]), int(expected));
         assert_eq!(t.run(&["MEMORY", "USAGE", "k"]), int(t.engine.store().used_memory() as i64));

@@ -11,7 +11,7 @@ use crate::blocking::{BlockOp, Blocked};
 use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
 use crate::reply::Reply;
-use crate::store::entry::{alloc_size, Entry, Value};
+use crate::store::entry::{alloc_size, Entry, Value, ValueRef};
 use crate::store::list::ListValue;
 use crate::store::Locked;
 
@@ -481,7 +481,7 @@ fn timeout_deadline(arg: &[u8], now: u64) -> Result<Option<u64>, CmdError> {
 /// holds another type, as Redis answers then).
 pub(crate) fn serve_blocked(engine: &Engine, db: &mut Locked<'_>, key: &[u8], op: &BlockOp, now: u64) -> Option<Reply> {
     match db.peek(key, now) {
-        Some(entry) if matches!(&entry.value, Value::List(l) if !l.is_empty()) => {}
+        Some(entry) if matches!(entry.value, ValueRef::List(l) if !l.is_empty()) => {}
         _ => return None,
     }
     let served = match op {
@@ -500,9 +500,9 @@ pub(crate) fn serve_blocked(engine: &Engine, db: &mut Locked<'_>, key: &[u8], op
 // --- Shared by the list commands --------------------------------------------------------------
 
 /// The list an entry holds, or WRONGTYPE.
-fn list_of(entry: &Entry) -> Result<&ListValue, CmdError> {
-    match &entry.value {
-        Value::List(l) => Ok(l),
+fn list_of(entry: Entry<'_>) -> Result<&ListValue, CmdError> {
+    match entry.value {
+        ValueRef::List(l) => Ok(l),
         _ => Err(CmdError::WrongType),
     }
 }

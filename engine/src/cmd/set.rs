@@ -11,7 +11,7 @@ use crate::args::{parse_i64, Args};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
-use crate::store::entry::{alloc_size, Entry, Value};
+use crate::store::entry::{alloc_size, Entry, Value, ValueRef};
 use crate::store::set::{SetValue, ELEMENT_OVERHEAD};
 
 use super::collection::{check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
@@ -284,10 +284,10 @@ pub fn smove(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     // Redis's order: a missing source answers 0 before the destination's type is checked.
     match ctx.db.lookup(src, now) {
         None => return Ok(Reply::Int(0)),
-        Some(Entry { value: Value::Set(_), .. }) => {}
+        Some(Entry { value: ValueRef::Set(_), .. }) => {}
         Some(_) => return Err(CmdError::WrongType),
     }
-    if ctx.db.lookup(dst, now).is_some_and(|e| !matches!(e.value, Value::Set(_))) {
+    if ctx.db.lookup(dst, now).is_some_and(|e| !matches!(e.value, ValueRef::Set(_))) {
         return Err(CmdError::WrongType);
     }
     if src == dst {
@@ -352,7 +352,7 @@ fn sizes(ctx: &mut Ctx<'_>, keys: &[&[u8]], lookup: Lookup) -> Result<Vec<Option
         };
         out.push(match entry {
             None => None,
-            Some(Entry { value: Value::Set(s), .. }) => Some(s.len()),
+            Some(Entry { value: ValueRef::Set(s), .. }) => Some(s.len()),
             Some(_) => return Err(CmdError::WrongType),
         });
     }
@@ -450,7 +450,7 @@ fn read_set<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a SetValue>
     let now = ctx.now;
     match ctx.db.read(key, now) {
         None => Ok(None),
-        Some(Entry { value: Value::Set(s), .. }) => Ok(Some(s)),
+        Some(Entry { value: ValueRef::Set(s), .. }) => Ok(Some(s)),
         Some(_) => Err(CmdError::WrongType),
     }
 }
@@ -460,7 +460,7 @@ fn read_set<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a SetValue>
 fn peek_set<R>(ctx: &mut Ctx<'_>, key: &[u8], f: impl FnOnce(&SetValue) -> R) -> Option<R> {
     let now = ctx.now;
     match ctx.db.peek(key, now) {
-        Some(Entry { value: Value::Set(s), .. }) => Some(f(s)),
+        Some(Entry { value: ValueRef::Set(s), .. }) => Some(f(s)),
         _ => None,
     }
 }
@@ -1029,10 +1029,10 @@ mod tests {
         let oom = err("OOM command not allowed when used memory > 'maxmemory'.");
         // The arguments alone would fit: the per-element overheads are what does not.
         let mut sadd = vec!["SADD".to_string(), "s".into()];
-        sadd.extend((0..30).map(|i| format!("m{i}")));
+        sadd.extend((0..60).map(|i| format!("m{i}")));
         assert_eq!(t.run(&sadd), oom);
         let mut hset = vec!["HSET".to_string(), "h".into()];
-        hset.extend((0..15).flat_map(|i| [format!("f{i}"), "v".into()]));
+        hset.extend((0..40).flat_map(|i| [format!("f{i}"), "v".into()]));
         assert_eq!(t.run(&hset), oom);
         assert_eq!(used(&t), before);
         // Smaller writes and removals go through.
@@ -1048,7 +1048,7 @@ mod tests {
         t.run(&[&b"SADD"[..], b"s", b"b", b"a", b"\xff"]);
         let mut locked = t.engine.store().lock_keys([&b"s"[..]]);
         let entry = locked.peek(b"s", t.now).expect("the set");
-        assert_eq!(crate::reply_json::value_to_json(&entry.value), serde_json::json!(["b", "a", { "base64": "/w==" }]));
+        assert_eq!(crate::reply_json::value_to_json(entry.value), serde_json::json!(["b", "a", { "base64": "/w==" }]));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::args::{parse_i64, Args};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::{format_i64, Reply};
-use crate::store::entry::{Entry, Value};
+use crate::store::entry::{Entry, Value, ValueRef};
 
 use super::long_double;
 
@@ -176,8 +176,11 @@ pub fn getdel(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
     };
     str_of(entry)?;
     Ok(match ctx.db.shard(key).remove(key) {
-        Some(Entry { value: Value::Str(s), .. }) => Reply::Bulk(s),
-        _ => Reply::Nil,
+        Some(node) => match node.into_value() {
+            Value::Str(s) => Reply::Bulk(s),
+            _ => Reply::Nil,
+        },
+        None => Reply::Nil,
     })
 }
 
@@ -444,9 +447,9 @@ fn add_float(current: &[u8], incr: &[u8]) -> Result<Vec<u8>, CmdError> {
 
 /// The string an entry holds, or WRONGTYPE.
 #[allow(unreachable_patterns)]
-fn str_of(entry: &Entry) -> Result<&[u8], CmdError> {
-    match &entry.value {
-        Value::Str(s) => Ok(s),
+fn str_of(entry: Entry<'_>) -> Result<&[u8], CmdError> {
+    match entry.value {
+        ValueRef::Str(s) => Ok(s),
         _ => Err(CmdError::WrongType),
     }
 }
@@ -642,7 +645,7 @@ fn resolve_expire(unit: Unit, arg: &[u8], now: u64, cmd: &str) -> Result<u64, Cm
 #[cfg(test)]
 mod tests {
     use crate::reply::Reply;
-    use crate::store::entry::Value;
+    use crate::store::entry::{Entry, ValueRef};
     use crate::store::Touch;
     use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine};
 
@@ -662,13 +665,20 @@ mod tests {
         shard.lookup(key.as_bytes(), t.now, Touch::No).map(|e| e.expire_at)
     }
 
-    /// The stored value's (len, capacity): they must match for accounting to be honest.
+    /// The stored value's (len, capacity): they must match for accounting to be honest. A
+    /// short string is embedded in its entry's node, which is accounted exactly, so its
+    /// capacity is its length when the entry is accounted as an embedded one.
     fn len_cap(t: &TestEngine, key: &str) -> (usize, usize) {
+        use crate::store::entry::{SLOT_OVERHEAD, TTL_OVERHEAD};
+        use crate::store::node::embedded_size;
         let store = t.engine.store();
         let mut shard = store.lock_shard(store.shard_index(key.as_bytes()));
-        match shard.lookup(key.as_bytes(), t.now, Touch::No).map(|e| &e.value) {
-            Some(Value::Str(s)) => (s.len(), s.capacity()),
-            #[allow(unreachable_patterns)]
+        match shard.lookup(key.as_bytes(), t.now, Touch::No) {
+            Some(Entry { value: ValueRef::Str(s), size, expire_at, .. }) => {
+                let ttl = if expire_at != 0 { TTL_OVERHEAD } else { 0 };
+                let embedded = SLOT_OVERHEAD + ttl + embedded_size(key.len(), s.len(), expire_at != 0);
+                (s.len(), if size == embedded { s.len() } else { usize::MAX })
+            }
             _ => panic!("{key} missing or not a string"),
         }
     }

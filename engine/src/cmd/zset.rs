@@ -14,7 +14,7 @@ use crate::args::{parse_i64, Args};
 use crate::engine::Ctx;
 use crate::error::{c_str, CmdError};
 use crate::reply::{format_double, format_g17, Reply};
-use crate::store::entry::{Entry, Value};
+use crate::store::entry::{Entry, Value, ValueRef};
 use crate::store::zset::{Insert, LexBound, ScoreBound, ZSetValue};
 
 use super::keys::parse_cursor;
@@ -611,9 +611,9 @@ fn store_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, inter: bool) -> Result<
     for key in &keys {
         sizes.push(match ctx.db.lookup(key, now) {
             None => 0,
-            Some(entry) => match &entry.value {
-                Value::ZSet(z) => z.len(),
-                Value::Set(s) => s.len(),
+            Some(entry) => match entry.value {
+                ValueRef::ZSet(z) => z.len(),
+                ValueRef::Set(s) => s.len(),
                 _ => return Err(CmdError::WrongType),
             },
         });
@@ -656,10 +656,10 @@ fn store_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, inter: bool) -> Result<
 }
 
 /// Every element of a source (a sorted set, or a set whose members score 1) in `visit`.
-fn for_each_element(entry: Option<&mut Entry>, mut visit: impl FnMut(&[u8], f64)) {
-    match entry.map(|e| &e.value) {
-        Some(Value::ZSet(z)) => (0..z.len()).filter_map(|i| z.get_index(i)).for_each(|(m, s)| visit(m, s)),
-        Some(Value::Set(s)) => s.iter().for_each(|m| visit(m, 1.0)),
+fn for_each_element(entry: Option<Entry<'_>>, mut visit: impl FnMut(&[u8], f64)) {
+    match entry.map(|e| e.value) {
+        Some(ValueRef::ZSet(z)) => (0..z.len()).filter_map(|i| z.get_index(i)).for_each(|(m, s)| visit(m, s)),
+        Some(ValueRef::Set(s)) => s.iter().for_each(|m| visit(m, 1.0)),
         _ => {}
     }
 }
@@ -718,9 +718,9 @@ fn intersection(
         let weight = weights[i];
         let entry = ctx.db.peek(keys[i], now);
         found.retain_mut(|(member, score)| {
-            let other = match entry.as_ref().map(|e| &e.value) {
-                Some(Value::ZSet(z)) => z.score(member),
-                Some(Value::Set(s)) => s.contains(member).then_some(1.0),
+            let other = match entry.map(|e| e.value) {
+                Some(ValueRef::ZSet(z)) => z.score(member),
+                Some(ValueRef::Set(s)) => s.contains(member).then_some(1.0),
                 _ => None,
             };
             match other {
@@ -809,7 +809,7 @@ fn listpack_score_text(score: f64) -> String {
 fn read<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a ZSetValue>, CmdError> {
     match ctx.db.read(key, ctx.now) {
         None => Ok(None),
-        Some(Entry { value: Value::ZSet(z), .. }) => Ok(Some(z)),
+        Some(Entry { value: ValueRef::ZSet(z), .. }) => Ok(Some(z)),
         Some(_) => Err(CmdError::WrongType),
     }
 }

@@ -3,6 +3,7 @@
 
 use super::hash::HashValue;
 use super::list::ListValue;
+use super::node::{string_size, Node};
 use super::set::SetValue;
 use super::zset::ZSetValue;
 
@@ -24,24 +25,12 @@ impl Value {
 
     /// A small number per type, for per-type key counts kept by each shard.
     pub fn type_index(&self) -> usize {
-        match self {
-            Value::Str(_) => 0,
-            Value::List(_) => 1,
-            Value::Set(_) => 2,
-            Value::ZSet(_) => 3,
-            Value::Hash(_) => 4,
-        }
+        self.as_ref().type_index()
     }
 
     /// Bytes of a string, elements of a collection (what STRLEN/LLEN/SCARD/ZCARD/HLEN say).
     pub fn len(&self) -> usize {
-        match self {
-            Value::Str(s) => s.len(),
-            Value::List(l) => l.len(),
-            Value::Set(s) => s.len(),
-            Value::ZSet(z) => z.len(),
-            Value::Hash(h) => h.len(),
-        }
+        self.as_ref().len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -59,11 +48,93 @@ impl Value {
         Value::TYPE_NAMES[self.type_index()]
     }
 
+    /// The name `OBJECT ENCODING` answers with (see `ValueRef::encoding`).
+    pub fn encoding(&self) -> &'static str {
+        self.as_ref().encoding()
+    }
+
+    /// Heap bytes the allocator holds for this value (capacity, rounded as malloc rounds).
+    pub fn heap_size(&self) -> usize {
+        match self {
+            Value::Str(s) => alloc_size(s.capacity()),
+            other => other.as_ref().heap_size(),
+        }
+    }
+}
+
+/// A borrowed view of a key's value, as the keyspace lends it (strings are stored inside
+/// their entry's node, so there is no `Vec` to lend).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ValueRef<'a> {
+    Str(&'a [u8]),
+    List(&'a ListValue),
+    Set(&'a SetValue),
+    ZSet(&'a ZSetValue),
+    Hash(&'a HashValue),
+}
+
+impl<'a> From<&'a Value> for ValueRef<'a> {
+    fn from(v: &'a Value) -> ValueRef<'a> {
+        v.as_ref()
+    }
+}
+
+impl<'a> From<&ValueRef<'a>> for ValueRef<'a> {
+    fn from(v: &ValueRef<'a>) -> ValueRef<'a> {
+        *v
+    }
+}
+
+impl Value {
+    /// A borrowed view.
+    pub fn as_ref(&self) -> ValueRef<'_> {
+        match self {
+            Value::Str(s) => ValueRef::Str(s),
+            Value::List(l) => ValueRef::List(l),
+            Value::Set(s) => ValueRef::Set(s),
+            Value::ZSet(z) => ValueRef::ZSet(z),
+            Value::Hash(h) => ValueRef::Hash(h),
+        }
+    }
+}
+
+impl<'a> ValueRef<'a> {
+    /// See `Value::type_index`.
+    pub fn type_index(&self) -> usize {
+        match self {
+            ValueRef::Str(_) => 0,
+            ValueRef::List(_) => 1,
+            ValueRef::Set(_) => 2,
+            ValueRef::ZSet(_) => 3,
+            ValueRef::Hash(_) => 4,
+        }
+    }
+
+    /// Bytes of a string, elements of a collection.
+    pub fn len(&self) -> usize {
+        match self {
+            ValueRef::Str(s) => s.len(),
+            ValueRef::List(l) => l.len(),
+            ValueRef::Set(s) => s.len(),
+            ValueRef::ZSet(z) => z.len(),
+            ValueRef::Hash(h) => h.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The name `TYPE` answers with.
+    pub fn type_name(&self) -> &'static str {
+        Value::TYPE_NAMES[self.type_index()]
+    }
+
     /// The name `OBJECT ENCODING` answers with, derived from the content as Redis would
     /// choose it for a freshly written value.
     pub fn encoding(&self) -> &'static str {
         match self {
-            Value::Str(s) => {
+            ValueRef::Str(s) => {
                 if s.len() <= 20 && crate::args::parse_i64(s).is_some() {
                     "int"
                 } else if s.len() <= 44 {
@@ -72,30 +143,31 @@ impl Value {
                     "raw"
                 }
             }
-            Value::List(l) => l.encoding(),
-            Value::Set(s) => s.encoding(),
-            Value::ZSet(z) => z.encoding(),
-            Value::Hash(h) => h.encoding(),
+            ValueRef::List(l) => l.encoding(),
+            ValueRef::Set(s) => s.encoding(),
+            ValueRef::ZSet(z) => z.encoding(),
+            ValueRef::Hash(h) => h.encoding(),
         }
     }
 
-    /// Heap bytes the allocator holds for this value (capacity, rounded as malloc rounds).
+    /// Heap bytes a collection holds outside its entry: its box and what it holds (kept in
+    /// O(1) by each type). A string's bytes are the node's (see `Node::mem_size`).
     pub fn heap_size(&self) -> usize {
         match self {
-            Value::Str(s) => alloc_size(s.capacity()),
-            // The box itself plus what the collection holds (kept in O(1) by each type).
-            Value::List(l) => alloc_size(std::mem::size_of::<ListValue>()) + l.heap_size(),
-            Value::Set(s) => alloc_size(std::mem::size_of::<SetValue>()) + s.heap_size(),
-            Value::ZSet(z) => alloc_size(std::mem::size_of::<ZSetValue>()) + z.heap_size(),
-            Value::Hash(h) => alloc_size(std::mem::size_of::<HashValue>()) + h.heap_size(),
+            ValueRef::Str(_) => 0,
+            ValueRef::List(l) => alloc_size(std::mem::size_of::<ListValue>()) + l.heap_size(),
+            ValueRef::Set(s) => alloc_size(std::mem::size_of::<SetValue>()) + s.heap_size(),
+            ValueRef::ZSet(z) => alloc_size(std::mem::size_of::<ZSetValue>()) + z.heap_size(),
+            ValueRef::Hash(h) => alloc_size(std::mem::size_of::<HashValue>()) + h.heap_size(),
         }
     }
 }
 
-/// What a keyspace entry holds besides its key.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    pub value: Value,
+/// A view of one keyspace entry: its value, expiry, access stamps and accounted size, read
+/// from its node.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    pub value: ValueRef<'a>,
     /// Absolute expiry in unix milliseconds; 0 means no TTL.
     pub expire_at: u64,
     /// Logical access stamp (low 32 bits of the store's access clock) for LRU ranking. A
@@ -108,9 +180,25 @@ pub struct Entry {
     pub lfu: u8,
     /// LFU: minutes (mod 2^16) when the counter was last decremented, as Redis keeps it.
     pub lfu_ldt: u16,
+    /// Accounted bytes (`entry_size`).
+    pub size: usize,
 }
 
-impl Entry {
+impl<'a> Entry<'a> {
+    /// The view of a node.
+    pub fn of(node: &'a Node) -> Entry<'a> {
+        let s = node.stamps();
+        Entry {
+            value: node.value(),
+            expire_at: node.expire_at(),
+            seq: s.seq,
+            atime: s.atime,
+            lfu: s.lfu,
+            lfu_ldt: s.lfu_ldt,
+            size: node_size(node),
+        }
+    }
+
     pub fn has_ttl(&self) -> bool {
         self.expire_at != 0
     }
@@ -120,53 +208,59 @@ impl Entry {
     }
 }
 
-/// `size_of::<Entry>()` and `size_of::<Key>()` on a 64-bit target. Memory is accounted as
-/// the 64-bit server lays it out wherever the engine runs, so the browser playground (wasm32,
-/// where a `Vec` is 12 bytes rather than 24) reports the same sizes and evicts the same keys.
-const ENTRY_SIZE: usize = 48;
-const KEY_SIZE: usize = 24;
-#[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<Entry>() == ENTRY_SIZE && std::mem::size_of::<super::key::Key>() == KEY_SIZE);
+/// Bytes per entry for its slot in the shard's table: an 8-byte pointer and a 1-byte probe
+/// distance per slot, at the table's average load (it grows by half at 90% full).
+pub const SLOT_OVERHEAD: usize = 12;
+/// Extra bytes per entry with a TTL, besides the node's 12-byte expiry block: its place in
+/// the shard's list of keys with a TTL (16 bytes, and that vector's growth slack).
+pub const TTL_OVERHEAD: usize = 20;
 
-/// Fixed bytes per entry beyond the key's and value's heap: the index map's bucket (hash,
-/// inline-or-boxed `Key`, `Entry`), its share of the hash index, and load-factor slack.
-pub const ENTRY_OVERHEAD: usize = ENTRY_SIZE + 8 + KEY_SIZE + 16;
-/// Extra bytes when the key also sits in the shard's set of keys with a TTL.
-pub const TTL_OVERHEAD: usize = 8 + KEY_SIZE + 16;
+/// A bound on the bytes an entry takes beyond `alloc_size` of its key and of its value, for
+/// a write's estimate before it runs: its slot, the node's header and pointer words, and the
+/// size-class rounding of a node holding the key (a value that would round worse embedded is
+/// kept in its own allocation). Holds for keys up to 1 KiB.
+pub const ENTRY_OVERHEAD: usize = SLOT_OVERHEAD + 192;
 
-/// Bytes malloc really hands out for a request of `n` bytes (glibc: 8-byte header, 16-byte
-/// granularity, 32-byte minimum chunk). Counting this rather than `n` keeps `used_memory`
-/// close to what the allocator holds for many small keys.
+/// Accounted size of a node in the keyspace: its allocation, its value's heap, its table
+/// slot and TTL-list place.
+pub fn node_size(node: &Node) -> usize {
+    SLOT_OVERHEAD + node.mem_size() + if node.has_ttl() { TTL_OVERHEAD } else { 0 }
+}
+
+/// Blocks of at least this many bytes come from the system allocator on the server (glibc:
+/// mmap, grown by mremap without a copy), smaller ones from jemalloc (see server/src/alloc.rs).
+pub const LARGE_ALLOC: usize = 1 << 20;
+
+/// Bytes the allocator really hands out for a request of `n` bytes. Below `LARGE_ALLOC` the
+/// server uses jemalloc, which keeps no per-object header and rounds to its size classes:
+/// multiples of 16 up to 128 (8 for the smallest), then four classes per doubling (160, 192,
+/// 224, 256, 320, ...). Above it, glibc's mmap: a 16-byte header, whole 4 KiB pages.
+/// Counting this rather than `n` keeps `used_memory` close to what the allocator holds.
+/// Wherever the engine runs (the wasm playground too) it accounts this way, so both evict
+/// the same keys.
 pub fn alloc_size(n: usize) -> usize {
-    if n == 0 {
-        0
-    } else {
-        ((n + 8 + 15) & !15).max(32)
+    match n {
+        0 => 0,
+        1..=8 => 8,
+        9..=128 => (n + 15) & !15,
+        LARGE_ALLOC.. => (n + 16 + 4095) & !4095,
+        _ => {
+            let k = usize::BITS - 1 - (n - 1).leading_zeros(); // 2^k < n <= 2^(k+1)
+            let step = 1usize << (k - 2);
+            (n + step - 1) & !(step - 1)
+        }
     }
 }
 
-/// Heap bytes a key of `len` bytes needs (short keys are stored inline, see `Key`).
-pub fn key_heap_size(len: usize) -> usize {
-    if len <= super::key::INLINE_MAX {
-        0
-    } else {
-        alloc_size(len)
-    }
+/// Accounted size of an entry (`MEMORY USAGE`).
+pub fn entry_size(_key_len: usize, entry: &Entry<'_>) -> usize {
+    entry.size
 }
 
-/// Accounted size of an entry: overhead, key allocation, value heap, and the TTL index.
-pub fn entry_size(key_len: usize, entry: &Entry) -> usize {
-    let mut size = ENTRY_OVERHEAD + key_heap_size(key_len) + entry.value.heap_size();
-    if entry.has_ttl() {
-        size += TTL_OVERHEAD + key_heap_size(key_len);
-    }
-    size
-}
-
-/// Size an entry for `key_len` and a string of `val_len` bytes would have: the estimate a
-/// write uses to make room before it runs.
+/// Size an entry for `key_len` and a string of `val_len` bytes would have, with a TTL: the
+/// estimate a write uses to make room before it runs.
 pub fn estimate_string_entry(key_len: usize, val_len: usize) -> usize {
-    ENTRY_OVERHEAD + TTL_OVERHEAD + 2 * key_heap_size(key_len) + alloc_size(val_len)
+    SLOT_OVERHEAD + TTL_OVERHEAD + string_size(key_len, val_len, true)
 }
 
 #[cfg(test)]
@@ -174,12 +268,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn alloc_size_rounds_like_malloc() {
-        assert_eq!(alloc_size(0), 0);
-        assert_eq!(alloc_size(1), 32);
-        assert_eq!(alloc_size(24), 32);
-        assert_eq!(alloc_size(25), 48);
-        assert_eq!(alloc_size(1024), 1040);
+    fn alloc_size_rounds_like_jemalloc() {
+        let classes = [(0, 0), (1, 8), (8, 8), (9, 16), (24, 32), (64, 64), (65, 80), (128, 128), (129, 160)];
+        for (n, size) in classes {
+            assert_eq!(alloc_size(n), size, "{n}");
+        }
+        let more = [(256, 256), (257, 320), (1024, 1024), (1025, 1280), (4097, 5120), (1 << 20, (1 << 20) + 4096)];
+        for (n, size) in more {
+            assert_eq!(alloc_size(n), size, "{n}");
+        }
     }
 
     #[test]

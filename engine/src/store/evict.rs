@@ -2,6 +2,7 @@
 //! across rounds (as Redis's `evictionPoolPopulate`), and the LFU logarithmic counter.
 
 use super::entry::Entry;
+use super::node::Stamps;
 
 /// Redis's initial LFU counter for new keys, so they are not evicted before they can
 /// accumulate hits.
@@ -64,22 +65,25 @@ pub fn lfu_minutes(now_ms: u64) -> u16 {
 
 /// The LFU counter after applying decay for the minutes since it was last decremented
 /// (Redis's `LFUDecrAndReturn`), without storing it.
-pub fn lfu_decay(entry: &Entry, now_ms: u64, decay_time: u32) -> u8 {
+pub fn lfu_decay(entry: &Entry<'_>, now_ms: u64, decay_time: u32) -> u8 {
+    decay(entry.lfu, entry.lfu_ldt, now_ms, decay_time)
+}
+
+fn decay(lfu: u8, ldt: u16, now_ms: u64, decay_time: u32) -> u8 {
     if decay_time == 0 {
-        return entry.lfu;
+        return lfu;
     }
     let now = lfu_minutes(now_ms);
-    let elapsed =
-        if now >= entry.lfu_ldt { (now - entry.lfu_ldt) as u32 } else { 65535 - entry.lfu_ldt as u32 + now as u32 };
+    let elapsed = if now >= ldt { (now - ldt) as u32 } else { 65535 - ldt as u32 + now as u32 };
     let periods = elapsed / decay_time;
-    entry.lfu.saturating_sub(periods.min(255) as u8)
+    lfu.saturating_sub(periods.min(255) as u8)
 }
 
 /// Applies decay then a logarithmic increment (Redis's `updateLFU` with `LFULogIncr`):
 /// the counter grows with probability 1 / ((counter - 5) * log_factor + 1).
 /// `random` is a uniformly random 64-bit number.
-pub fn lfu_increment(entry: &mut Entry, now_ms: u64, log_factor: u32, decay_time: u32, random: u64) {
-    let mut counter = lfu_decay(entry, now_ms, decay_time);
+pub fn lfu_increment(stamps: &mut Stamps, now_ms: u64, log_factor: u32, decay_time: u32, random: u64) {
+    let mut counter = decay(stamps.lfu, stamps.lfu_ldt, now_ms, decay_time);
     if counter < 255 {
         let r = (random >> 11) as f64 / (1u64 << 53) as f64;
         let base = counter.saturating_sub(LFU_INIT_VAL) as f64;
@@ -88,17 +92,18 @@ pub fn lfu_increment(entry: &mut Entry, now_ms: u64, log_factor: u32, decay_time
             counter += 1;
         }
     }
-    entry.lfu = counter;
-    entry.lfu_ldt = lfu_minutes(now_ms);
+    stamps.lfu = counter;
+    stamps.lfu_ldt = lfu_minutes(now_ms);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::entry::Value;
+    use crate::store::entry::ValueRef;
 
-    fn entry() -> Entry {
-        Entry { value: Value::Str(vec![]), expire_at: 0, seq: 0, atime: 0, lfu: LFU_INIT_VAL, lfu_ldt: 0 }
+    fn entry(s: Stamps) -> Entry<'static> {
+        let (seq, atime, lfu, lfu_ldt) = (s.seq, s.atime, s.lfu, s.lfu_ldt);
+        Entry { value: ValueRef::Str(&[]), expire_at: 0, seq, atime, lfu, lfu_ldt, size: 0 }
     }
 
     #[test]
@@ -114,7 +119,7 @@ mod tests {
 
     #[test]
     fn lfu_counter_is_logarithmic_and_decays() {
-        let mut e = entry();
+        let mut e = Stamps { lfu: LFU_INIT_VAL, ..Stamps::default() };
         let mut seed = 0x1234_5678_u64;
         for _ in 0..100_000 {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -123,6 +128,6 @@ mod tests {
         // Redis's table: with factor 10, 100k hits give a counter around 142-ish (<255).
         assert!(e.lfu > 100 && e.lfu < 255, "counter {}", e.lfu);
         // Ten minutes later, decay by one per minute.
-        assert_eq!(lfu_decay(&e, 10 * 60_000, 1), e.lfu - 10);
+        assert_eq!(lfu_decay(&entry(e), 10 * 60_000, 1), e.lfu - 10);
     }
 }

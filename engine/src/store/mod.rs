@@ -15,9 +15,11 @@ pub mod key;
 pub mod keyhash;
 pub mod list;
 pub mod misses;
+pub mod node;
 pub mod ready;
 pub mod set;
 pub mod shard;
+pub mod table;
 pub mod watch;
 pub mod zset;
 
@@ -34,6 +36,7 @@ use crate::error::CmdError;
 use crate::stats::Stats;
 use entry::{entry_size, Entry};
 use evict::{lfu_decay, lfu_increment, lfu_minutes, Candidate, Pool, LFU_INIT_VAL};
+use node::Stamps;
 pub use shard::{Shard, Touch};
 
 /// How many events `recent_events` keeps.
@@ -106,19 +109,21 @@ impl Common {
         self.rel_ms(now_ms).wrapping_sub(entry.atime) as u64
     }
 
-    pub(crate) fn init_stamps(&self, entry: &mut Entry, now_ms: u64) {
-        entry.seq = self.clock.fetch_add(1, Relaxed) as u32;
-        entry.atime = self.rel_ms(now_ms);
-        entry.lfu = LFU_INIT_VAL;
-        entry.lfu_ldt = lfu_minutes(now_ms);
+    pub(crate) fn new_stamps(&self, now_ms: u64) -> Stamps {
+        Stamps {
+            seq: self.clock.fetch_add(1, Relaxed) as u32,
+            atime: self.rel_ms(now_ms),
+            lfu: LFU_INIT_VAL,
+            lfu_ldt: lfu_minutes(now_ms),
+        }
     }
 
-    pub(crate) fn touch(&self, entry: &mut Entry, now_ms: u64) {
-        entry.seq = self.clock.fetch_add(1, Relaxed) as u32;
-        entry.atime = self.rel_ms(now_ms);
+    pub(crate) fn touch(&self, stamps: &mut Stamps, now_ms: u64) {
+        stamps.seq = self.clock.fetch_add(1, Relaxed) as u32;
+        stamps.atime = self.rel_ms(now_ms);
         if self.config.policy().is_lfu() {
             let r = self.random();
-            lfu_increment(entry, now_ms, self.config.lfu_log_factor(), self.config.lfu_decay_time(), r);
+            lfu_increment(stamps, now_ms, self.config.lfu_log_factor(), self.config.lfu_decay_time(), r);
         }
     }
 
@@ -389,32 +394,20 @@ impl Store {
         let volatile = policy.volatile_only();
         while let Some(i) = self.pick_shard(volatile) {
             let mut shard = self.shards[i].lock();
-            let n = if volatile { shard.volatile_len() } else { shard.len() };
-            if n == 0 {
-                continue;
-            }
-            let pick = (self.common.random() % n as u64) as usize;
-            let idx = if volatile {
-                let Some(key) = shard.expires.get_index(pick).cloned() else { continue };
-                match shard.map.get_index_of(&*key) {
-                    Some(idx) => idx,
-                    None => continue,
-                }
-            } else {
-                pick
-            };
-            return self.evict_index(&mut shard, idx, now_ms);
+            let Some(pos) = shard.sample(volatile) else { continue };
+            return self.evict_at(&mut shard, pos, now_ms);
         }
         false
     }
 
-    fn evict_index(&self, shard: &mut Shard, idx: usize, now_ms: u64) -> bool {
-        let Some((key, entry)) = shard.remove_index(idx) else { return false };
+    fn evict_at(&self, shard: &mut Shard, pos: usize, now_ms: u64) -> bool {
+        let Some(node) = shard.remove_at(pos) else { return false };
+        let key = node.key();
         self.common.stats.evicted_keys.fetch_add(1, Relaxed);
-        self.watches.touch(&key);
-        self.common.misses.remember(&key, misses::MissCause::Evicted);
-        self.common.propagation.deleted(&key);
-        self.common.record(self.common.event(EventKind::Evicted, &key, &entry, now_ms));
+        self.watches.touch(key);
+        self.common.misses.remember(key, misses::MissCause::Evicted);
+        self.common.propagation.deleted(key);
+        self.common.record(self.common.event(EventKind::Evicted, key, &Entry::of(&node), now_ms));
         true
     }
 
@@ -441,14 +434,9 @@ impl Store {
                 let shard = self.shards[i].lock();
                 let n = if volatile { shard.volatile_len() } else { shard.len() };
                 for _ in 0..samples.min(n) {
-                    let pick = (self.common.random() % n as u64) as usize;
-                    let found = if volatile {
-                        shard.expires.get_index(pick).and_then(|k| shard.map.get_key_value(&**k))
-                    } else {
-                        shard.map.get_index(pick)
-                    };
-                    if let Some((key, entry)) = found {
-                        pool.offer(Candidate { key: key.clone(), shard: i, score: self.score(policy, entry, now_ms) });
+                    if let Some((key, entry)) = shard.sample(volatile).and_then(|pos| shard.at(pos)) {
+                        let score = self.score(policy, &entry, now_ms);
+                        pool.offer(Candidate { key: key::Key::new(key), shard: i, score });
                     }
                 }
             } else {
@@ -457,11 +445,11 @@ impl Store {
             }
             while let Some(cand) = pool.pop() {
                 let mut shard = self.shards[cand.shard].lock();
-                let Some(idx) = shard.map.get_index_of(&*cand.key) else { continue };
-                if volatile && !shard.map[idx].has_ttl() {
+                let Some(pos) = shard.position(&cand.key) else { continue };
+                if volatile && !shard.at(pos).is_some_and(|(_, e)| e.has_ttl()) {
                     continue;
                 }
-                return self.evict_index(&mut shard, idx, now_ms);
+                return self.evict_at(&mut shard, pos, now_ms);
             }
         }
         false
@@ -659,8 +647,7 @@ impl<'a> Locked<'a> {
             if shard.is_empty() {
                 continue;
             }
-            let pick = (store.common.random() % shard.len() as u64) as usize;
-            let key = shard.get_index(pick).map(|(k, _)| k.to_vec())?;
+            let key = shard.sample(false).and_then(|pos| shard.at(pos)).map(|(k, _)| k.to_vec())?;
             if shard.contains(&key, now_ms) {
                 return Some(key);
             }
@@ -672,53 +659,43 @@ impl<'a> Locked<'a> {
     pub fn for_each(&mut self, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) {
         for i in 0..self.store.shards.len() {
             let shard = self.shard_at(i);
-            for (k, e) in shard.map.iter() {
+            for (k, e) in shard.iter() {
                 if !e.is_expired(now_ms) {
-                    visit(k, e);
+                    visit(k, &e);
                 }
             }
         }
     }
 
-    /// One SCAN step. The cursor packs the shard (high bits) and how many positions of it
-    /// are still to visit; each shard is walked from its end down, so keys that stay for the
-    /// whole scan are always returned even though deletions move keys (a deletion moves the
-    /// last key, already visited, into the hole). `visit` sees each live key.
+    /// One SCAN step. The cursor packs the shard (high bits) and a hash value (low 33 bits):
+    /// each shard is walked in hash order from that value on (see `Table::scan`), so keys
+    /// that stay for the whole scan are always returned, however tables grow or shrink in
+    /// between. `visit` sees each live key.
     pub fn scan(&mut self, cursor: u64, count: usize, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) -> u64 {
-        const POS_BITS: u32 = 40;
-        const POS_MASK: u64 = (1 << POS_BITS) - 1;
+        const HASH_BITS: u32 = 33;
+        const HASH_MASK: u64 = (1 << HASH_BITS) - 1;
         let n = self.store.shards.len() as u64;
-        let (mut shard_i, mut pos) = if cursor == 0 { (0, POS_MASK) } else { (cursor >> POS_BITS, cursor & POS_MASK) };
-        if shard_i >= n {
-            return 0;
-        }
-        let mut visited = 0;
-        let count = count.max(1);
-        loop {
-            {
-                let shard = self.shard_at(shard_i as usize);
-                pos = pos.min(shard.len() as u64);
-                while pos > 0 && visited < count {
-                    pos -= 1;
-                    visited += 1;
-                    if let Some((key, entry)) = shard.get_index(pos as usize) {
-                        if !entry.is_expired(now_ms) {
-                            visit(key, entry);
-                        }
-                    }
+        let (mut shard_i, mut from) = (cursor >> HASH_BITS, cursor & HASH_MASK);
+        let mut budget = count.max(1);
+        while shard_i < n {
+            let (next, looked) = self.shard_at(shard_i as usize).scan(from, budget, |key, entry| {
+                if !entry.is_expired(now_ms) {
+                    visit(key, &entry);
+                }
+            });
+            budget = budget.saturating_sub(looked);
+            match next {
+                Some(next) => return (shard_i << HASH_BITS) | next,
+                None => {
+                    shard_i += 1;
+                    from = 0;
                 }
             }
-            if pos == 0 {
-                shard_i += 1;
-                pos = POS_MASK;
-                if shard_i >= n {
-                    return 0;
-                }
-            }
-            if visited >= count {
-                return (shard_i << POS_BITS) | pos;
+            if budget == 0 && shard_i < n {
+                return shard_i << HASH_BITS;
             }
         }
+        0
     }
 
     /// The locked shard that holds `key`. Dispatch locks every key a command names, so a
@@ -739,7 +716,7 @@ impl<'a> Locked<'a> {
 
     /// A read lookup: lazy expiry, touch, and the keyspace hit/miss counters (a miss also
     /// counts under its cause: never seen, expired or evicted).
-    pub fn read(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
+    pub fn read(&mut self, key: &[u8], now_ms: u64) -> Option<Entry<'_>> {
         let store = self.store;
         let found = self.shard(key).lookup(key, now_ms, Touch::Yes);
         if found.is_some() {
@@ -751,12 +728,12 @@ impl<'a> Locked<'a> {
     }
 
     /// A write lookup: lazy expiry and touch, no hit/miss counting.
-    pub fn lookup(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
+    pub fn lookup(&mut self, key: &[u8], now_ms: u64) -> Option<Entry<'_>> {
         self.shard(key).lookup(key, now_ms, Touch::Yes)
     }
 
     /// An inspection that neither touches nor counts (TTL, TYPE, OBJECT).
-    pub fn peek(&mut self, key: &[u8], now_ms: u64) -> Option<&mut Entry> {
+    pub fn peek(&mut self, key: &[u8], now_ms: u64) -> Option<Entry<'_>> {
         self.shard(key).lookup(key, now_ms, Touch::No)
     }
 }

@@ -4,14 +4,16 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use indexmap::{IndexMap, IndexSet};
-
-use super::entry::{entry_size, Entry, Value};
+use super::entry::{node_size, Entry, Value};
 use super::evict::lfu_decay;
+use super::node::{Node, Stamps};
+use super::table::Table;
 use super::Common;
 
 pub use super::key::Key;
-type Hasher = foldhash::fast::FixedState;
+
+/// `Value::type_index` of a list.
+const LIST: usize = 1;
 
 /// How an access touches an entry's LRU/LFU stamps.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -23,11 +25,12 @@ pub enum Touch {
 }
 
 pub struct Shard {
-    /// Keys in insertion order with O(1) access by index, so eviction and RANDOMKEY can
-    /// sample uniformly and SCAN can walk positions.
-    pub(crate) map: IndexMap<Key, Entry, Hasher>,
-    /// The keys that have a TTL, sampled by the active expiry cycle and volatile-* eviction.
-    pub(crate) expires: IndexSet<Key, Hasher>,
+    /// Every key's node, in an open-addressing table that can also be sampled and scanned.
+    table: Table,
+    /// The keys with a TTL (each such node holds its index here), sampled by the active
+    /// expiry cycle and volatile-* eviction: the key's hash and node address, enough to find
+    /// it in `table` without reading any node.
+    ttl: Vec<TtlRef>,
     /// Accounted bytes held by this shard (its share of `used_memory`).
     pub(crate) used: usize,
     /// Live count of keys per value type (`Value::type_index`), so stats never walk the keyspace.
@@ -35,27 +38,27 @@ pub struct Shard {
     common: Arc<Common>,
 }
 
+#[derive(Clone, Copy)]
+struct TtlRef {
+    hash: u32,
+    addr: usize,
+}
+
 impl Shard {
     pub(crate) fn new(common: Arc<Common>, seed: u64) -> Shard {
-        Shard {
-            map: IndexMap::with_hasher(Hasher::with_seed(seed)),
-            expires: IndexSet::with_hasher(Hasher::with_seed(seed ^ 0x9e37_79b9_7f4a_7c15)),
-            used: 0,
-            types: [0; Value::TYPES],
-            common,
-        }
+        Shard { table: Table::new(seed), ttl: Vec::new(), used: 0, types: [0; Value::TYPES], common }
     }
 
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.table.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.table.is_empty()
     }
 
     pub fn volatile_len(&self) -> usize {
-        self.expires.len()
+        self.ttl.len()
     }
 
     fn account(&mut self, old: usize, new: usize) {
@@ -68,65 +71,105 @@ impl Shard {
         }
     }
 
-    /// Looks a key up, deleting it first if it has expired (lazy expiry), and updates its
-    /// access stamps when `touch` says so. Hit/miss counting is the caller's (read paths only).
-    pub fn lookup(&mut self, key: &[u8], now_ms: u64, touch: Touch) -> Option<&mut Entry> {
-        let idx = self.map.get_index_of(key)?;
-        if self.map[idx].is_expired(now_ms) {
-            self.expire_at_index(idx, now_ms);
+    /// The slot of a live key: an expired one is deleted first (lazy expiry).
+    fn find_live(&mut self, key: &[u8], now_ms: u64) -> Option<usize> {
+        let pos = self.table.find(key)?;
+        let expire_at = self.table.get(pos)?.expire_at();
+        if expire_at != 0 && expire_at <= now_ms {
+            self.expire_at_pos(pos, now_ms);
             return None;
         }
-        let entry = &mut self.map[idx];
+        Some(pos)
+    }
+
+    /// Looks a key up, deleting it first if it has expired (lazy expiry), and updates its
+    /// access stamps when `touch` says so. Hit/miss counting is the caller's (read paths only).
+    pub fn lookup(&mut self, key: &[u8], now_ms: u64, touch: Touch) -> Option<Entry<'_>> {
+        let pos = self.find_live(key, now_ms)?;
         if touch == Touch::Yes {
-            self.common.touch(entry, now_ms);
+            self.touch_at(pos, now_ms);
         }
-        Some(entry)
+        self.table.get(pos).map(Entry::of)
+    }
+
+    fn touch_at(&mut self, pos: usize, now_ms: u64) {
+        if let Some(node) = self.table.get_mut(pos) {
+            let mut stamps = node.stamps();
+            self.common.touch(&mut stamps, now_ms);
+            node.set_stamps(stamps);
+        }
     }
 
     /// Whether a live (unexpired) key exists, without touching it.
     pub fn contains(&mut self, key: &[u8], now_ms: u64) -> bool {
-        self.lookup(key, now_ms, Touch::No).is_some()
+        self.find_live(key, now_ms).is_some()
     }
 
-    fn expire_at_index(&mut self, idx: usize, now_ms: u64) {
-        if let Some((key, entry)) = self.remove_index(idx) {
+    fn expire_at_pos(&mut self, pos: usize, now_ms: u64) {
+        if let Some(node) = self.remove_at(pos) {
             self.common.stats.expired_keys.fetch_add(1, Relaxed);
-            self.common.record_expired(&key, &entry, now_ms);
+            self.common.record_expired(node.key(), &Entry::of(&node), now_ms);
+        }
+    }
+
+    /// Lists the node at `pos`, which has just gained a TTL, among the keys with one.
+    fn ttl_link(&mut self, pos: usize) {
+        let Some(node) = self.table.get_mut(pos) else { return };
+        node.set_ttl_index(self.ttl.len() as u32);
+        let addr = node.addr();
+        let hash = self.table.hash(self.table.get(pos).map_or(&[][..], |n| n.key()));
+        self.ttl.push(TtlRef { hash, addr });
+    }
+
+    /// Takes entry `index` off the list of keys with a TTL (its node is leaving or losing
+    /// its TTL), telling the node moved into its place.
+    fn ttl_unlink(&mut self, index: Option<u32>) {
+        let Some(i) = index.map(|i| i as usize).filter(|&i| i < self.ttl.len()) else { return };
+        self.ttl.swap_remove(i);
+        if let Some(&moved) = self.ttl.get(i) {
+            if let Some(pos) = self.table.find_addr(moved.hash, moved.addr) {
+                if let Some(node) = self.table.get_mut(pos) {
+                    node.set_ttl_index(i as u32);
+                }
+            }
+        }
+    }
+
+    /// Records where the node at `pos` now lives, after a change that may have moved it.
+    fn ttl_relink(&mut self, pos: usize) {
+        if let Some(node) = self.table.get(pos) {
+            if let Some(i) = node.ttl_index() {
+                if let Some(r) = self.ttl.get_mut(i as usize) {
+                    r.addr = node.addr();
+                }
+            }
         }
     }
 
     /// Inserts or replaces a key's entry with a fresh value and the given expiry (0 = none).
     /// Access stamps start new, as for a key Redis just created.
     pub fn insert(&mut self, key: &[u8], value: Value, expire_at: u64, now_ms: u64) {
-        let mut entry = Entry { value, expire_at, seq: 0, atime: 0, lfu: 0, lfu_ldt: 0 };
-        self.common.init_stamps(&mut entry, now_ms);
-        let new = entry_size(key.len(), &entry);
-        self.types[entry.value.type_index()] += 1;
-        if matches!(entry.value, Value::List(_)) {
+        let stamps = self.common.new_stamps(now_ms);
+        let node = Node::new(key, value, expire_at, stamps, usize::MAX);
+        let new = node_size(&node);
+        let type_index = node.value().type_index();
+        self.types[type_index] += 1;
+        if type_index == LIST {
             // Clients blocked on this key (BLPOP, ...) may now be served.
             self.common.ready.signal(key);
         }
-        let old = match self.map.get_full_mut(key) {
-            Some((_, _, slot)) => {
-                let old_size = entry_size(key.len(), slot);
-                self.types[slot.value.type_index()] -= 1;
-                let had_ttl = slot.has_ttl();
-                *slot = entry;
-                if had_ttl && expire_at == 0 {
-                    self.expires.swap_remove(key);
-                } else if !had_ttl && expire_at != 0 {
-                    self.expires.insert(Key::new(key));
-                }
-                old_size
+        let (pos, old) = match self.table.find(key) {
+            Some(pos) => {
+                let old = self.table.replace(pos, node).expect("occupied slot");
+                self.types[old.value().type_index()] -= 1;
+                self.ttl_unlink(old.ttl_index());
+                (pos, node_size(&old))
             }
-            None => {
-                self.map.insert(Key::new(key), entry);
-                if expire_at != 0 {
-                    self.expires.insert(Key::new(key));
-                }
-                0
-            }
+            None => (self.table.insert(node), 0),
         };
+        if expire_at != 0 {
+            self.ttl_link(pos);
+        }
         self.account(old, new);
     }
 
@@ -134,68 +177,76 @@ impl Shard {
     /// collection that `f` leaves empty is deleted, as Redis never keeps one.
     /// Returns `None` when the key does not exist.
     pub fn update<R>(&mut self, key: &[u8], now_ms: u64, f: impl FnOnce(&mut Value) -> R) -> Option<R> {
-        let key_len = key.len();
-        let entry = self.lookup(key, now_ms, Touch::Yes)?;
-        let old = entry_size(key_len, entry);
-        let old_type = entry.value.type_index();
-        let r = f(&mut entry.value);
-        let new = entry_size(key_len, entry);
-        let new_type = entry.value.type_index();
-        let became_list = new_type != old_type && matches!(entry.value, Value::List(_));
-        let emptied = entry.value.is_empty_collection();
+        let pos = self.find_live(key, now_ms)?;
+        self.touch_at(pos, now_ms);
+        let node = self.table.get_mut(pos)?;
+        let old = node_size(node);
+        let old_type = node.value().type_index();
+        let r = node.update(f);
+        let new = node_size(node);
+        let value = node.value();
+        let new_type = value.type_index();
+        let emptied = new_type != 0 && value.is_empty();
+        self.ttl_relink(pos);
         self.types[old_type] -= 1;
         self.types[new_type] += 1;
-        if became_list {
+        if new_type != old_type && new_type == LIST {
             // Clients blocked on this key (BLPOP, ...) may now be served.
             self.common.ready.signal(key);
         }
         self.account(old, new);
         if emptied {
-            self.remove(key);
+            self.remove_at(pos);
         }
         Some(r)
     }
 
     /// Sets or clears (0) a live key's expiry. Returns false when the key does not exist.
     pub fn set_expire(&mut self, key: &[u8], expire_at: u64, now_ms: u64) -> bool {
-        let Some(entry) = self.lookup(key, now_ms, Touch::No) else {
+        let Some(pos) = self.find_live(key, now_ms) else {
             return false;
         };
-        let had_ttl = entry.has_ttl();
-        let old = entry_size(key.len(), entry);
-        entry.expire_at = expire_at;
-        let new = entry_size(key.len(), entry);
-        if had_ttl && expire_at == 0 {
-            self.expires.swap_remove(key);
-        } else if !had_ttl && expire_at != 0 {
-            self.expires.insert(Key::new(key));
+        let Some(node) = self.table.get_mut(pos) else { return false };
+        let old = node_size(node);
+        let had = node.ttl_index();
+        node.set_expire_at(expire_at);
+        let new = node_size(node);
+        match (had, expire_at) {
+            (Some(i), 0) => self.ttl_unlink(Some(i)),
+            (None, 1..) => self.ttl_link(pos),
+            _ => {}
         }
         self.account(old, new);
         true
     }
 
-    /// Removes a key, expired or not, returning its entry.
-    pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
-        let idx = self.map.get_index_of(key)?;
-        self.remove_index(idx).map(|(_, e)| e)
+    /// Copies access stamps onto a live key without touching it (RENAME keeps a key's
+    /// LRU/LFU history). The stamps are not accounted bytes.
+    pub fn set_stamps(&mut self, key: &[u8], stamps: Stamps) {
+        if let Some(node) = self.table.find(key).and_then(|pos| self.table.get_mut(pos)) {
+            node.set_stamps(stamps);
+        }
     }
 
-    pub(crate) fn remove_index(&mut self, idx: usize) -> Option<(Key, Entry)> {
-        let (key, entry) = self.map.swap_remove_index(idx)?;
-        self.types[entry.value.type_index()] -= 1;
-        if entry.has_ttl() {
-            self.expires.swap_remove(&key);
-        }
-        let size = entry_size(key.len(), &entry);
-        self.account(size, 0);
-        Some((key, entry))
+    /// Removes a key, expired or not, returning its node.
+    pub fn remove(&mut self, key: &[u8]) -> Option<Node> {
+        let pos = self.table.find(key)?;
+        self.remove_at(pos)
+    }
+
+    pub(crate) fn remove_at(&mut self, pos: usize) -> Option<Node> {
+        let node = self.table.remove(pos)?;
+        self.types[node.value().type_index()] -= 1;
+        self.ttl_unlink(node.ttl_index());
+        self.account(node_size(&node), 0);
+        Some(node)
     }
 
     /// Drops every key (FLUSHDB), returning how many there were.
     pub fn clear(&mut self) -> usize {
-        let n = self.map.len();
-        self.map = IndexMap::with_hasher(*self.map.hasher());
-        self.expires = IndexSet::with_hasher(*self.expires.hasher());
+        let n = self.table.len();
+        self.table.clear();
+        self.ttl = Vec::new();
         self.types = [0; Value::TYPES];
         let used = self.used;
         self.account(used, 0);
@@ -204,17 +255,44 @@ impl Shard {
 
     /// Accounted size of a key's entry (`MEMORY USAGE`), without touching it.
     pub fn size_of(&mut self, key: &[u8], now_ms: u64) -> Option<usize> {
-        let entry = self.lookup(key, now_ms, Touch::No)?;
-        Some(entry_size(key.len(), entry))
+        let pos = self.find_live(key, now_ms)?;
+        self.table.get(pos).map(node_size)
     }
 
-    /// The key and entry at a position (for sampling and SCAN).
-    pub fn get_index(&self, idx: usize) -> Option<(&Key, &Entry)> {
-        self.map.get_index(idx)
+    /// The slot of a key picked at random (for eviction and RANDOMKEY), from every key or
+    /// only those with a TTL.
+    pub fn sample(&self, volatile: bool) -> Option<usize> {
+        let r = self.common.random();
+        if volatile {
+            let t = self.ttl.get((r % self.ttl.len().max(1) as u64) as usize)?;
+            self.table.find_addr(t.hash, t.addr)
+        } else {
+            self.table.sample(r)
+        }
+    }
+
+    /// The slot of a key, expired or not (eviction re-finding a sampled candidate).
+    pub fn position(&self, key: &[u8]) -> Option<usize> {
+        self.table.find(key)
+    }
+
+    /// The key and entry in a slot.
+    pub fn at(&self, pos: usize) -> Option<(&[u8], Entry<'_>)> {
+        self.table.get(pos).map(|n| (n.key(), Entry::of(n)))
+    }
+
+    /// Every key and entry, expired or not, in table order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], Entry<'_>)> + '_ {
+        self.table.iter().map(|n| (n.key(), Entry::of(n)))
+    }
+
+    /// One SCAN step over this shard (see `Table::scan`).
+    pub fn scan(&self, from: u64, budget: usize, mut visit: impl FnMut(&[u8], Entry<'_>)) -> (Option<u64>, usize) {
+        self.table.scan(from, budget, |n| visit(n.key(), Entry::of(n)))
     }
 
     /// LFU counter after decay, as `OBJECT FREQ` reports it.
-    pub fn lfu_counter(&self, entry: &Entry, now_ms: u64) -> u8 {
+    pub fn lfu_counter(&self, entry: &Entry<'_>, now_ms: u64) -> u8 {
         lfu_decay(entry, now_ms, self.common.config.lfu_decay_time())
     }
 
@@ -224,20 +302,20 @@ impl Shard {
         let mut sampled = 0;
         let mut expired = 0;
         for _ in 0..count {
-            let n = self.expires.len();
+            let n = self.ttl.len();
             if n == 0 {
                 break;
             }
             sampled += 1;
             let pick = (self.common.random() % n as u64) as usize;
-            let Some(key) = self.expires.get_index(pick) else { break };
-            let Some(idx) = self.map.get_index_of(&**key) else {
-                // Cannot happen while the two indexes are kept in step; heal rather than loop.
-                self.expires.swap_remove_index(pick);
+            let t = self.ttl[pick];
+            let Some(pos) = self.table.find_addr(t.hash, t.addr) else {
+                // Cannot happen while the two are kept in step; heal rather than loop.
+                self.ttl_unlink(Some(pick as u32));
                 continue;
             };
-            if self.map[idx].is_expired(now_ms) {
-                self.expire_at_index(idx, now_ms);
+            if self.table.get(pos).is_some_and(|n| n.expire_at() <= now_ms) {
+                self.expire_at_pos(pos, now_ms);
                 expired += 1;
             }
         }

@@ -17,7 +17,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value as Json_};
 use vitrine_engine::reply_json::{bytes_from_json, bytes_to_json, value_to_json};
-use vitrine_engine::store::entry::{entry_size, Value};
+use vitrine_engine::store::entry::{entry_size, ValueRef};
 use vitrine_engine::store::evict::lfu_decay;
 use vitrine_engine::{glob, Reply};
 
@@ -125,10 +125,10 @@ fn describe(state: &AppState, key: &[u8]) -> Option<Json_> {
     let store = state.engine.store();
     let config = state.engine.config();
     let mut locked = store.lock_keys([key]);
-    let entry = locked.peek(key, now)?;
-    let (value, length, truncated) = match &entry.value {
-        Value::Str(s) if s.len() > MAX_VALUE_BYTES => (bytes_to_json(utf8_floor(s, MAX_VALUE_BYTES)), s.len(), true),
-        Value::Str(s) => (bytes_to_json(s), s.len(), false),
+    let entry = &locked.peek(key, now)?;
+    let (value, length, truncated) = match entry.value {
+        ValueRef::Str(s) if s.len() > MAX_VALUE_BYTES => (bytes_to_json(utf8_floor(s, MAX_VALUE_BYTES)), s.len(), true),
+        ValueRef::Str(s) => (bytes_to_json(s), s.len(), false),
         other => {
             let mut value = value_to_json(other);
             let truncated = truncate_elements(&mut value, MAX_VALUE_ELEMENTS);

@@ -1,0 +1,109 @@
+//! The process's global allocator: jemalloc for everything below 1 MiB, the system allocator
+//! (glibc) for larger blocks.
+//!
+//! Why both: the keyspace is millions of small allocations (one node per key, see the
+//! engine's `store::node`), and jemalloc keeps no header beside each (a 64-byte node takes 64
+//! bytes, glibc takes 80). But jemalloc grows a large block by copying it, so a receive
+//! buffer growing to hold a 24 MiB value briefly holds 16 + 24 MiB; glibc serves large blocks
+//! with mmap and grows them with mremap, without a copy. The engine's `alloc_size` models
+//! this split. This is the server's only unsafe code, a reviewed exception to the workspace
+//! lint, and it only forwards each call to one of the two allocators.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+use tikv_jemallocator::Jemalloc;
+
+/// Blocks of at least this many bytes come from the system allocator (keep in step with the
+/// engine's `store::entry::LARGE_ALLOC`).
+const LARGE: usize = vitrine_engine::store::entry::LARGE_ALLOC;
+
+pub struct Split;
+
+/// Pins glibc's mmap threshold at `LARGE`, so every large block is mmapped (and grown with
+/// mremap, and unmapped when freed). Left alone, glibc raises the threshold each time a
+/// mapped block is freed, and later large blocks then come from its heap, where they are
+/// copied to grow and not given back. Call once, first thing in `main`.
+pub fn init() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes a malloc setting; any value is valid for this option.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, LARGE as libc::c_int);
+    }
+}
+
+fn large(size: usize) -> bool {
+    size >= LARGE
+}
+
+// SAFETY: every block is freed or resized by the allocator that made it, which is decided by
+// its size alone (the layout Rust passes back is the one it was allocated or last resized
+// with); a block that crosses the threshold on realloc is moved by alloc + copy + dealloc.
+unsafe impl GlobalAlloc for Split {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's guarantees (non-zero size).
+        unsafe {
+            if large(layout.size()) {
+                System.alloc(layout)
+            } else {
+                Jemalloc.alloc(layout)
+            }
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as `alloc`.
+        unsafe {
+            if large(layout.size()) {
+                System.alloc_zeroed(layout)
+            } else {
+                Jemalloc.alloc_zeroed(layout)
+            }
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from the allocator its size selects (see the impl's comment).
+        unsafe {
+            if large(layout.size()) {
+                System.dealloc(ptr, layout)
+            } else {
+                Jemalloc.dealloc(ptr, layout)
+            }
+        }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller guarantees `ptr` is live with `layout` and `new_size` is valid
+        // for its alignment. Same side: that allocator resizes it. Crossing: a fresh block
+        // from the other side, the common prefix copied, the old block freed by its own.
+        unsafe {
+            match (large(layout.size()), large(new_size)) {
+                (true, true) => System.realloc(ptr, layout, new_size),
+                (false, false) => Jemalloc.realloc(ptr, layout, new_size),
+                _ => {
+                    let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
+                    let new = self.alloc(new_layout);
+                    if !new.is_null() {
+                        std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+                        self.dealloc(ptr, layout);
+                    }
+                    new
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn blocks_cross_the_threshold_intact() {
+        let mut v: Vec<u8> = (0..=255).cycle().take(super::LARGE - 10).collect();
+        v.extend((0..=255u8).cycle().take(100)); // grows past the threshold: moved to System
+        assert!(v.iter().take(super::LARGE - 10).copied().eq((0..=255).cycle().take(super::LARGE - 10)));
+        v.truncate(100);
+        v.shrink_to_fit(); // back below it: moved to jemalloc
+        assert!(v.iter().copied().eq(0..100));
+    }
+}
