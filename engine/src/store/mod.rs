@@ -8,6 +8,7 @@
 //! the command's `Locked` (`Locked::shard_at`), never straight to the shards, and nothing in
 //! a handler evicts (the pool would be locked after shards).
 
+pub mod clock;
 pub mod entry;
 pub mod evict;
 pub mod hash;
@@ -77,7 +78,7 @@ pub struct Common {
     /// Accounted bytes of all entries (`used_memory`).
     pub used: AtomicUsize,
     /// Logical clock stamped on every access, ordering keys for LRU.
-    clock: AtomicU64,
+    clock: clock::AccessClock,
     /// Unix ms that entry `atime`s count from.
     base_ms: u64,
     rng: AtomicU64,
@@ -111,7 +112,7 @@ impl Common {
 
     pub(crate) fn new_stamps(&self, now_ms: u64) -> Stamps {
         Stamps {
-            seq: self.clock.fetch_add(1, Relaxed) as u32,
+            seq: self.clock.tick() as u32,
             atime: self.rel_ms(now_ms),
             lfu: LFU_INIT_VAL,
             lfu_ldt: lfu_minutes(now_ms),
@@ -119,7 +120,7 @@ impl Common {
     }
 
     pub(crate) fn touch(&self, stamps: &mut Stamps, now_ms: u64) {
-        stamps.seq = self.clock.fetch_add(1, Relaxed) as u32;
+        stamps.seq = self.clock.tick() as u32;
         stamps.atime = self.rel_ms(now_ms);
         if self.config.policy().is_lfu() {
             let r = self.random();
@@ -128,7 +129,7 @@ impl Common {
     }
 
     fn lru_rank(&self, entry: &Entry) -> u64 {
-        (self.clock.load(Relaxed) as u32).wrapping_sub(entry.seq) as u64
+        (self.clock.now() as u32).wrapping_sub(entry.seq) as u64
     }
 
     fn record(&self, event: KeyEvent) {
@@ -205,7 +206,7 @@ impl Store {
             config,
             stats: Stats::default(),
             used: AtomicUsize::new(0),
-            clock: AtomicU64::new(1),
+            clock: clock::AccessClock::default(),
             base_ms: now_ms,
             rng: AtomicU64::new(seed),
             recent: Mutex::new(VecDeque::new()),

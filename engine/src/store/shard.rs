@@ -62,7 +62,12 @@ impl Shard {
     }
 
     fn account(&mut self, old: usize, new: usize) {
-        if new >= old {
+        // An overwrite of the same size (most cache SETs) leaves the shared total alone:
+        // every event loop writes that atomic, so an update is a cache-line transfer.
+        if new == old {
+            return;
+        }
+        if new > old {
             self.used += new - old;
             self.common.used.fetch_add(new - old, Relaxed);
         } else {
