@@ -15,6 +15,7 @@ use crate::cmd::pubsub::{self, Subscriptions};
 use crate::cmd::tx::{self, Queued, Transaction};
 use crate::config::Config;
 use crate::error::{c_str, c_str_lossy, CmdError, ProtocolError};
+use crate::prefetch::Prefetcher;
 use crate::pubsub::PubSub;
 use crate::reply::{encode_error, Reply};
 use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
@@ -175,6 +176,7 @@ impl Engine {
         // One argument vector for the whole batch; commands of up to 8 arguments are then
         // passed on as a stack array, so a GET or SET allocates nothing to be decoded.
         let mut args: CommandArgs<'_> = Vec::new();
+        let mut prefetch = Prefetcher::default();
         while pos < input.len() && !session.closing && session.blocked.is_none() {
             // Before AUTH only small requests are accepted (Redis's unauthenticated limits).
             limits.unauthenticated = !session.authenticated;
@@ -190,6 +192,7 @@ impl Engine {
                 }
             };
             pos += used;
+            prefetch.before_command(&self.store, input, pos);
             if args.is_empty() {
                 continue;
             }

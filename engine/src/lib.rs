@@ -23,6 +23,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod glob;
+mod prefetch;
 pub mod propagate;
 pub mod pubsub;
 pub mod reply;

@@ -239,6 +239,26 @@ impl Store {
         self.shards.len()
     }
 
+    /// Prefetching, stage one, for a command that will run a few commands from now (see
+    /// `Engine::feed`): starts loading the slot `key` would be found in. Returns what stage
+    /// two needs, or `None` when another thread holds the shard (then nothing is warmed: a
+    /// prefetch never waits for a lock).
+    pub fn prefetch_slot(&self, key: &[u8]) -> Option<(usize, u32)> {
+        let i = self.shard_index(key);
+        let shard = self.shards[i].try_lock()?;
+        let h = shard.table.hash(key);
+        shard.table.prefetch_home(h);
+        Some((i, h))
+    }
+
+    /// Prefetching, stage two, for the next command: starts loading the key's node, whose
+    /// address stage one has brought into the cache.
+    pub fn prefetch_node(&self, (shard, h): (usize, u32)) {
+        if let Some(shard) = self.shards[shard].try_lock() {
+            shard.table.prefetch_nodes(h);
+        }
+    }
+
     pub fn shard_index(&self, key: &[u8]) -> usize {
         (keyhash::key_hash(self.shard_seed, key) % self.shards.len() as u64) as usize
     }

@@ -436,6 +436,22 @@ impl Node {
     }
 }
 
+/// Asks the CPU to start loading the cache line at `addr` into its caches: a hint for a
+/// lookup that will follow (see `Store::prefetch_slot`). Reads nothing, never faults, and
+/// is harmless for any address, even a freed one; a no-op where no prefetch instruction is
+/// wired up (wasm32).
+#[inline]
+pub fn prefetch(addr: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHT0 is a hint: it does not access memory architecturally and cannot
+    // fault, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(addr as *const i8)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
+}
+
 /// Accounted size of a node that would hold `key_len` bytes of key and an embedded string of
 /// `val_len` bytes, with a TTL or not.
 pub fn embedded_size(key_len: usize, val_len: usize, ttl: bool) -> usize {

@@ -26,7 +26,7 @@ pub enum Touch {
 
 pub struct Shard {
     /// Every key's node, in an open-addressing table that can also be sampled and scanned.
-    table: Table,
+    pub(super) table: Table,
     /// The keys with a TTL (each such node holds its index here), sampled by the active
     /// expiry cycle and volatile-* eviction: the key's hash and node address, enough to find
     /// it in `table` without reading any node.

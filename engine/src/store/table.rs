@@ -15,7 +15,7 @@
 //! out, lists and samples keys exactly as the server does.
 
 use super::keyhash::key_hash;
-use super::node::Node;
+use super::node::{prefetch, Node};
 
 /// Grow when more than `MAX_LOAD_PCT` of the home range is in use.
 const MAX_LOAD_PCT: usize = 90;
@@ -105,6 +105,29 @@ impl Table {
             d += 1;
         }
         None
+    }
+
+    /// Warms the cache for a coming lookup of a key hashing to `h`: its home slot's distance
+    /// byte and pointer (stage one of `Store::prefetch_slot`).
+    pub fn prefetch_home(&self, h: u32) {
+        if self.cap == 0 {
+            return;
+        }
+        let home = self.home(h);
+        prefetch(self.dist.as_ptr() as usize + home);
+        prefetch(self.slots.as_ptr() as usize + home * std::mem::size_of::<Option<Node>>());
+    }
+
+    /// Warms the cache for the nodes in `h`'s home slot and the next, where a key usually
+    /// sits (stage two, once `prefetch_home` has brought the slots in).
+    pub fn prefetch_nodes(&self, h: u32) {
+        if self.cap == 0 {
+            return;
+        }
+        let home = self.home(h);
+        for node in self.slots[home..(home + 2).min(self.slots.len())].iter().flatten() {
+            prefetch(node.addr());
+        }
     }
 
     pub fn get(&self, pos: usize) -> Option<&Node> {
