@@ -54,11 +54,13 @@ JSON schema ("vitrine-bench/1"), shaped for the dashboard's `POST /api/bench/imp
         "ops_per_sec": float|null,
         "p50_ms": float|null, "p99_ms": float|null, "p999_ms": float|null, "avg_ms": float|null,
         "cpu_us_per_op": float|null,   # server utime+stime per request, microseconds
+        "client_cpus": float|null,     # benchmark client CPU time / wall time
         "requests": int,
         "spread": float|null,          # (max - min) / median of ops_per_sec over the reps
         "reps": [{"rep": int, "position": int, "ops_per_sec": ..., "p50_ms": ..., "p99_ms": ...,
                   "p999_ms": ..., "avg_ms": ..., "cpu_us_per_op": ..., "cpu_s": float,
-                  "wall_s": float, "background_cpus": float|null, "error": str|null}]
+                  "wall_s": float, "background_cpus": float|null, "client_cpus": float|null,
+                  "error": str|null}]
       }],
       "ratios": [{"load": str, "test": str, "peer": str,       # vitrine / peer, medians
                   "ops_per_sec": float|null, "cpu_us_per_op": float|null, "p99_ms": float|null}],
@@ -211,6 +213,12 @@ def busy_seconds() -> float:
     f = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
     user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in f[:8])
     return (user + nice + system + irq + softirq + steal) / CLK_TCK
+
+
+def children_seconds() -> float:
+    """CPU time of this process's reaped children (the benchmark clients)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def own_and_children_seconds() -> float:
@@ -528,6 +536,9 @@ class Load:
     pipeline: int = 1
     ratio: str = ""
     prefill: bool = False
+    # redis-benchmark --threads: 1 is the load as specified; 2 lets the client keep up at
+    # pipeline 1, where one client thread saturates its core before either server does.
+    client_threads: int = 1
 
 
 @dataclass
@@ -544,6 +555,9 @@ class Sample:
     # CPUs' worth of work by processes other than the server, the client and this harness
     # during the load: anything else running on the machine that skews the figures.
     background_cpus: float | None = None
+    # CPUs' worth of work by the benchmark client during the load: near 1.0 for a
+    # single-threaded client means the client, not the server, set the pace.
+    client_cpus: float | None = None
     requests: int = 0
     error: str | None = None
 
@@ -576,9 +590,11 @@ def parse_redis_benchmark(text: str) -> Sample:
 
 
 def run_redis_benchmark(rb: str, port: int, test: str, requests: int, pipeline: int,
-                        timeout: float) -> Sample:
+                        timeout: float, client_threads: int = 1) -> Sample:
     argv = [rb, "-h", "127.0.0.1", "-p", str(port), "-t", test, "-n", str(requests),
             "-c", str(RB_CLIENTS), "-d", str(RB_DATA), "-r", str(RB_KEYSPACE), "-P", str(pipeline)]
+    if client_threads > 1:
+        argv += ["--threads", str(client_threads)]
     done = run_bounded(argv, timeout)
     if done.returncode != 0:
         raise RuntimeError(f"redis-benchmark exited with {done.returncode}: "
@@ -833,6 +849,7 @@ def summarize_runs(samples: dict, loads: list[Load], servers: list[ServerSpec]) 
                     "p999_ms": median(s.p999_ms for s in ok),
                     "avg_ms": median(s.avg_ms for s in ok),
                     "cpu_us_per_op": _round(median(s.cpu_us_per_op for s in ok), 4),
+                    "client_cpus": _round(median(s.client_cpus for s in ok), 3),
                     "requests": reps[0][2].requests if reps else 0,
                     "spread": (_round((max(ops) - min(ops)) / med_ops, 4)
                                if len(ops) > 1 and med_ops else None),
@@ -841,6 +858,7 @@ def summarize_runs(samples: dict, loads: list[Load], servers: list[ServerSpec]) 
                               "avg_ms": s.avg_ms, "cpu_us_per_op": _round(s.cpu_us_per_op, 4),
                               "cpu_s": _round(s.cpu_s, 3), "wall_s": _round(s.wall_s, 3),
                               "background_cpus": _round(s.background_cpus, 3),
+                              "client_cpus": _round(s.client_cpus, 3),
                               "error": s.error} for rep, pos, s in reps],
                 })
     return runs
@@ -924,7 +942,9 @@ def render_markdown(result: dict, loads: list[Load]) -> str:
         add(f"- Tree: {git['commit'][:12]}{' with uncommitted changes' if git.get('dirty') else ''}")
     add(f"- Method: median of {settings['reps']} repetitions; every server starts fresh for every "
         f"load (127.0.0.1, no persistence except the vitrine-aof-* variants); the server order reverses on every other repetition. "
-        f"CPU µs/op is the server's utime+stime from /proc/PID/stat over the load, per request. "
+        f"CPU µs/op is the server's utime+stime from /proc/PID/stat over the load, per request; "
+        f"client CPUs is the benchmark client's CPU time over the wall time (about 1.0 for a "
+        f"single-threaded client means the client set the pace, not the server). "
         f"Ratios are vitrine ÷ peer: above 1 is better for ops/sec, below 1 is better for CPU/op "
         f"and p99.")
     runs = {(r["server"], r["load"], r["test"]): r for r in result["runs"]}
@@ -939,8 +959,8 @@ def render_markdown(result: dict, loads: list[Load]) -> str:
         add(f"`{load.command}`")
         add("")
         add("| test | server | ops/sec | spread | p50 ms | p99 ms | p99.9 ms | CPU µs/op "
-            "| ops/sec vitrine÷peer | CPU/op vitrine÷peer | p99 vitrine÷peer |")
-        add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+            "| client CPUs | ops/sec vitrine÷peer | CPU/op vitrine÷peer | p99 vitrine÷peer |")
+        add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
         for test in load.tests:
             for name in names:
                 r = runs.get((name, load.id, test))
@@ -951,6 +971,7 @@ def render_markdown(result: dict, loads: list[Load]) -> str:
                     f"{fmt_num(r['spread'] * 100 if r['spread'] is not None else None, 1, '%')} | "
                     f"{fmt_num(r['p50_ms'], 3)} | {fmt_num(r['p99_ms'], 3)} | "
                     f"{fmt_num(r['p999_ms'], 3)} | {fmt_num(r['cpu_us_per_op'], 2)} | "
+                    f"{fmt_num(r.get('client_cpus'), 2)} | "
                     f"{fmt_ratio(q.get('ops_per_sec'))} | {fmt_ratio(q.get('cpu_us_per_op'))} | "
                     f"{fmt_ratio(q.get('p99_ms'))} |")
     if result.get("aof_cost"):
@@ -1111,6 +1132,14 @@ def build_loads(args, memtier: str | None, requests: int) -> list[Load]:
         loads.append(Load(f"rb-p{p}", "redis-benchmark",
                           f"redis-benchmark SET/GET, {RB_CLIENTS} clients, pipeline {p}",
                           cmd, ["SET", "GET"], pipeline=p))
+    # The same pipeline-1 load with a client that can keep up: one redis-benchmark thread
+    # saturates its core at pipeline 1 before either server does, which hides the servers'
+    # difference. Not one of the issue's loads: reported beside them, clearly labelled.
+    loads.append(Load("rb-p1-c2", "redis-benchmark",
+                      f"redis-benchmark SET/GET, {RB_CLIENTS} clients, pipeline 1, client with 2 threads",
+                      f"redis-benchmark -t set,get -n {requests} -c {RB_CLIENTS} -d {RB_DATA} "
+                      f"-r {RB_KEYSPACE} -P 1 --threads 2",
+                      ["SET", "GET"], pipeline=1, client_threads=2))
     if memtier:
         per_client = memtier_requests_per_client(requests)
         for ratio_, label, prefill in (("1:1", "SET:GET 1:1", False), ("0:1", "GET", True)):
@@ -1343,11 +1372,12 @@ def peer_version(port: int) -> str | None:
 
 def measure(load: Load, test: str, srv: RunningServer, rb: str, memtier: str | None,
             requests: int, timeout: float, workdir: Path) -> Sample:
-    busy0, ours0 = busy_seconds(), own_and_children_seconds()
+    busy0, ours0, client0 = busy_seconds(), own_and_children_seconds(), children_seconds()
     cpu0 = cpu_seconds(srv.pid)
     t0 = time.monotonic()
     if load.tool == "redis-benchmark":
-        s = run_redis_benchmark(rb, srv.port, test.lower(), requests, load.pipeline, timeout)
+        s = run_redis_benchmark(rb, srv.port, test.lower(), requests, load.pipeline, timeout,
+                                load.client_threads)
         s.requests = requests
     else:
         s = run_memtier(memtier, srv.port, load, requests, timeout, workdir)
@@ -1359,6 +1389,7 @@ def measure(load: Load, test: str, srv: RunningServer, rb: str, memtier: str | N
     s.cpu_us_per_op = s.cpu_s * 1e6 / s.requests
     others = (busy_seconds() - busy0) - s.cpu_s - (own_and_children_seconds() - ours0)
     s.background_cpus = max(0.0, others) / s.wall_s if s.wall_s > 0 else None
+    s.client_cpus = (children_seconds() - client0) / s.wall_s if s.wall_s > 0 else None
     return s
 
 
@@ -1389,7 +1420,7 @@ def main(argv: list[str] | None = None) -> int:
                         "instead of the socket loads")
     p.add_argument("--micro-filter", default=None, help="criterion filter for --micro")
     p.add_argument("--loads", default=None,
-                   help="comma-separated load ids to run (rb-p1, rb-p16, mt-mixed-p1, "
+                   help="comma-separated load ids to run (rb-p1, rb-p16, rb-p1-c2, mt-mixed-p1, "
                         "mt-mixed-p16, mt-get-p1, mt-get-p16, memory)")
     p.add_argument("--servers", default=None,
                    help="comma-separated server names to run (vitrine, redis, the PEER names, "
