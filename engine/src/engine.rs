@@ -509,12 +509,15 @@ impl Engine {
     }
 
     /// How many bytes a write may add, at most: every argument stored anew, plus a fresh
-    /// entry per key. Conservative on purpose so the limit holds after the write.
+    /// entry per key. Conservative on purpose so the limit holds after the write. A key
+    /// lives inside its entry's allocation, which the allocator rounds up to a size class
+    /// that can be a quarter larger than the key (jemalloc's classes are at most 25% apart);
+    /// `ENTRY_OVERHEAD` covers that for short keys, the quarter term for long ones.
     fn estimate_growth(&self, cmd: &Command, argv: &[&[u8]]) -> usize {
         let args: usize = argv[1..].iter().map(|a| alloc_size(a.len())).sum();
-        let keys = cmd.keys(argv).count();
+        let (keys, key_bytes) = cmd.keys(argv).fold((0, 0), |(n, bytes), k| (n + 1, bytes + k.len()));
         let extra = cmd.grow.map(|f| f(argv)).unwrap_or(0);
-        args + keys * (ENTRY_OVERHEAD + TTL_OVERHEAD) + extra
+        args + keys * (ENTRY_OVERHEAD + TTL_OVERHEAD) + key_bytes / 4 + extra
     }
 
     /// One active-expiry round (the host calls this `hz` times a second).

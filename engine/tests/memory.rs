@@ -66,6 +66,33 @@ fn noeviction_refuses_writes_but_serves_reads() {
 }
 
 #[test]
+fn noeviction_holds_the_limit_for_long_keys_of_every_size() {
+    // A key is stored inside its entry's allocation, which the allocator rounds up to a size
+    // class (up to a quarter more for long keys): the write's estimate must cover that.
+    // Keys that just fill a size class, so the entry's header tips the block into the next.
+    // A first value of varying size moves where the limit falls between two writes.
+    for class in [1_024, 4_096, 8_192, 10_240, 12_288, 16_384, 65_536, 81_920] {
+        for pad in (0..class.min(16_384)).step_by(512) {
+            let mut t = engine("1mb", "noeviction");
+            assert_eq!(t.run(&["SET", "pad", &"p".repeat(pad)]), ok());
+            for i in 0.. {
+                let key = format!("{i:06}{}", "k".repeat(class - 6));
+                match t.run(&["SET", &key, "v"]) {
+                    Reply::Ok => {
+                        assert!(used(&t) <= 1024 * 1024, "key of {class} B: used {} after write {i}", used(&t))
+                    }
+                    Reply::Error(e) => {
+                        assert!(e.starts_with("OOM"), "{e}");
+                        break;
+                    }
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn a_single_value_larger_than_the_limit_is_refused() {
     let mut t = engine("64kb", "allkeys-lru");
     t.run(&["SET", "keep", "me"]);

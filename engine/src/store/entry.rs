@@ -3,7 +3,7 @@
 
 use super::hash::HashValue;
 use super::list::ListValue;
-use super::node::{string_size, Node};
+use super::node::Node;
 use super::set::SetValue;
 use super::zset::ZSetValue;
 
@@ -218,7 +218,8 @@ pub const TTL_OVERHEAD: usize = 20;
 /// A bound on the bytes an entry takes beyond `alloc_size` of its key and of its value, for
 /// a write's estimate before it runs: its slot, the node's header and pointer words, and the
 /// size-class rounding of a node holding the key (a value that would round worse embedded is
-/// kept in its own allocation). Holds for keys up to 1 KiB.
+/// kept in its own allocation). Holds for keys up to 1 KiB; `Engine::estimate_growth` adds
+/// a quarter of the key's length for longer ones.
 pub const ENTRY_OVERHEAD: usize = SLOT_OVERHEAD + 192;
 
 /// Accounted size of a node in the keyspace: its allocation, its value's heap, its table
@@ -255,12 +256,6 @@ pub fn alloc_size(n: usize) -> usize {
 /// Accounted size of an entry (`MEMORY USAGE`).
 pub fn entry_size(_key_len: usize, entry: &Entry<'_>) -> usize {
     entry.size
-}
-
-/// Size an entry for `key_len` and a string of `val_len` bytes would have, with a TTL: the
-/// estimate a write uses to make room before it runs.
-pub fn estimate_string_entry(key_len: usize, val_len: usize) -> usize {
-    SLOT_OVERHEAD + TTL_OVERHEAD + string_size(key_len, val_len, true)
 }
 
 #[cfg(test)]

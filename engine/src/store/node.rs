@@ -475,15 +475,6 @@ fn embeds(key_len: usize, val_len: usize, ttl: bool, embed_max: usize) -> bool {
         && embedded_size(key_len, val_len, ttl) <= raw_size(key_len, val_len, ttl)
 }
 
-/// Accounted size of the node a fresh string entry gets (what a write estimates).
-pub fn string_size(key_len: usize, val_len: usize, ttl: bool) -> usize {
-    if embeds(key_len, val_len, ttl, usize::MAX) {
-        embedded_size(key_len, val_len, ttl)
-    } else {
-        raw_size(key_len, val_len, ttl)
-    }
-}
-
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
