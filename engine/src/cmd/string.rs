@@ -148,7 +148,7 @@ fn pairs<'a>(args: &mut Args<'a>, cmd: &str) -> Result<&'a [&'a [u8]], CmdError>
 fn set_pairs(ctx: &mut Ctx<'_>, pairs: &[&[u8]]) {
     let expire_at = default_expiry(ctx);
     for pair in pairs.chunks_exact(2) {
-        store(ctx, pair[0], pair[1].to_vec(), expire_at);
+        store(ctx, pair[0], pair[1], expire_at);
     }
 }
 
@@ -238,7 +238,7 @@ pub fn append(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
         Some(result) => result?,
         None => {
             let expire_at = default_expiry(ctx);
-            store(ctx, key, tail.to_vec(), expire_at);
+            store(ctx, key, tail, expire_at);
             tail.len()
         }
     };
@@ -320,7 +320,7 @@ pub fn setrange(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErro
             let mut s = vec![0; end];
             s[start..].copy_from_slice(value);
             let expire_at = default_expiry(ctx);
-            store(ctx, key, s, expire_at);
+            store(ctx, key, &s, expire_at);
             end
         }
     };
@@ -395,7 +395,7 @@ fn incr_by(ctx: &mut Ctx<'_>, key: &[u8], incr: i64) -> Result<Reply, CmdError> 
         Some(result) => result?,
         None => {
             let expire_at = default_expiry(ctx);
-            store(ctx, key, int_bytes(incr), expire_at);
+            store(ctx, key, &int_bytes(incr), expire_at);
             incr
         }
     };
@@ -428,7 +428,7 @@ pub fn incrbyfloat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
         None => {
             let text = add_float(b"0", incr)?;
             let expire_at = default_expiry(ctx);
-            store(ctx, key, text.clone(), expire_at);
+            store(ctx, key, &text, expire_at);
             text
         }
     };
@@ -481,13 +481,13 @@ pub(crate) fn default_expiry(ctx: &Ctx<'_>) -> u64 {
 
 /// Writes a string with an absolute expiry (0 = none). A time already past deletes the key
 /// instead, so a SET with EXAT/PXAT in the past leaves nothing behind.
-fn store(ctx: &mut Ctx<'_>, key: &[u8], value: Vec<u8>, expire_at: u64) {
+fn store(ctx: &mut Ctx<'_>, key: &[u8], value: &[u8], expire_at: u64) {
     let now = ctx.now;
     let shard = ctx.db.shard(key);
     if expire_at != 0 && expire_at <= now {
         shard.remove(key);
     } else {
-        shard.insert(key, Value::Str(value), expire_at, now);
+        shard.insert_str(key, value, expire_at, now);
     }
 }
 
@@ -526,6 +526,13 @@ fn set_generic(
     ttl: Ttl,
 ) -> Result<Written, CmdError> {
     let now = ctx.now;
+    if !get && !cond.nx && !cond.xx && !matches!(ttl, Ttl::Keep) {
+        // A plain SET needs nothing from the old entry: one lookup (the insert's) instead of
+        // two. The insert still counts an expired old entry as expired, as a lookup would.
+        let expire_at = if let Ttl::At(at) = ttl { at } else { default_expiry(ctx) };
+        store(ctx, key, value, expire_at);
+        return Ok(Written { done: true, old: None });
+    }
     // Returning the old value is a read (counted as a hit or miss, as Redis does).
     let existing = if get { ctx.db.read(key, now) } else { ctx.db.lookup(key, now) };
     let (found, old_expire, old) = match existing {
@@ -540,7 +547,7 @@ fn set_generic(
         Ttl::Keep if found => old_expire,
         Ttl::Keep | Ttl::Default => default_expiry(ctx),
     };
-    store(ctx, key, value.to_vec(), expire_at);
+    store(ctx, key, value, expire_at);
     Ok(Written { done: true, old })
 }
 
@@ -651,6 +658,25 @@ mod tests {
 
     const SYNTAX: &str = "ERR syntax error";
     const NOT_INT: &str = "ERR value is not an integer or out of range";
+
+    #[test]
+    fn a_plain_set_over_an_expired_key_counts_the_expiry() {
+        // A plain SET replaces the entry without looking it up first; an old entry that had
+        // expired still counts as expired (as Redis's lazy expiry on the write would), and its
+        // TTL does not carry over.
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["SET", "k", "old", "PX", "10"]), ok());
+        t.advance(20);
+        assert_eq!(t.run(&["SET", "k", "new"]), ok());
+        assert_eq!(t.engine.snapshot(t.now).expired_keys, 1);
+        assert_eq!(t.run(&["GET", "k"]), bulk("new"));
+        assert_eq!(t.run(&["PTTL", "k"]), int(-1));
+        // A live key's overwrite is not an expiry.
+        assert_eq!(t.run(&["SET", "k", "newer", "EX", "100"]), ok());
+        assert_eq!(t.run(&["SET", "k", "newest"]), ok());
+        assert_eq!(t.engine.snapshot(t.now).expired_keys, 1);
+        assert_eq!(t.engine.snapshot(t.now).keys_with_ttl, 0);
+    }
     const NOT_FLOAT: &str = "ERR value is not a valid float";
     const TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 

@@ -134,14 +134,35 @@ impl Node {
     /// kept as a `Vec` ("raw").
     pub fn new(key: &[u8], value: Value, expire_at: u64, stamps: Stamps, embed_max: usize) -> Node {
         let key_len = u32::try_from(key.len()).expect("keys are limited to 512 MB") as usize;
-        let (kind, val_len) = match &value {
-            Value::Str(s) if embeds(key_len, s.len(), expire_at != 0, embed_max) => (EMBED, s.len()),
-            Value::Str(_) => (RAW, 0),
-            Value::List(_) => (LIST, 0),
-            Value::Set(_) => (SET, 0),
-            Value::ZSet(_) => (ZSET, 0),
-            Value::Hash(_) => (HASH, 0),
+        let (kind, embedded): (u8, &[u8]) = match &value {
+            Value::Str(s) if embeds(key_len, s.len(), expire_at != 0, embed_max) => (EMBED, s),
+            Value::Str(_) => (RAW, &[]),
+            Value::List(_) => (LIST, &[]),
+            Value::Set(_) => (SET, &[]),
+            Value::ZSet(_) => (ZSET, &[]),
+            Value::Hash(_) => (HASH, &[]),
         };
+        let mut node = Node::build(key, kind, embedded, expire_at, stamps);
+        node.store_boxed(value);
+        node
+    }
+
+    /// A node for `key` holding a copy of the string `value` (what SET stores): the bytes go
+    /// straight into the node when they embed, with no `Vec` made and freed on the way.
+    pub fn new_str(key: &[u8], value: &[u8], expire_at: u64, stamps: Stamps) -> Node {
+        if embeds(key.len(), value.len(), expire_at != 0, usize::MAX) {
+            Node::build(key, EMBED, value, expire_at, stamps)
+        } else {
+            Node::new(key, Value::Str(value.to_vec()), expire_at, stamps, usize::MAX)
+        }
+    }
+
+    /// Allocates a node of `kind` and writes its header, key, `embedded` string bytes (empty
+    /// unless `kind` is `EMBED`), stamps and expiry; a boxed value's words stay zero for
+    /// `store_boxed`.
+    fn build(key: &[u8], kind: u8, embedded: &[u8], expire_at: u64, stamps: Stamps) -> Node {
+        let key_len = u32::try_from(key.len()).expect("keys are limited to 512 MB") as usize;
+        let val_len = embedded.len();
         let wide = kind == RAW || key_len > u8::MAX as usize || val_len >= 1 << 24;
         let flags = kind | if wide { F_WIDE } else { 0 } | if expire_at != 0 { F_TTL } else { 0 };
         let shape = Shape { flags, key_len, val_len };
@@ -162,18 +183,13 @@ impl Node {
             }
             let key_at = shape.key_at();
             bytes[key_at..key_at + key_len].copy_from_slice(key);
-            if let Value::Str(s) = &value {
-                if kind == EMBED {
-                    bytes[key_at + key_len..].copy_from_slice(s);
-                }
-            }
+            bytes[key_at + key_len..key_at + key_len + val_len].copy_from_slice(embedded);
         }
         node.set_stamps(stamps);
         if expire_at != 0 {
             node.ttl_mut().expect("has a TTL block")[..8].copy_from_slice(&expire_at.to_le_bytes());
             node.set_ttl_index(u32::MAX);
         }
-        node.store_boxed(value);
         node
     }
 

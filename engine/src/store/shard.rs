@@ -155,7 +155,19 @@ impl Shard {
     /// Access stamps start new, as for a key Redis just created.
     pub fn insert(&mut self, key: &[u8], value: Value, expire_at: u64, now_ms: u64) {
         let stamps = self.common.new_stamps(now_ms);
-        let node = Node::new(key, value, expire_at, stamps, usize::MAX);
+        self.insert_node(key, Node::new(key, value, expire_at, stamps, usize::MAX), expire_at, now_ms);
+    }
+
+    /// `insert` for a string given as bytes (SET): copied straight into the entry.
+    pub fn insert_str(&mut self, key: &[u8], value: &[u8], expire_at: u64, now_ms: u64) {
+        let stamps = self.common.new_stamps(now_ms);
+        self.insert_node(key, Node::new_str(key, value, expire_at, stamps), expire_at, now_ms);
+    }
+
+    /// Puts `node` in `key`'s place. An old entry that had expired by `now_ms` is counted
+    /// and logged as expired first, as a lookup would have (so a write need not look the key
+    /// up before replacing it).
+    fn insert_node(&mut self, key: &[u8], node: Node, expire_at: u64, now_ms: u64) {
         let new = node_size(&node);
         let type_index = node.value().type_index();
         self.types[type_index] += 1;
@@ -168,6 +180,10 @@ impl Shard {
                 let old = self.table.replace(pos, node).expect("occupied slot");
                 self.types[old.value().type_index()] -= 1;
                 self.ttl_unlink(old.ttl_index());
+                if old.expire_at() != 0 && old.expire_at() <= now_ms {
+                    self.common.stats.expired_keys.fetch_add(1, Relaxed);
+                    self.common.record_expired(old.key(), &Entry::of(&old), now_ms);
+                }
                 (pos, node_size(&old))
             }
             None => (self.table.insert(node), 0),
