@@ -20,9 +20,10 @@ const CYCLE_TIME_LIMIT: Duration = Duration::from_millis(25);
 const FACTS_EVERY: Duration = Duration::from_secs(1);
 
 /// Runs until shutdown. `facts` carries the fixed facts (pid, port, threads, executable);
-/// RSS is read afresh each second.
+/// RSS and the allocators' bytes are read afresh each second.
 pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch::Receiver<bool>) {
     facts.rss_bytes = rss_bytes();
+    facts.allocator_bytes = crate::alloc::allocated_bytes();
     engine.set_host_facts(facts.clone());
     let mut facts_at = Instant::now();
     loop {
@@ -35,6 +36,7 @@ pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch:
         expire_cycle(&engine);
         if facts_at.elapsed() >= FACTS_EVERY {
             facts.rss_bytes = rss_bytes();
+            facts.allocator_bytes = crate::alloc::allocated_bytes();
             engine.set_host_facts(facts.clone());
             facts_at = Instant::now();
         }
