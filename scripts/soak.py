@@ -404,7 +404,8 @@ def main() -> int:
     elif climb <= max(drift * 0.2, 4 * 1024 * 1024):
         reading = (f"Reading: RSS after FLUSHALL moved {climb / (1024 * 1024):+.1f} MiB from round 1 to round "
                    f"{len(rss_rounds)} against a drift of {drift / (1024 * 1024):+.1f} MiB: level, so the drift is "
-                   "the allocator keeping pages it has freed (the system allocator, never trimmed), not a leak.")
+                   "the allocator keeping pages it has freed, not a leak (jemalloc's background threads give "
+                   "them back after about 10 s of decay; the figure is taken right after FLUSHALL).")
     else:
         reading = (f"Reading: RSS after FLUSHALL climbed {climb / (1024 * 1024):+.1f} MiB from round 1 to round "
                    f"{len(rss_rounds)}: it may grow with the work done; rerun with more and longer rounds "
