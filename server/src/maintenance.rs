@@ -35,6 +35,7 @@ pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch:
         }
         expire_cycle(&engine);
         if facts_at.elapsed() >= FACTS_EVERY {
+            crate::alloc::release_freed_memory();
             facts.rss_bytes = rss_bytes();
             facts.allocator_bytes = crate::alloc::allocated_bytes();
             engine.set_host_facts(facts.clone());
