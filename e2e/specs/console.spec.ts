@@ -37,6 +37,17 @@ test('the console runs commands and formats replies as redis-cli does', async ({
   await command.press('ArrowUp');
   await expect(command).toHaveValue('PING');
 
+  // Tab completes a command name from the command table, and the hint line shows its syntax.
+  await command.fill('INCRB');
+  await command.press('Tab');
+  await expect(command).toHaveValue(/^INCRBY/);
+  await command.fill('set k');
+  await expect(page.locator('#console-input-hint')).toHaveText(/^SET key value \[NX \| XX\]/);
+
+  // Ctrl+L clears the log.
+  await command.press('Control+l');
+  await expect(output.locator('pre')).toHaveCount(0);
+
   // What the console wrote is really in the cache.
   expect(await redis.command('GET', 'greeting')).toBe('hello');
   expect(await redis.command('GET', 'visits')).toBe('1');
