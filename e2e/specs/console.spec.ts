@@ -30,6 +30,14 @@ test('the console runs commands and formats replies as redis-cli does', async ({
   await run('MGET greeting nope');
   await expect(output.locator('pre').last()).toHaveText('1) "hello"\n2) (nil)');
 
+  // A transaction typed line by line works: the console keeps one session on the server.
+  await run('MULTI');
+  await expect(output.locator('pre').last()).toHaveText('OK');
+  await run('INCR visits');
+  await expect(output.locator('pre').last()).toHaveText('QUEUED');
+  await run('EXEC');
+  await expect(output.locator('pre').last()).toHaveText('1) (integer) 2');
+
   // Enter works too, and the arrow key brings back the last command.
   await command.fill('PING');
   await command.press('Enter');
@@ -50,5 +58,5 @@ test('the console runs commands and formats replies as redis-cli does', async ({
 
   // What the console wrote is really in the cache.
   expect(await redis.command('GET', 'greeting')).toBe('hello');
-  expect(await redis.command('GET', 'visits')).toBe('1');
+  expect(await redis.command('GET', 'visits')).toBe('2');
 });

@@ -13,7 +13,7 @@ use vitrine_engine::Reply;
 
 use super::error::{ApiError, ApiJson};
 use super::keys::command_error;
-use super::{AppState, RouteTable};
+use super::{sessions, AppState, RouteTable};
 
 /// What `POST /api/flush` needs in `confirm`.
 pub const FLUSH_CONFIRMATION: &str = "FLUSHALL";
@@ -43,25 +43,29 @@ fn arg(v: &Json_) -> Option<Vec<u8>> {
 
 /// `POST /api/command` with `["SET", "k", "v"]` (or `{"args": [...]}`): runs it and answers
 /// the reply as tagged JSON. A Redis error is a normal reply (`{"type": "error", ...}`), not
-/// an HTTP error.
+/// an HTTP error. `{"args": [...], "session": "id"}` runs it in the console session `id`, so
+/// MULTI/EXEC, WATCH and CLIENT SETNAME carry over between requests (see `sessions`).
 async fn command(State(state): State<AppState>, ApiJson(body): ApiJson<Json_>) -> Result<Json<Json_>, ApiError> {
-    let items = match &body {
-        Json_::Array(items) => items,
-        Json_::Object(map) => match map.get("args") {
-            Some(Json_::Array(items)) if map.len() == 1 => items,
-            _ => {
-                return Err(ApiError::unprocessable(
-                    "invalid_body",
-                    "expected [\"CMD\", \"arg\", ...] or {\"args\": [...]}",
-                ))
+    const SHAPE: &str = "expected [\"CMD\", \"arg\", ...] or {\"args\": [...], \"session\": \"id\"}";
+    let (items, session) = match &body {
+        Json_::Array(items) => (items, None),
+        Json_::Object(map) => {
+            let session = match map.get("session") {
+                None => None,
+                Some(Json_::String(id)) if sessions::valid_id(id) => Some(id.as_str()),
+                Some(_) => {
+                    return Err(ApiError::unprocessable(
+                        "invalid_session",
+                        "session must be 1 to 64 letters, digits, '-' or '_'",
+                    ))
+                }
+            };
+            match map.get("args") {
+                Some(Json_::Array(items)) if map.len() == 1 + usize::from(session.is_some()) => (items, session),
+                _ => return Err(ApiError::unprocessable("invalid_body", SHAPE)),
             }
-        },
-        _ => {
-            return Err(ApiError::unprocessable(
-                "invalid_body",
-                "expected [\"CMD\", \"arg\", ...] or {\"args\": [...]}",
-            ))
         }
+        _ => return Err(ApiError::unprocessable("invalid_body", SHAPE)),
     };
     if items.is_empty() {
         return Err(ApiError::unprocessable("invalid_body", "the command is empty"));
@@ -78,7 +82,11 @@ async fn command(State(state): State<AppState>, ApiJson(body): ApiJson<Json_>) -
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Json(state.call(&argv).to_json()))
+    let reply = match session {
+        Some(id) => state.sessions.call(&state.engine, id, &argv, crate::now_ms()),
+        None => state.call(&argv),
+    };
+    Ok(Json(reply.to_json()))
 }
 
 /// `GET /api/commands`: the command table.

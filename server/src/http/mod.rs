@@ -18,6 +18,7 @@ pub mod error;
 pub mod keys;
 pub mod metrics;
 pub mod security;
+pub mod sessions;
 pub mod stats;
 
 use std::net::{IpAddr, SocketAddr};
@@ -71,6 +72,8 @@ pub struct Shared {
     pub history: stats::History,
     pub bench: Arc<Bench>,
     pub web_dir: PathBuf,
+    /// Console sessions kept between `POST /api/command` requests (see `sessions`).
+    pub sessions: sessions::Sessions,
     ready: AtomicBool,
     /// Turns true when the process shuts down; long-lived responses (SSE) end then.
     pub shutdown: watch::Receiver<bool>,
@@ -94,6 +97,7 @@ impl AppState {
             history: stats::History::default(),
             bench,
             web_dir: options.web_dir,
+            sessions: sessions::Sessions::default(),
             ready: AtomicBool::new(false),
             shutdown,
             engine,

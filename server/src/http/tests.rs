@@ -377,6 +377,44 @@ async fn command_runs_through_the_engine_as_tagged_json() {
 }
 
 #[tokio::test]
+async fn a_console_session_carries_multi_exec_and_client_state_between_requests() {
+    let t = TestApp::new();
+    let run =
+        |session: &str, args: Value| t.json(Method::POST, "/api/command", json!({ "args": args, "session": session }));
+    let status = |s: &str| json!({ "type": "status", "value": s });
+    assert_eq!(run("tab-1", json!(["MULTI"])).await.expect(StatusCode::OK), status("OK"));
+    assert_eq!(run("tab-1", json!(["SET", "k", "v"])).await.expect(StatusCode::OK), status("QUEUED"));
+    // Another session, and a request without one, are not in that transaction.
+    assert_eq!(run("tab-2", json!(["EXISTS", "k"])).await.expect(StatusCode::OK), json!({ "type": "int", "value": 0 }));
+    assert_eq!(
+        t.json(Method::POST, "/api/command", json!(["EXEC"])).await.expect(StatusCode::OK),
+        json!({ "type": "error", "value": "ERR EXEC without MULTI" })
+    );
+    assert_eq!(
+        run("tab-1", json!(["EXEC"])).await.expect(StatusCode::OK),
+        json!({ "type": "array", "value": [status("OK")] })
+    );
+    // Connection state sticks too.
+    assert_eq!(run("tab-1", json!(["CLIENT", "SETNAME", "console"])).await.expect(StatusCode::OK), status("OK"));
+    assert_eq!(
+        run("tab-1", json!(["CLIENT", "GETNAME"])).await.expect(StatusCode::OK),
+        json!({ "type": "bulk", "value": "console" })
+    );
+    assert_eq!(t.state.sessions.len(), 2);
+    // Each open session is a client; QUIT closes it.
+    let clients = |t: &TestApp| t.state.engine.snapshot(now_ms()).connected_clients;
+    assert_eq!(clients(&t), 2);
+    assert_eq!(run("tab-2", json!(["QUIT"])).await.expect(StatusCode::OK), status("OK"));
+    assert_eq!((t.state.sessions.len(), clients(&t)), (1, 1));
+    // Ids are checked.
+    for bad in [json!(""), json!("has space"), json!("x".repeat(65)), json!(7)] {
+        t.json(Method::POST, "/api/command", json!({ "args": ["PING"], "session": bad }))
+            .await
+            .expect_error(StatusCode::UNPROCESSABLE_ENTITY, "invalid_session");
+    }
+}
+
+#[tokio::test]
 async fn command_sessions_are_authenticated_even_with_requirepass() {
     let config = Config::default();
     config.set("requirepass", "pw").unwrap();

@@ -5,9 +5,18 @@ import { api, apiText } from './api';
 import { parseReplyJson } from './cli';
 import type { Bytes, CommandInfo, Reply } from './types';
 
-/** POST /api/command: the reply as tagged JSON (a Redis error is a reply, not a throw). */
-export async function runCommand(argv: Bytes[]): Promise<Reply> {
-  return parseReplyJson(await apiText('/api/command', { method: 'POST', body: argv }));
+/** POST /api/command: the reply as tagged JSON (a Redis error is a reply, not a throw). With a
+ * `session` id the command runs in that console session on the server, so MULTI/EXEC, WATCH
+ * and CLIENT SETNAME carry over from one command to the next. */
+export async function runCommand(argv: Bytes[], session?: string): Promise<Reply> {
+  const body = session === undefined ? argv : { args: argv, session };
+  return parseReplyJson(await apiText('/api/command', { method: 'POST', body }));
+}
+
+/** A fresh console session id (letters, digits and '-', as the server accepts). */
+export function newSessionId(): string {
+  if (typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return `s-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
 }
 
 /** "SET key value [NX | XX] ..." */

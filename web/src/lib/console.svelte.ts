@@ -3,7 +3,7 @@
 // table, and the confirmation step for dangerous commands.
 
 import { argText, argsToJson, formatReply, isRawOutput, splitArgs } from './cli';
-import { commandTable, helpText, runCommand, usage, type CommandTable } from './commands.svelte';
+import { commandTable, helpText, newSessionId, runCommand, usage, type CommandTable } from './commands.svelte';
 import { feed } from './stats.svelte';
 import type { Bytes, Reply } from './types';
 
@@ -94,8 +94,10 @@ export class ConsoleState {
   #nextId = 1;
 
   constructor(deps: Partial<ConsoleDeps> = {}) {
+    // One server-side session per console, so a transaction typed line by line works.
+    const session = newSessionId();
     this.#deps = {
-      run: deps.run ?? runCommand,
+      run: deps.run ?? ((argv) => runCommand(argv, session)),
       keyCount: deps.keyCount ?? (() => feed.latest?.keys ?? null),
       table: deps.table ?? commandTable,
       storage: deps.storage === undefined ? defaultStorage() : deps.storage,

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { CommandTable } from './commands.svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CommandTable, newSessionId } from './commands.svelte';
 import { ConsoleState, dangerReason, isSecret, LARGE_KEYSPACE } from './console.svelte';
 import type { Bytes, CommandInfo, Reply } from './types';
 
@@ -193,5 +193,36 @@ describe('ConsoleState', () => {
     await c.submit('CLEAR');
     expect(c.entries).toHaveLength(0);
     expect(sent).toHaveLength(0);
+  });
+});
+
+describe('console sessions', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('sends every command of one console in one server session, and each console its own', async () => {
+    const bodies: unknown[] = [];
+    vi.stubGlobal('fetch', async (_path: string, init: RequestInit) => {
+      bodies.push(JSON.parse(String(init.body)));
+      return new Response(JSON.stringify({ type: 'status', value: 'OK' }), { status: 200 });
+    });
+    const opts = { keyCount: () => 0, table: await table(), storage: memoryStorage() };
+    const a = new ConsoleState(opts);
+    const b = new ConsoleState(opts);
+    await a.submit('MULTI');
+    await a.submit('SET k v');
+    await b.submit('PING');
+    const sessions = bodies.map((body) => (body as { session: string }).session);
+    expect(bodies[1]).toEqual({ args: ['SET', 'k', 'v'], session: sessions[0] });
+    expect(sessions[0]).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(sessions[1]).toBe(sessions[0]);
+    expect(sessions[2]).not.toBe(sessions[0]);
+  });
+
+  it('makes ids the server accepts', () => {
+    const ids = new Set(Array.from({ length: 20 }, () => newSessionId()));
+    expect(ids.size).toBe(20);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });
 });
