@@ -1,13 +1,110 @@
-//! Helpers shared by the collection families: the cursor and options of HSCAN/SSCAN (and any
-//! other per-key SCAN), the count argument of the random-pick commands (HRANDFIELD,
-//! SRANDMEMBER, ...), distinct random positions, and the bound on replies a count can inflate.
+//! Helpers shared by the collection families: reading and changing the collection at a key
+//! ([`read`], [`modify`]), the cursor and options of HSCAN/SSCAN (and any other per-key SCAN),
+//! the count argument of the random-pick commands (HRANDFIELD, SRANDMEMBER, ...), distinct
+//! random positions, and the bound on replies a count can inflate.
 
 use std::collections::HashSet;
 
 use crate::args::{parse_i64, Args};
+use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::glob;
 use crate::reply::Reply;
+use crate::store::entry::{Value, ValueRef};
+use crate::store::hash::HashValue;
+use crate::store::list::ListValue;
+use crate::store::set::SetValue;
+use crate::store::zset::ZSetValue;
+use crate::store::Locked;
+
+/// A collection type (hash, list, set, sorted set) and where it sits in a value, so the
+/// families share one way to read and change the collection at a key.
+pub trait Collection: Sized {
+    fn in_value(value: &mut Value) -> Option<&mut Self>;
+    fn in_ref(value: ValueRef<'_>) -> Option<&Self>;
+    fn into_value(self) -> Value;
+    fn is_empty(&self) -> bool;
+}
+
+macro_rules! collection {
+    ($type:ty, $variant:ident) => {
+        impl Collection for $type {
+            fn in_value(value: &mut Value) -> Option<&mut Self> {
+                match value {
+                    Value::$variant(c) => Some(c),
+                    _ => None,
+                }
+            }
+
+            fn in_ref(value: ValueRef<'_>) -> Option<&Self> {
+                match value {
+                    ValueRef::$variant(c) => Some(c),
+                    _ => None,
+                }
+            }
+
+            fn into_value(self) -> Value {
+                Value::$variant(Box::new(self))
+            }
+
+            fn is_empty(&self) -> bool {
+                <$type>::is_empty(self)
+            }
+        }
+    };
+}
+
+collection!(HashValue, Hash);
+collection!(ListValue, List);
+collection!(SetValue, Set);
+collection!(ZSetValue, ZSet);
+
+/// The collection at `key` for a read command (counts a keyspace hit or miss): `None` when
+/// there is no key, WRONGTYPE when it holds another type.
+pub fn read<'a, T: Collection>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a T>, CmdError> {
+    let now = ctx.now;
+    match ctx.db.read(key, now) {
+        None => Ok(None),
+        Some(entry) => T::in_ref(entry.value).map(Some).ok_or(CmdError::WrongType),
+    }
+}
+
+/// Runs `f` on the collection at `key`, or on `new()` when there is none (stored only if `f`
+/// left it non-empty, with the default TTL). WRONGTYPE when the key holds another type.
+pub fn upsert<T: Collection, R>(
+    ctx: &mut Ctx<'_>,
+    key: &[u8],
+    new: impl FnOnce() -> T,
+    mut f: impl FnMut(&mut T) -> Result<R, CmdError>,
+) -> Result<R, CmdError> {
+    let now = ctx.now;
+    let expire_at = super::string::default_expiry(ctx);
+    let shard = ctx.db.shard(key);
+    match shard.update(key, now, |v| T::in_value(v).ok_or(CmdError::WrongType).and_then(&mut f)) {
+        Some(result) => result,
+        None => {
+            let mut created = new();
+            let result = f(&mut created)?;
+            if !created.is_empty() {
+                shard.insert(key, created.into_value(), expire_at, now);
+            }
+            Ok(result)
+        }
+    }
+}
+
+/// Runs `f` on the collection at `key` for a write: `Shard::update` re-measures the entry
+/// afterwards and deletes the key when `f` leaves the collection empty. `Ok(None)` when there
+/// is no key, WRONGTYPE when it holds another type.
+pub fn modify<T: Collection, R>(
+    db: &mut Locked<'_>,
+    key: &[u8],
+    now: u64,
+    f: impl FnOnce(&mut T) -> R,
+) -> Result<Option<R>, CmdError> {
+    let updated = db.shard(key).update(key, now, |v| T::in_value(v).map(f).ok_or(CmdError::WrongType));
+    updated.transpose()
+}
 
 use super::keys::parse_cursor;
 

@@ -8,12 +8,11 @@ use crate::args::{parse_i64, Args};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::{format_i64, Reply};
-use crate::store::entry::{alloc_size, Entry, Value, ValueRef};
+use crate::store::entry::alloc_size;
 use crate::store::hash::{HashValue, ELEMENT_OVERHEAD};
 
-use super::collection::{check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
+use super::collection::{self, check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
 use super::long_double::{self, Num};
-use super::string::default_expiry;
 
 /// HSET: sets fields of a hash (creating it) and answers how many fields are new.
 ///
@@ -315,12 +314,7 @@ pub fn field_growth(_argv: &[&[u8]]) -> usize {
 /// The hash at a key for reading (a keyspace hit or miss), `None` if there is none, or
 /// WRONGTYPE.
 fn read_hash<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a HashValue>, CmdError> {
-    let now = ctx.now;
-    match ctx.db.read(key, now) {
-        None => Ok(None),
-        Some(Entry { value: ValueRef::Hash(h), .. }) => Ok(Some(h)),
-        Some(_) => Err(CmdError::WrongType),
-    }
+    collection::read(ctx, key)
 }
 
 /// Runs `f` on the hash at a key, creating the hash when there is none (it is stored only
@@ -328,37 +322,15 @@ fn read_hash<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a HashValu
 fn upsert<R>(
     ctx: &mut Ctx<'_>,
     key: &[u8],
-    mut f: impl FnMut(&mut HashValue) -> Result<R, CmdError>,
+    f: impl FnMut(&mut HashValue) -> Result<R, CmdError>,
 ) -> Result<R, CmdError> {
-    let now = ctx.now;
-    let expire_at = default_expiry(ctx);
-    let shard = ctx.db.shard(key);
-    let updated = shard.update(key, now, |v| match v {
-        Value::Hash(h) => f(h),
-        _ => Err(CmdError::WrongType),
-    });
-    match updated {
-        Some(result) => result,
-        None => {
-            let mut h = HashValue::new();
-            let result = f(&mut h)?;
-            if !h.is_empty() {
-                shard.insert(key, Value::Hash(Box::new(h)), expire_at, now);
-            }
-            Ok(result)
-        }
-    }
+    collection::upsert(ctx, key, HashValue::new, f)
 }
 
 /// Runs `f` on an existing hash (`None` if there is none); `Shard::update` deletes the key
 /// if `f` emptied it. WRONGTYPE for any other value.
 fn modify<R>(ctx: &mut Ctx<'_>, key: &[u8], f: impl FnOnce(&mut HashValue) -> R) -> Result<Option<R>, CmdError> {
-    let now = ctx.now;
-    let updated = ctx.db.shard(key).update(key, now, |v| match v {
-        Value::Hash(h) => Ok(f(h)),
-        _ => Err(CmdError::WrongType),
-    });
-    updated.transpose()
+    collection::modify(&mut ctx.db, key, ctx.now, f)
 }
 
 #[cfg(test)]

@@ -515,12 +515,7 @@ fn modify<R>(
     now: u64,
     f: impl FnOnce(&mut ListValue) -> R,
 ) -> Result<Option<R>, CmdError> {
-    // `Shard::update` deletes the key when `f` empties the list.
-    let result = db.shard(key).update(key, now, |v| match v {
-        Value::List(l) => Ok(f(l)),
-        _ => Err(CmdError::WrongType),
-    });
-    result.transpose()
+    super::collection::modify(db, key, now, f)
 }
 
 /// Stores a new list (with the default TTL, as every key written without one).

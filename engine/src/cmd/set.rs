@@ -14,7 +14,7 @@ use crate::reply::Reply;
 use crate::store::entry::{alloc_size, Entry, Value, ValueRef};
 use crate::store::set::{SetValue, ELEMENT_OVERHEAD};
 
-use super::collection::{check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
+use super::collection::{self, check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
 use super::string::default_expiry;
 
 /// Redis's SPOP_MOVE_STRATEGY_MUL: when what is left is this many times smaller than what
@@ -447,12 +447,7 @@ fn store(ctx: &mut Ctx<'_>, dst: &[u8], set: SetValue) -> Reply {
 /// The set at a key for reading (a keyspace hit or miss), `None` if there is none, or
 /// WRONGTYPE.
 fn read_set<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a SetValue>, CmdError> {
-    let now = ctx.now;
-    match ctx.db.read(key, now) {
-        None => Ok(None),
-        Some(Entry { value: ValueRef::Set(s), .. }) => Ok(Some(s)),
-        Some(_) => Err(CmdError::WrongType),
-    }
+    collection::read(ctx, key)
 }
 
 /// `f` of the set at a key, without touching it or counting a hit (for a second look at a
@@ -475,35 +470,13 @@ fn upsert<R>(
     size_hint: usize,
     mut f: impl FnMut(&mut SetValue) -> R,
 ) -> Result<R, CmdError> {
-    let now = ctx.now;
-    let expire_at = default_expiry(ctx);
-    let shard = ctx.db.shard(key);
-    let updated = shard.update(key, now, |v| match v {
-        Value::Set(s) => Ok(f(s)),
-        _ => Err(CmdError::WrongType),
-    });
-    match updated {
-        Some(result) => result,
-        None => {
-            let mut s = SetValue::for_members(first, size_hint);
-            let result = f(&mut s);
-            if !s.is_empty() {
-                shard.insert(key, Value::Set(Box::new(s)), expire_at, now);
-            }
-            Ok(result)
-        }
-    }
+    collection::upsert(ctx, key, || SetValue::for_members(first, size_hint), |s| Ok(f(s)))
 }
 
 /// Runs `f` on an existing set (`None` if there is none); `Shard::update` deletes the key
 /// if `f` emptied it. WRONGTYPE for any other value.
 fn modify<R>(ctx: &mut Ctx<'_>, key: &[u8], f: impl FnOnce(&mut SetValue) -> R) -> Result<Option<R>, CmdError> {
-    let now = ctx.now;
-    let updated = ctx.db.shard(key).update(key, now, |v| match v {
-        Value::Set(s) => Ok(f(s)),
-        _ => Err(CmdError::WrongType),
-    });
-    updated.transpose()
+    collection::modify(&mut ctx.db, key, ctx.now, f)
 }
 
 #[cfg(test)]

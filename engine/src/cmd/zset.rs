@@ -807,22 +807,13 @@ fn listpack_score_text(score: f64) -> String {
 
 /// The sorted set at `key` for a read command (counts a keyspace hit or miss).
 fn read<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a ZSetValue>, CmdError> {
-    match ctx.db.read(key, ctx.now) {
-        None => Ok(None),
-        Some(Entry { value: ValueRef::ZSet(z), .. }) => Ok(Some(z)),
-        Some(_) => Err(CmdError::WrongType),
-    }
+    super::collection::read(ctx, key)
 }
 
 /// Runs `f` on the sorted set at `key` for a write: `Shard::update` re-measures the entry
 /// afterwards and deletes it when `f` leaves it empty. `None` when there is no such key.
 fn write<R>(ctx: &mut Ctx<'_>, key: &[u8], f: impl FnOnce(&mut ZSetValue) -> R) -> Result<Option<R>, CmdError> {
-    let now = ctx.now;
-    let outcome = ctx.db.shard(key).update(key, now, |value| match value {
-        Value::ZSet(z) => Ok(f(z)),
-        _ => Err(CmdError::WrongType),
-    });
-    outcome.transpose()
+    super::collection::modify(&mut ctx.db, key, ctx.now, f)
 }
 
 /// Stores a new sorted set at `key` (replacing whatever was there), with the configured
