@@ -64,3 +64,18 @@ pub fn err(text: &str) -> Reply {
 pub fn arr(items: Vec<Reply>) -> Reply {
     Reply::Array(items)
 }
+/// An array of bulk strings.
+pub fn bulks(items: &[&str]) -> Reply {
+    arr(items.iter().map(|s| bulk(s)).collect())
+}
+/// Redis's arity error for `cmd` (lower case, as Redis names it).
+pub fn arity(cmd: &str) -> Reply {
+    err(&format!("ERR wrong number of arguments for '{cmd}' command"))
+}
+
+/// Error texts many command tests expect, exactly as Redis words them.
+pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+pub const SYNTAX: &str = "ERR syntax error";
+pub const NOT_INT: &str = "ERR value is not an integer or out of range";
+pub const NOT_FLOAT: &str = "ERR value is not a valid float";
+pub const POSITIVE: &str = "ERR value is out of range, must be positive";

@@ -339,23 +339,12 @@ mod tests {
 
     use crate::reply::Reply;
     use crate::store::Touch;
-    use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine};
-
-    const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
-    const SYNTAX: &str = "ERR syntax error";
-    const NOT_INT: &str = "ERR value is not an integer or out of range";
-    const NOT_FLOAT: &str = "ERR value is not a valid float";
+    use crate::testing::{
+        arity, arr, bulk, bulks, err, int, nil, ok, TestEngine, NOT_FLOAT, NOT_INT, SYNTAX, WRONGTYPE,
+    };
 
     fn engine() -> TestEngine {
         TestEngine::default()
-    }
-
-    fn arity(cmd: &str) -> Reply {
-        err(&format!("ERR wrong number of arguments for '{cmd}' command"))
-    }
-
-    fn bulks(items: &[&str]) -> Reply {
-        arr(items.iter().map(|s| bulk(s)).collect())
     }
 
     /// The strings of an array reply (panics on anything else).

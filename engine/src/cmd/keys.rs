@@ -710,9 +710,7 @@ mod tests {
     use crate::config::Config;
     use crate::store::entry::{entry_size, Value, ValueRef};
     use crate::store::node::embedded_size;
-    use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine};
-
-    const NOT_INT: &str = "ERR value is not an integer or out of range";
+    use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine, NOT_INT};
 
     /// Creates a string key straight in the store, so these tests do not depend on SET.
     /// `expire_at` is unix ms, 0 for no TTL.

@@ -621,23 +621,12 @@ fn clamp_range(start: i64, stop: i64, len: usize) -> Option<(usize, usize)> {
 mod tests {
     use crate::engine::Session;
     use crate::reply::Reply;
-    use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine};
-
-    const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
-    const SYNTAX: &str = "ERR syntax error";
-    const NOT_INT: &str = "ERR value is not an integer or out of range";
-    const POSITIVE: &str = "ERR value is out of range, must be positive";
-
-    fn bulks(items: &[&str]) -> Reply {
-        arr(items.iter().map(|s| bulk(s)).collect())
-    }
+    use crate::testing::{
+        arity, arr, bulk, bulks, err, int, nil, ok, TestEngine, NOT_INT, POSITIVE, SYNTAX, WRONGTYPE,
+    };
 
     fn ints(items: &[i64]) -> Reply {
         arr(items.iter().map(|&n| int(n)).collect())
-    }
-
-    fn arity(cmd: &str) -> Reply {
-        err(&format!("ERR wrong number of arguments for '{cmd}' command"))
     }
 
     fn all(t: &mut TestEngine, key: &str) -> Reply {

@@ -485,19 +485,10 @@ mod tests {
 
     use crate::reply::Reply;
     use crate::store::Touch;
-    use crate::testing::{arr, bulk, err, int, nil, TestEngine};
-
-    const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
-    const SYNTAX: &str = "ERR syntax error";
-    const NOT_INT: &str = "ERR value is not an integer or out of range";
-    const POSITIVE: &str = "ERR value is out of range, must be positive";
+    use crate::testing::{arity, arr, bulk, err, int, nil, TestEngine, NOT_INT, POSITIVE, SYNTAX, WRONGTYPE};
 
     fn engine() -> TestEngine {
         TestEngine::default()
-    }
-
-    fn arity(cmd: &str) -> Reply {
-        err(&format!("ERR wrong number of arguments for '{cmd}' command"))
     }
 
     fn set_of(items: &[&str]) -> Reply {

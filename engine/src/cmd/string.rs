@@ -654,10 +654,7 @@ mod tests {
     use crate::reply::Reply;
     use crate::store::entry::{Entry, ValueRef};
     use crate::store::Touch;
-    use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine};
-
-    const SYNTAX: &str = "ERR syntax error";
-    const NOT_INT: &str = "ERR value is not an integer or out of range";
+    use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine, NOT_FLOAT, NOT_INT, SYNTAX};
 
     #[test]
     fn a_plain_set_over_an_expired_key_counts_the_expiry() {
@@ -677,7 +674,6 @@ mod tests {
         assert_eq!(t.engine.snapshot(t.now).expired_keys, 1);
         assert_eq!(t.engine.snapshot(t.now).keys_with_ttl, 0);
     }
-    const NOT_FLOAT: &str = "ERR value is not a valid float";
     const TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
     fn engine() -> TestEngine {

@@ -1056,12 +1056,7 @@ fn hex_float(s: &[u8]) -> Option<(f64, usize, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{arr, bulk, err, int, nil, TestEngine};
-
-    const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
-    const SYNTAX: &str = "ERR syntax error";
-    const NOT_FLOAT: &str = "ERR value is not a valid float";
-    const NOT_INT: &str = "ERR value is not an integer or out of range";
+    use crate::testing::{arr, bulk, err, int, nil, TestEngine, NOT_FLOAT, NOT_INT, SYNTAX, WRONGTYPE};
 
     fn dbl(d: f64) -> Reply {
         Reply::Double(d)
