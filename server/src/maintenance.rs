@@ -35,7 +35,9 @@ pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch:
         }
         expire_cycle(&engine);
         if facts_at.elapsed() >= FACTS_EVERY {
-            crate::alloc::release_freed_memory();
+            if !crate::alloc::release_freed_memory() {
+                tracing::debug!("jemalloc refused to decay its arenas");
+            }
             facts.rss_bytes = rss_bytes();
             facts.allocator_bytes = crate::alloc::allocated_bytes();
             engine.set_host_facts(facts.clone());

@@ -24,7 +24,7 @@ use serde_json::{json, Value as Json};
 use vitrine_engine::reply_json::bytes_to_json;
 use vitrine_engine::resp::split_line;
 use vitrine_engine::stats::HostFacts;
-use vitrine_engine::store::entry::{entry_size, Entry};
+use vitrine_engine::store::entry::Entry;
 use vitrine_engine::store::evict::lfu_decay;
 use vitrine_engine::{glob, reply_cli, Config, Engine, Reply, Session};
 use wasm_bindgen::prelude::*;
@@ -283,7 +283,7 @@ impl Playground {
             "key": bytes_to_json(key),
             "type": entry.value.type_name(),
             "ttl_ms": (entry.expire_at != 0).then(|| entry.expire_at.saturating_sub(now)),
-            "size": entry_size(key.len(), entry),
+            "size": entry.size,
             "idle_ms": store.common.idle_ms(entry, now),
             "freq": lfu_decay(entry, now, self.engine.config().lfu_decay_time()),
         })

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use crate::args::{parse_i64, Args};
-use crate::engine::Ctx;
+use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
 use crate::glob;
 use crate::reply::Reply;
@@ -91,6 +91,13 @@ pub fn upsert<T: Collection, R>(
             Ok(result)
         }
     }
+}
+
+/// Stores `value` as a new collection at `key` (replacing whatever was there), with the
+/// default TTL, as every key written without one.
+pub fn create<T: Collection>(engine: &Engine, db: &mut Locked<'_>, key: &[u8], value: T, now: u64) {
+    let expire_at = super::string::default_expiry_at(engine, now);
+    db.shard(key).insert(key, value.into_value(), expire_at, now);
 }
 
 /// Runs `f` on the collection at `key` for a write: `Shard::update` re-measures the entry

@@ -708,7 +708,7 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::store::entry::{entry_size, Value, ValueRef};
+    use crate::store::entry::{Value, ValueRef};
     use crate::store::node::embedded_size;
     use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine, NOT_INT};
 
@@ -1483,7 +1483,7 @@ mod tests {
         put(&t, "k", &"v".repeat(100), t.now + 1000);
         let expected = {
             let mut locked = t.engine.store().lock_keys([&b"k"[..]]);
-            entry_size(1, &locked.peek(b"k", t.now).unwrap()) as i64
+            locked.peek(b"k", t.now).unwrap().size as i64
         };
         assert_eq!(t.run(&["MEMORY", "USAGE", "k"]), int(expected));
         assert_eq!(t.run(&["MEMORY", "USAGE", "k"]), int(t.engine.store().used_memory() as i64));

@@ -11,7 +11,7 @@ use crate::blocking::{BlockOp, Blocked};
 use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
 use crate::reply::Reply;
-use crate::store::entry::{alloc_size, Entry, Value, ValueRef};
+use crate::store::entry::{alloc_size, Entry, ValueRef};
 use crate::store::list::ListValue;
 use crate::store::Locked;
 
@@ -520,11 +520,7 @@ fn modify<R>(
 
 /// Stores a new list (with the default TTL, as every key written without one).
 fn create(engine: &Engine, db: &mut Locked<'_>, key: &[u8], list: ListValue, now: u64) {
-    let expire_at = match engine.config().default_ttl_ms() {
-        0 => 0,
-        ttl => now.saturating_add(ttl),
-    };
-    db.shard(key).insert(key, Value::List(Box::new(list)), expire_at, now);
+    super::collection::create(engine, db, key, list, now);
 }
 
 /// Pops one element from the head (`left`) or tail; `Ok(None)` when there is no list.

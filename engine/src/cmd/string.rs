@@ -2,7 +2,7 @@
 //! counters and INCRBYFLOAT (computed in x87 extended precision, as Redis does on x86-64).
 
 use crate::args::{parse_i64, Args};
-use crate::engine::Ctx;
+use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
 use crate::reply::{format_i64, Reply};
 use crate::store::entry::{Entry, Value, ValueRef};
@@ -473,9 +473,15 @@ fn check_length(size: u64, append: u64, max: u64) -> Result<(), CmdError> {
 
 /// The expiry a key written without an explicit one gets: `default-ttl` from now, or none.
 pub(crate) fn default_expiry(ctx: &Ctx<'_>) -> u64 {
-    match ctx.engine.config().default_ttl_ms() {
+    default_expiry_at(ctx.engine, ctx.now)
+}
+
+/// [`default_expiry`] for callers without a `Ctx` (a blocked pop served on another client's
+/// write).
+pub(crate) fn default_expiry_at(engine: &Engine, now: u64) -> u64 {
+    match engine.config().default_ttl_ms() {
         0 => 0,
-        ttl => ctx.now.saturating_add(ttl),
+        ttl => now.saturating_add(ttl),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::args::{parse_i64, Args};
 use crate::engine::Ctx;
 use crate::error::{c_str, CmdError};
 use crate::reply::{format_double, format_g17, Reply};
-use crate::store::entry::{Entry, Value, ValueRef};
+use crate::store::entry::{Entry, ValueRef};
 use crate::store::zset::{Insert, LexBound, ScoreBound, ZSetValue};
 
 use super::keys::parse_cursor;
@@ -819,12 +819,7 @@ fn write<R>(ctx: &mut Ctx<'_>, key: &[u8], f: impl FnOnce(&mut ZSetValue) -> R) 
 /// Stores a new sorted set at `key` (replacing whatever was there), with the configured
 /// default TTL if any.
 fn create(ctx: &mut Ctx<'_>, key: &[u8], z: ZSetValue) {
-    let now = ctx.now;
-    let expire_at = match ctx.engine.config().default_ttl_ms() {
-        0 => 0,
-        ttl => now.saturating_add(ttl),
-    };
-    ctx.db.shard(key).insert(key, Value::ZSet(Box::new(z)), expire_at, now);
+    super::collection::create(ctx.engine, &mut ctx.db, key, z, ctx.now);
 }
 
 // --- Parsing numbers and bounds as Redis does --------------------------------------------------

@@ -180,7 +180,7 @@ pub struct Entry<'a> {
     pub lfu: u8,
     /// LFU: minutes (mod 2^16) when the counter was last decremented, as Redis keeps it.
     pub lfu_ldt: u16,
-    /// Accounted bytes (`entry_size`).
+    /// Accounted bytes: what the entry adds to `used_memory` (`MEMORY USAGE`).
     pub size: usize,
 }
 
@@ -251,11 +251,6 @@ pub fn alloc_size(n: usize) -> usize {
             (n + step - 1) & !(step - 1)
         }
     }
-}
-
-/// Accounted size of an entry (`MEMORY USAGE`).
-pub fn entry_size(_key_len: usize, entry: &Entry<'_>) -> usize {
-    entry.size
 }
 
 #[cfg(test)]

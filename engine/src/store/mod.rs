@@ -35,7 +35,7 @@ use smallvec::SmallVec;
 use crate::config::{Config, Policy};
 use crate::error::CmdError;
 use crate::stats::Stats;
-use entry::{entry_size, Entry};
+use entry::Entry;
 use evict::{lfu_decay, lfu_increment, lfu_minutes, Candidate, Pool, LFU_INIT_VAL};
 use node::Stamps;
 pub use shard::{Shard, Touch};
@@ -148,7 +148,7 @@ impl Common {
             policy: (kind == EventKind::Evicted).then(|| self.config.policy().name()),
             idle_ms: self.idle_ms(entry, now_ms),
             freq: lfu_decay(entry, now_ms, self.config.lfu_decay_time()),
-            size: entry_size(key.len(), entry),
+            size: entry.size,
             at_ms: now_ms,
         }
     }

@@ -112,9 +112,14 @@ impl Shard {
 
     fn expire_at_pos(&mut self, pos: usize, now_ms: u64) {
         if let Some(node) = self.remove_at(pos) {
-            self.common.stats.expired_keys.fetch_add(1, Relaxed);
-            self.common.record_expired(node.key(), &Entry::of(&node), now_ms);
+            self.count_expired(&node, now_ms);
         }
+    }
+
+    /// Counts and logs a node that left the keyspace because it expired.
+    fn count_expired(&self, node: &Node, now_ms: u64) {
+        self.common.stats.expired_keys.fetch_add(1, Relaxed);
+        self.common.record_expired(node.key(), &Entry::of(node), now_ms);
     }
 
     /// Lists the node at `pos`, which has just gained a TTL, among the keys with one.
@@ -181,8 +186,7 @@ impl Shard {
                 self.types[old.value().type_index()] -= 1;
                 self.ttl_unlink(old.ttl_index());
                 if old.expire_at() != 0 && old.expire_at() <= now_ms {
-                    self.common.stats.expired_keys.fetch_add(1, Relaxed);
-                    self.common.record_expired(old.key(), &Entry::of(&old), now_ms);
+                    self.count_expired(&old, now_ms);
                 }
                 (pos, node_size(&old))
             }

@@ -17,7 +17,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value as Json_};
 use vitrine_engine::reply_json::{bytes_from_json, bytes_to_json, value_to_json};
-use vitrine_engine::store::entry::{entry_size, ValueRef};
+use vitrine_engine::store::entry::ValueRef;
 use vitrine_engine::store::evict::lfu_decay;
 use vitrine_engine::{glob, Reply};
 
@@ -98,7 +98,7 @@ async fn list(State(state): State<AppState>, ApiQuery(q): ApiQuery<ListQuery>) -
             "key": bytes_to_json(key),
             "type": entry.value.type_name(),
             "ttl_ms": ttl_ms(entry.expire_at, now),
-            "size": entry_size(key.len(), entry),
+            "size": entry.size,
         }));
     });
     Ok(Json(json!({ "cursor": next.to_string(), "done": next == 0, "keys": keys })))
@@ -141,7 +141,7 @@ fn describe(state: &AppState, key: &[u8]) -> Option<Json_> {
         "encoding": entry.value.encoding(),
         "ttl_ms": ttl_ms(entry.expire_at, now),
         "expire_at_ms": (entry.expire_at != 0).then_some(entry.expire_at),
-        "size": entry_size(key.len(), entry),
+        "size": entry.size,
         "idle_ms": store.common.idle_ms(entry, now),
         "freq": lfu_decay(entry, now, config.lfu_decay_time()),
         "length": length,

@@ -119,8 +119,7 @@ impl AppState {
     /// own token).
     pub fn call<A: AsRef<[u8]>>(&self, argv: &[A]) -> Reply {
         let now = now_ms();
-        let mut session = self.engine.new_session("admin-http", "admin-http", now);
-        session.authenticated = true;
+        let mut session = sessions::open_session(&self.engine, now);
         let reply = self.engine.call(&mut session, argv, now);
         self.engine.end_session(&session);
         reply

@@ -26,6 +26,14 @@ pub fn valid_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= MAX_ID_LEN && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
+/// A session for the admin API: a client named `admin-http`, already authenticated (the admin
+/// API has its own token).
+pub fn open_session(engine: &Engine, now_ms: u64) -> Session {
+    let mut session = engine.new_session("admin-http", "admin-http", now_ms);
+    session.authenticated = true;
+    session
+}
+
 #[derive(Default)]
 pub struct Sessions {
     open: Mutex<HashMap<String, (Session, Instant)>>,
@@ -36,11 +44,7 @@ impl Sessions {
     /// of the map while the command runs, so a slow command holds no lock over the others.
     pub fn call<A: AsRef<[u8]>>(&self, engine: &Arc<Engine>, id: &str, argv: &[A], now_ms: u64) -> Reply {
         let taken = self.open.lock().remove(id).map(|(session, _)| session);
-        let mut session = taken.unwrap_or_else(|| {
-            let mut s = engine.new_session("admin-http", "admin-http", now_ms);
-            s.authenticated = true;
-            s
-        });
+        let mut session = taken.unwrap_or_else(|| open_session(engine, now_ms));
         let reply = engine.call(&mut session, argv, now_ms);
         if session.closing || session.client.is_killed() {
             // QUIT or CLIENT KILL: the session ends here; the next command opens a new one.
