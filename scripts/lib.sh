@@ -154,16 +154,38 @@ ensure_wasm_bindgen() {
     [[ $have == "$want" ]] && return 0
     log "cargo install wasm-bindgen-cli $want (found: ${have:-none}; takes a few minutes once)"
     # --locked builds with the CLI's own Cargo.lock. If the registry cannot serve a version
-    # pinned there, resolving fails before anything compiles; then resolve afresh.
-    if ! cargo install --locked wasm-bindgen-cli --version "$want"; then
-        log "cargo install --locked failed; retrying without --locked"
-        cargo install wasm-bindgen-cli --version "$want"
+    # pinned there, resolving fails before anything compiles; then resolve afresh. The first
+    # attempt's output is kept aside: its `error:` line would read as a failure to a newcomer
+    # when the retry then succeeds, so it is shown only if both attempts fail.
+    local first
+    first=$(mktemp)
+    if cargo install --locked wasm-bindgen-cli --version "$want" >"$first" 2>&1; then
+        rm -f "$first"
+        return 0
     fi
+    log "wasm-bindgen-cli's own Cargo.lock did not resolve here; installing with a fresh resolve"
+    if ! cargo install wasm-bindgen-cli --version "$want"; then
+        log "both attempts failed; the first one (--locked) said:"
+        cat "$first" >&2
+        rm -f "$first"
+        return 1
+    fi
+    rm -f "$first"
+}
+
+# ensure_c_toolchain: rustup brings no linker, and jemalloc (the server's allocator) is
+# compiled from C with make; a bare Debian has neither.
+ensure_c_toolchain() {
+    if command -v cc >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
+        return 0
+    fi
+    ensure_apt build-essential
 }
 
 # build_server_release: the release binary, $TARGET_DIR/release/vitrine, that scripts/start
 # runs and the Dockerfile ships.
 build_server_release() {
+    ensure_c_toolchain
     log "cargo build --release -p vitrine-server"
     (cd "$ROOT" && cargo build "${CARGO_FLAGS[@]}" --release -p vitrine-server)
 }
@@ -171,11 +193,104 @@ build_server_release() {
 # ---------------------------------------------------------------------------
 # Node
 
+# The web build (Vite 8) needs Node.js >= 20.19; Debian 12's own nodejs is 18. When the node
+# on PATH is missing or older, or has no npm beside it, ensure_node installs the Node.js and
+# npm pinned below from the npm registry, one of the package registries every machine of ours
+# reaches (no other download site is): the node-linux-<arch> package carries the official
+# node binary, the npm package the npm CLI. Each tarball is checked against its sha512 (the
+# registry's `dist.integrity`, in hex) before anything is unpacked.
+NODE_MIN=20.19.0
+NODE_VERSION=22.23.3
+NODE_SHA512_x64=a879f3e6d16c1e88ff58cfae4443558d638d8b9855be6c2b82af00e15efa2a9b95340738fa3c0af31e20c1ba1b13d06d1cd83f00a476e7cdde628acb17f73b9e
+NODE_SHA512_arm64=9770c01d9adeca5a3ea7d4170edb0eae31b625726a5736179c01a621034e50d01170ca694ced9c99ec1540ffb7ead8c99d213e773a4c36d816f9cde8883bd7b4
+NPM_VERSION=10.9.9
+NPM_SHA512=d60fba8cb42f688b81e33c2f1cbef2ad7b977166700ec0ad057f1b6d60ea6ef2524abf673e20c35931cd8305d1dbb8887134d6eefdc0e7b8435bd458bf65b862
+# Where it goes: one directory per version, kept across runs and clones.
+VITRINE_TOOLS=${VITRINE_TOOLS:-${XDG_DATA_HOME:-${HOME:-/root}/.local/share}/vitrine}
+
+# version_at_least HAVE MIN: true when dotted version HAVE >= MIN.
+version_at_least() {
+    [[ $(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1) == "$2" ]]
+}
+
+# node_usable: the node on PATH is new enough and has npm beside it.
+node_usable() {
+    local have
+    have=$(node --version 2>/dev/null) || return 1
+    version_at_least "${have#v}" "$NODE_MIN" && command -v npm >/dev/null 2>&1
+}
+
+# npm_registry: where npm itself would fetch from (npm's config, else the public registry).
+npm_registry() {
+    local url=${npm_config_registry:-}
+    if [[ -z $url ]] && command -v npm >/dev/null 2>&1; then
+        url=$(npm config get registry 2>/dev/null | tail -n 1) || url=
+    fi
+    [[ $url == http* ]] || url=https://registry.npmjs.org/
+    printf '%s' "${url%/}"
+}
+
+# fetch_checked URL SHA512 FILE: download URL to FILE, and fail unless its sha512 is SHA512.
+fetch_checked() {
+    curl -fsSL --retry 3 --connect-timeout 20 -o "$3" "$1" || die "download failed: $1"
+    local got
+    got=$(sha512sum "$3" | awk '{ print $1 }')
+    [[ $got == "$2" ]] || die "checksum mismatch for $1 (got sha512 $got)"
+}
+
+_NODE_READY=0
+
+# ensure_node: a Node.js >= $NODE_MIN with npm on PATH, installing the pinned one if needed.
+ensure_node() {
+    ((_NODE_READY == 0)) || return 0
+    local arch dir have
+    local sha=""
+    case $(uname -m) in
+        x86_64 | amd64) arch=x64 sha=$NODE_SHA512_x64 ;;
+        aarch64 | arm64) arch=arm64 sha=$NODE_SHA512_arm64 ;;
+        *) arch="" ;;
+    esac
+    dir=$VITRINE_TOOLS/node-v$NODE_VERSION-linux-$arch
+    have=$(node --version 2>/dev/null || echo none)
+    if node_usable; then
+        _NODE_READY=1
+        return 0
+    fi
+    [[ -n $arch ]] || die "Node.js >= $NODE_MIN is needed (found: $have) and none is pinned for $(uname -m): install one by hand"
+    if [[ ! -x $dir/bin/node ]]; then
+        ensure_apt curl ca-certificates
+        local registry tmp
+        registry=$(npm_registry)
+        log "installing Node.js $NODE_VERSION and npm $NPM_VERSION from the npm registry into $dir (node on PATH: $have; the web build needs >= $NODE_MIN)"
+        mkdir -p "$VITRINE_TOOLS"
+        tmp=$(mktemp -d "$VITRINE_TOOLS/.node-install.XXXXXX")
+        fetch_checked "$registry/node-linux-$arch/-/node-linux-$arch-$NODE_VERSION.tgz" "$sha" "$tmp/node.tgz"
+        fetch_checked "$registry/npm/-/npm-$NPM_VERSION.tgz" "$NPM_SHA512" "$tmp/npm.tgz"
+        mkdir -p "$tmp/node" "$tmp/npm" "$tmp/root/bin" "$tmp/root/lib/node_modules"
+        tar -xzf "$tmp/node.tgz" -C "$tmp/node"
+        tar -xzf "$tmp/npm.tgz" -C "$tmp/npm"
+        mv "$tmp/node/package/bin/node" "$tmp/root/bin/node"
+        mv "$tmp/npm/package" "$tmp/root/lib/node_modules/npm"
+        # The same layout as Node's own release tarballs: npm and npx link to their CLIs.
+        ln -s ../lib/node_modules/npm/bin/npm-cli.js "$tmp/root/bin/npm"
+        ln -s ../lib/node_modules/npm/bin/npx-cli.js "$tmp/root/bin/npx"
+        rm -rf "$dir"
+        mv "$tmp/root" "$dir"
+        rm -rf "$tmp"
+    else
+        log "using Node.js $NODE_VERSION from $dir (node on PATH: $have; the web build needs >= $NODE_MIN)"
+    fi
+    export PATH="$dir/bin:$PATH"
+    hash -r
+    node_usable || die "the Node.js installed in $dir does not run: $("$dir/bin/node" --version 2>&1 | head -n 1)"
+    _NODE_READY=1
+}
+
 # ensure_npm_ci DIR: `npm ci` in DIR unless node_modules is already installed
 # from the current package-lock.json (npm ci writes node_modules/.package-lock.json).
 ensure_npm_ci() {
     local dir=${1:?ensure_npm_ci needs a directory}
-    require_cmd npm "install Node.js 20 or later with npm"
+    ensure_node
     [[ -f $dir/package-lock.json ]] ||
         die "$dir/package-lock.json is missing: run 'npm install' in $dir and commit the lock file"
     local stamp=$dir/node_modules/.package-lock.json
@@ -213,10 +328,16 @@ build_wasm_if_present() {
 }
 
 # HOOK: the dashboard. Active once web/package.json exists. Builds the wasm
-# package first (the playground imports it), then `npm ci` + `npm run build`.
+# package first (the playground imports it), then the dashboard.
 build_web_if_present() {
     [[ -f $ROOT/web/package.json ]] || return 0
     build_wasm_if_present
+    build_dashboard
+}
+
+# build_dashboard: `npm ci` + `npm run build` into web/dist, with whatever wasm package is in
+# WASM_PKG (none: the Playground page says it is not built yet).
+build_dashboard() {
     ensure_npm_ci "$ROOT/web"
     log "npm run build in web"
     (cd "$ROOT/web" && npm run build)

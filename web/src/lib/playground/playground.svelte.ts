@@ -13,7 +13,7 @@ import { argText, splitArgs } from '../cli';
 import { formatBytes as bytes } from '../format';
 import type { CommandInfo, KeyEvent, StatsSnapshot } from '../types';
 import { PlaygroundEngine, type PlaygroundKey, type WasmModule } from './engine';
-import { loadWasm } from './wasm';
+import { loadWasm, WasmMissingError } from './wasm';
 
 export interface Entry {
   id: number;
@@ -78,7 +78,8 @@ function defaultStorage(): Storage | null {
 
 
 export class PlaygroundState {
-  status = $state<'idle' | 'loading' | 'ready' | 'failed'>('idle');
+  /** `unbuilt`: this build of the web app has no wasm engine in it (yet). */
+  status = $state<'idle' | 'loading' | 'ready' | 'unbuilt' | 'failed'>('idle');
   error = $state<string | null>(null);
   entries = $state.raw<Entry[]>([]);
   stats = $state.raw<StatsSnapshot | null>(null);
@@ -128,7 +129,7 @@ export class PlaygroundState {
     try {
       this.#mod = await this.#deps.load();
     } catch (e) {
-      this.status = 'failed';
+      this.status = e instanceof WasmMissingError ? 'unbuilt' : 'failed';
       this.error = e instanceof Error ? e.message : String(e);
       return;
     }

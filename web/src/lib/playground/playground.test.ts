@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { splitArgs } from '../cli';
 import { FILL_INFO, PlaygroundState, SESSION_KEY } from './playground.svelte';
 import { TOUR } from './tour';
+import { WasmMissingError } from './wasm';
 import { loadNodeWasm, wasmBuilt } from './wasm-testing';
 
 class MemoryStorage {
@@ -156,6 +157,14 @@ describe.skipIf(!wasmBuilt)('PlaygroundState (wasm)', () => {
     const pg = new PlaygroundState({ load: () => Promise.reject(new Error('no wasm')), storage: null });
     await pg.start();
     expect(pg).toMatchObject({ status: 'failed', error: 'no wasm' });
+    expect(pg.run('PING')).toBeNull();
+  });
+
+  it('tells a build without the engine from a failure: the page says it is being built', async () => {
+    const pg = new PlaygroundState({ load: () => Promise.reject(new WasmMissingError()), storage: null });
+    await pg.start();
+    expect(pg.status).toBe('unbuilt');
+    expect(pg.error).toContain('scripts/start builds it in the background');
     expect(pg.run('PING')).toBeNull();
   });
 });

@@ -15,7 +15,7 @@ const wasmUrl = import.meta.glob<string>('../wasm/pkg/vitrine_wasm_bg.wasm', { q
 
 export class WasmMissingError extends Error {
   constructor() {
-    super('The WebAssembly engine is not built. Run `source scripts/lib.sh && build_wasm_if_present`, then rebuild the web app.');
+    super('The WebAssembly engine is not built yet. scripts/start builds it in the background once the server is up (a few minutes the first time); reload this page when it says the playground is ready. To build it yourself: scripts/build-playground.');
   }
 }
 
