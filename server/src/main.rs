@@ -129,11 +129,8 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
     };
     tokio::spawn(maintenance::run(engine.clone(), facts, shutdown_rx.clone()));
     resp::clamp_maxclients_to_fd_limit(&engine);
-    let options = resp::ConnOptions {
-        keepalive_s: config.tcp_keepalive,
-        auth_timeout_s: config.unauthenticated_timeout,
-        protected_mode: config.protected_mode == "yes",
-    };
+    let options =
+        resp::ConnOptions { keepalive_s: config.tcp_keepalive, auth_timeout_s: config.unauthenticated_timeout };
     let loops = event_loops::EventLoops::start(threads)?;
     for listener in listeners {
         let loops = loops.clone();
