@@ -1,7 +1,15 @@
 # Vitrine in a container: the server with the dashboard on its admin port.
 #
 #     docker build -t vitrine .
-#     docker run --rm -p 6379:6379 -p 8080:8080 -e VITRINE_ADMIN_TOKEN=$(openssl rand -hex 16) vitrine
+#     export VITRINE_REQUIREPASS=$(openssl rand -hex 16) VITRINE_ADMIN_TOKEN=$(openssl rand -hex 16)
+#     docker run --rm -p 127.0.0.1:6379:6379 -p 127.0.0.1:8080:8080 \
+#         -e VITRINE_REQUIREPASS -e VITRINE_ADMIN_TOKEN vitrine
+#     REDISCLI_AUTH=$VITRINE_REQUIREPASS redis-cli -p 6379 ping
+#
+# A client from outside the container (the host through a published port, another container)
+# is not on the container's loopback, so protected mode, on as in Redis, answers it -DENIED
+# until a password is set (VITRINE_REQUIREPASS above) or protected mode is turned off
+# (VITRINE_PROTECTED_MODE=no; only where no one else can reach the port).
 #
 # Every build step is a function from scripts/lib.sh, the same ones scripts/start and CI
 # (scripts/test) run, so the image is built the way the project is tested.

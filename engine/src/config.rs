@@ -1,7 +1,7 @@
 //! Run-time settings the engine obeys (maxmemory, policy, limits, ...), readable and
 //! writable with `CONFIG GET/SET` by Redis's parameter names. Lock-free reads on the hot path.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use parking_lot::RwLock;
 
@@ -80,6 +80,25 @@ pub fn parse_memory(s: &str) -> Option<u64> {
     n.checked_mul(mul)
 }
 
+/// A boolean parameter as Redis's bool configs take it: `yes` or `no`, in any case.
+fn parse_yes_no(value: &str) -> Result<bool, String> {
+    if value.eq_ignore_ascii_case("yes") {
+        Ok(true)
+    } else if value.eq_ignore_ascii_case("no") {
+        Ok(false)
+    } else {
+        Err("argument must be 'yes' or 'no'".into())
+    }
+}
+
+fn yes_no(on: bool) -> &'static str {
+    if on {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
 /// The engine's settings. Every field is readable without a lock.
 pub struct Config {
     maxmemory: AtomicU64,
@@ -98,6 +117,9 @@ pub struct Config {
     /// normal replies are bounded by the server's back-pressure instead.
     output_limits: [[AtomicU64; 3]; 3],
     requirepass: RwLock<Option<Vec<u8>>>,
+    /// `protected-mode`: the host refuses clients that are not on loopback while no password is
+    /// set. Read for each accepted connection, so `CONFIG SET` applies to the next one.
+    protected_mode: AtomicBool,
     /// Read-only parameters the host process reports (`port`, `bind`, `dir`, ...).
     host_params: RwLock<Vec<(String, String)>>,
 }
@@ -118,6 +140,7 @@ impl Default for Config {
             timeout_s: AtomicU64::new(0),
             output_limits: OUTPUT_LIMIT_DEFAULTS.map(|class| class.map(AtomicU64::new)),
             requirepass: RwLock::new(None),
+            protected_mode: AtomicBool::new(true),
             host_params: RwLock::new(Vec::new()),
         }
     }
@@ -218,6 +241,11 @@ impl Config {
         self.requirepass.read().is_some()
     }
 
+    /// `protected-mode` (on by default, as in Redis).
+    pub fn protected_mode(&self) -> bool {
+        self.protected_mode.load(Relaxed)
+    }
+
     /// Adds or replaces a read-only parameter reported by the host (shown by `CONFIG GET`).
     pub fn set_host_param(&self, name: &str, value: &str) {
         let mut params = self.host_params.write();
@@ -253,6 +281,7 @@ impl Config {
             "requirepass" => {
                 self.requirepass.read().as_ref().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default()
             }
+            "protected-mode" => yes_no(self.protected_mode()).to_string(),
             "databases" => "1".to_string(),
             "save" => String::new(),
             // The host reports the real value when it keeps an append-only file.
@@ -325,6 +354,7 @@ impl Config {
             "requirepass" => {
                 *self.requirepass.write() = if value.is_empty() { None } else { Some(value.as_bytes().to_vec()) };
             }
+            "protected-mode" => self.protected_mode.store(parse_yes_no(value)?, Relaxed),
             // The host's append-only file reads it on every round, so it can change at run time.
             "appendfsync" if self.host_params.read().iter().any(|(n, _)| n == name) => {
                 let v = value.to_ascii_lowercase();
@@ -357,6 +387,7 @@ pub const PARAMS: &[&str] = &[
     "timeout",
     "client-output-buffer-limit",
     "requirepass",
+    "protected-mode",
     "databases",
     "save",
     "appendonly",
@@ -392,6 +423,24 @@ mod tests {
         assert_eq!(c.policy(), Policy::AllkeysLru);
         assert!(c.set("maxmemory-policy", "bogus").is_err());
         assert!(c.set("nope", "1").is_err());
+    }
+
+    #[test]
+    fn protected_mode_is_a_yes_no_bool_as_in_redis() {
+        let c = Config::default();
+        assert!(c.protected_mode(), "on by default");
+        assert_eq!(c.get("protected-mode").as_deref(), Some("yes"));
+        c.set("protected-mode", "NO").unwrap();
+        assert!(!c.protected_mode());
+        assert_eq!(c.get("protected-mode").as_deref(), Some("no"));
+        c.set("protected-mode", "Yes").unwrap();
+        assert!(c.protected_mode());
+        // Redis 7.0 refuses anything else, 1/true/empty included, and keeps the old value.
+        for bad in ["maybe", "1", "true", "", "yes "] {
+            assert_eq!(c.set("protected-mode", bad).unwrap_err(), "argument must be 'yes' or 'no'", "{bad:?}");
+        }
+        assert!(c.protected_mode());
+        assert!(c.all().contains(&("protected-mode".to_string(), "yes".to_string())), "CONFIG GET * lists it");
     }
 
     #[test]

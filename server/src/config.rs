@@ -80,8 +80,8 @@ pub struct ServerConfig {
     pub unauthenticated_timeout: u64,
 
     /// With no password set, refuse RESP clients that do not connect from loopback with
-    /// Redis's -DENIED reply: yes or no.
-    #[arg(long, env = "VITRINE_PROTECTED_MODE", default_value = "yes", value_parser = ["yes", "no"])]
+    /// Redis's -DENIED reply: yes or no (changeable with CONFIG SET protected-mode).
+    #[arg(long, env = "VITRINE_PROTECTED_MODE", default_value = "yes")]
     pub protected_mode: String,
 
     /// TCP keepalive interval in seconds for client connections (0 = off).
@@ -161,6 +161,7 @@ const ENGINE_PARAMS: &[&str] = &[
     "timeout",
     "proto-max-bulk-len",
     "client-query-buffer-limit",
+    "protected-mode",
 ];
 
 impl ServerConfig {
@@ -250,6 +251,7 @@ impl ServerConfig {
             "timeout" => &self.timeout,
             "proto-max-bulk-len" => &self.proto_max_bulk_len,
             "client-query-buffer-limit" => &self.client_query_buffer_limit,
+            "protected-mode" => &self.protected_mode,
             _ => unreachable!("ENGINE_PARAMS lists only the names above"),
         }
     }
@@ -456,6 +458,15 @@ mod tests {
     }
 
     #[test]
+    fn protected_mode_starts_the_engines_value() {
+        assert!(load(&[]).unwrap().engine_config().unwrap().protected_mode(), "on by default, as in Redis");
+        // Case-insensitive, as Redis's bool options.
+        let off = load(&["--protected-mode", "NO"]).unwrap().engine_config().unwrap();
+        assert!(!off.protected_mode());
+        assert_eq!(off.get("protected-mode").as_deref(), Some("no"));
+    }
+
+    #[test]
     fn default_event_loops_leave_one_cpu_over() {
         assert_eq!((default_threads(1), default_threads(2), default_threads(8)), (1, 1, 7));
         assert_eq!(default_threads(0), 1);
@@ -473,6 +484,8 @@ mod tests {
         assert!(err.starts_with("invalid --maxmemory-policy 'lru': argument(s) must be one of"), "{err}");
         let err = engine_err(&["--maxmemory-samples", "0"]);
         assert!(err.contains("between 1 and 64"), "{err}");
+        let err = engine_err(&["--protected-mode", "maybe"]);
+        assert_eq!(err, "invalid --protected-mode 'maybe': argument must be 'yes' or 'no'");
         assert!(load(&["--port", "70000"]).is_err());
         assert!(load(&["--threads", "0"]).is_err());
         assert!(load(&["--no-such-flag"]).is_err());

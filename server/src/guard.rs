@@ -1,8 +1,9 @@
 //! RESP-port safeguards that are decisions rather than I/O, kept apart from the connection loop
-//! so each is unit-tested: protected mode, the unauthenticated-client deadline, and clamping
-//! `maxclients` to the file-descriptor limit.
+//! so each is unit-tested: protected mode (and the warning when it will refuse every remote
+//! client), the unauthenticated-client deadline, and clamping `maxclients` to the
+//! file-descriptor limit.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 
 /// Redis 7.0's reply (networking.c) to a non-loopback client while protected mode is on and no
 /// password is set; the connection is closed after it.
@@ -13,6 +14,22 @@ pub const DENIED_REPLY: &[u8] = b"-DENIED Redis is running in protected mode bec
 /// do not enter the decision: with a loopback-only bind no remote peer can connect anyway.
 pub fn protected_mode_denies(protected_mode: bool, password_set: bool, peer: IpAddr) -> bool {
     protected_mode && !password_set && !is_loopback(peer)
+}
+
+/// The warning for a start that will refuse every remote client: a RESP listener on an address
+/// other hosts can reach (a wildcard or any non-loopback address), protected mode on, no
+/// password. `None` when some client other than loopback can be served, or none can connect.
+pub fn protected_mode_warning(listeners: &[SocketAddr], protected_mode: bool, password_set: bool) -> Option<String> {
+    let exposed: Vec<String> = listeners.iter().filter(|a| !is_loopback(a.ip())).map(|a| a.to_string()).collect();
+    if !protected_mode || password_set || exposed.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "protected mode is on and no password is set: clients that are not on loopback will be refused \
+         with -DENIED on {} until --requirepass is set or protected mode is turned off \
+         (--protected-mode no, or CONFIG SET protected-mode no from loopback)",
+        exposed.join(", ")
+    ))
 }
 
 fn is_loopback(ip: IpAddr) -> bool {
@@ -63,6 +80,20 @@ mod tests {
         assert!(protected_mode_denies(true, false, "::ffff:10.0.0.7".parse().unwrap()));
         assert!(!protected_mode_denies(true, true, remote), "a password lifts it");
         assert!(!protected_mode_denies(false, false, remote), "--protected-mode no lifts it");
+    }
+
+    #[test]
+    fn warns_when_remote_clients_will_all_be_denied() {
+        let any: SocketAddr = "0.0.0.0:6379".parse().unwrap();
+        let local: SocketAddr = "127.0.0.1:6379".parse().unwrap();
+        let v6_local: SocketAddr = "[::1]:6379".parse().unwrap();
+        let text = protected_mode_warning(&[local, any], true, false).expect("warns");
+        assert!(text.contains("refused with -DENIED on 0.0.0.0:6379 until --requirepass"), "{text}");
+        assert!(text.contains("--protected-mode no") && text.contains("CONFIG SET protected-mode no"), "{text}");
+        assert!(protected_mode_warning(&["10.0.0.7:6379".parse().unwrap()], true, false).is_some());
+        assert!(protected_mode_warning(&[local, v6_local], true, false).is_none(), "loopback only");
+        assert!(protected_mode_warning(&[any], true, true).is_none(), "a password");
+        assert!(protected_mode_warning(&[any], false, false).is_none(), "protected mode off");
     }
 
     #[test]

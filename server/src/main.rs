@@ -7,6 +7,7 @@
 
 mod alloc;
 mod aof;
+mod banner;
 mod bench;
 mod config;
 mod event_loops;
@@ -16,7 +17,7 @@ mod maintenance;
 mod resp;
 
 use std::io::IsTerminal;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -102,15 +103,7 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
     let http_addr = http_listener.local_addr()?;
     engine.config().set_host_param("port", &port.to_string());
     engine.config().set_host_param("http-port", &http_addr.port().to_string());
-    let addrs: Vec<String> = listeners.iter().filter_map(|l| l.local_addr().ok()).map(|a| a.to_string()).collect();
-    info!(
-        threads,
-        maxmemory = engine.config().maxmemory(),
-        policy = engine.config().policy().name(),
-        "vitrine {} listening on RESP {}",
-        vitrine_engine::VERSION,
-        addrs.join(", ")
-    );
+    let resp_addrs: Vec<SocketAddr> = listeners.iter().filter_map(|l| l.local_addr().ok()).collect();
     if let Some(path) = &config.port_file {
         write_atomically(path, &format!("{port}\n"))?;
     }
@@ -129,11 +122,8 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
     };
     tokio::spawn(maintenance::run(engine.clone(), facts, shutdown_rx.clone()));
     resp::clamp_maxclients_to_fd_limit(&engine);
-    let options = resp::ConnOptions {
-        keepalive_s: config.tcp_keepalive,
-        auth_timeout_s: config.unauthenticated_timeout,
-        protected_mode: config.protected_mode == "yes",
-    };
+    let options =
+        resp::ConnOptions { keepalive_s: config.tcp_keepalive, auth_timeout_s: config.unauthenticated_timeout };
     let loops = event_loops::EventLoops::start(threads)?;
     for listener in listeners {
         let loops = loops.clone();
@@ -143,7 +133,9 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
 
     // The admin HTTP API: its own port, the same engine. The benchmark runner in it connects
     // to our RESP port over loopback.
-    let resp_target = loopback_target(listeners_addr(&addrs, port));
+    let resp_target = banner::reachable(
+        resp_addrs.first().copied().unwrap_or(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)),
+    );
     let http_options = http::HttpOptions {
         token: config.admin_token.clone(),
         bind_ip: http_ip,
@@ -154,11 +146,29 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
     let http_state = http::AppState::new(engine.clone(), http_options, shutdown_rx.clone());
     tokio::spawn(http::stats::run_sampler(http_state.clone(), shutdown_rx.clone()));
     let http_task = tokio::spawn(http::serve(http_listener, http_state.clone(), shutdown_rx.clone()));
+    http_state.set_ready(true);
+    let cfg = engine.config();
+    if let Some(warning) = guard::protected_mode_warning(&resp_addrs, cfg.protected_mode(), cfg.auth_required()) {
+        warn!("{warning}");
+    }
+    info!(
+        "{}",
+        banner::banner(&banner::Listening {
+            version: vitrine_engine::VERSION,
+            maxmemory: cfg.maxmemory(),
+            policy: cfg.policy().name(),
+            threads,
+            resp: &resp_addrs,
+            password_set: cfg.auth_required(),
+            http: http_addr,
+            token_required: http_state.security.token_required(),
+            web: banner::WebBuild::of(&config.web_dir),
+        })
+    );
+    // Written last, so a script or test that waits for it finds the block above in the log.
     if let Some(path) = &config.http_port_file {
         write_atomically(path, &format!("{}\n", http_addr.port()))?;
     }
-    info!(token = config.admin_token.is_some(), "admin HTTP on http://{http_addr}");
-    http_state.set_ready(true);
 
     let signal = shutdown_signal().await?;
     info!("received {signal}, shutting down");
@@ -197,21 +207,6 @@ async fn shutdown_signal() -> std::io::Result<&'static str> {
     #[cfg(not(unix))]
     {
         tokio::signal::ctrl_c().await.map(|()| "ctrl-c")
-    }
-}
-
-/// The first RESP address, or 127.0.0.1 on `port` when there is none to parse.
-fn listeners_addr(addrs: &[String], port: u16) -> SocketAddr {
-    addrs.first().and_then(|a| a.parse().ok()).unwrap_or(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port))
-}
-
-/// Where a client on this machine reaches a listener: a wildcard address (`0.0.0.0`, `::`)
-/// becomes the loopback address of its family.
-fn loopback_target(addr: SocketAddr) -> SocketAddr {
-    match addr.ip() {
-        IpAddr::V4(ip) if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port()),
-        IpAddr::V6(ip) if ip.is_unspecified() => SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), addr.port()),
-        _ => addr,
     }
 }
 

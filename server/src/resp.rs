@@ -71,8 +71,6 @@ pub struct ConnOptions {
     pub keepalive_s: u64,
     /// Seconds an unauthenticated client may stay connected while a password is set (0 = no limit).
     pub auth_timeout_s: u64,
-    /// `protected-mode`: refuse non-loopback clients while no password is set.
-    pub protected_mode: bool,
 }
 
 /// Binds every address of `--bind` on `port`. With port 0 the first address picks a free
@@ -148,20 +146,20 @@ pub async fn accept_loop(
                 continue;
             }
         };
-        let stats = engine.stats();
-        // The session is opened here, not in the connection's task, so the count that the
-        // next accept checks already includes this connection.
-        if stats.connected_clients.load(Relaxed) >= engine.config().maxclients() {
-            stats.rejected_connections.fetch_add(1, Relaxed);
-            debug!("refused connection from {peer}: max number of clients reached");
-            tokio::spawn(refuse(stream));
-            continue;
-        }
-        if crate::guard::protected_mode_denies(options.protected_mode, engine.config().auth_required(), peer.ip()) {
-            stats.rejected_connections.fetch_add(1, Relaxed);
-            warn!(%peer, "refused connection: protected mode is on and no password is set");
-            tokio::spawn(deny_protected(stream));
-            continue;
+        match refusal(&engine, peer.ip()) {
+            None => {}
+            Some(Refusal::MaxClients) => {
+                engine.stats().rejected_connections.fetch_add(1, Relaxed);
+                debug!("refused connection from {peer}: max number of clients reached");
+                tokio::spawn(refuse(stream));
+                continue;
+            }
+            Some(Refusal::ProtectedMode) => {
+                engine.stats().rejected_connections.fetch_add(1, Relaxed);
+                warn!(%peer, "refused connection: protected mode is on and no password is set");
+                tokio::spawn(deny_protected(stream));
+                continue;
+            }
         }
         configure(&stream, options);
         let local = match stream.local_addr() {
@@ -189,6 +187,30 @@ pub async fn accept_loop(
             Err(e) => debug!("cannot register the connection from {peer}: {e}"),
         });
     }
+}
+
+/// Why a new connection is turned away before it gets a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// `maxclients` connections are open already.
+    MaxClients,
+    /// Protected mode is on, no password is set and the peer is not on loopback.
+    ProtectedMode,
+}
+
+/// Whether a connection from `peer` is refused, by the engine's settings at this moment, so
+/// `CONFIG SET maxclients` or `CONFIG SET protected-mode` applies to the next accept. The
+/// session is opened by the accept loop, not in the connection's task, so the client count
+/// read here already includes every connection accepted before.
+fn refusal(engine: &Engine, peer: IpAddr) -> Option<Refusal> {
+    let config = engine.config();
+    if engine.stats().connected_clients.load(Relaxed) >= config.maxclients() {
+        return Some(Refusal::MaxClients);
+    }
+    if crate::guard::protected_mode_denies(config.protected_mode(), config.auth_required(), peer) {
+        return Some(Refusal::ProtectedMode);
+    }
+    None
 }
 
 /// Errors that concern one incoming connection only, not the listener.
@@ -614,7 +636,7 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
         let (server_side, _) = listener.accept().await.unwrap();
-        configure(&server_side, ConnOptions { keepalive_s: 300, auth_timeout_s: 0, protected_mode: true });
+        configure(&server_side, ConnOptions { keepalive_s: 300, auth_timeout_s: 0 });
         let sock = SockRef::from(&server_side);
         assert!(sock.keepalive().unwrap());
         assert!(server_side.nodelay().unwrap());
@@ -622,9 +644,30 @@ mod tests {
 
         let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
         let (server_side, _) = listener.accept().await.unwrap();
-        configure(&server_side, ConnOptions { keepalive_s: 0, auth_timeout_s: 0, protected_mode: true });
+        configure(&server_side, ConnOptions { keepalive_s: 0, auth_timeout_s: 0 });
         assert!(!SockRef::from(&server_side).keepalive().unwrap(), "tcp-keepalive 0 = off");
         drop(client);
+    }
+
+    #[test]
+    fn config_set_protected_mode_decides_the_next_accept() {
+        let engine = Engine::new(vitrine_engine::Config::default(), 0, 1);
+        let mut local = engine.new_session("127.0.0.1:40000", "127.0.0.1:6379", 0);
+        let remote: IpAddr = "10.251.0.1".parse().unwrap();
+        assert_eq!(refusal(&engine, remote), Some(Refusal::ProtectedMode), "on by default");
+        assert_eq!(refusal(&engine, IpAddr::V4(Ipv4Addr::LOCALHOST)), None);
+        let set = |session: &mut Session, value: &str| {
+            let reply = engine.call(session, &["CONFIG", "SET", "protected-mode", value], 0);
+            assert_eq!(reply, vitrine_engine::Reply::Ok);
+        };
+        set(&mut local, "no");
+        assert_eq!(refusal(&engine, remote), None);
+        set(&mut local, "yes");
+        assert_eq!(refusal(&engine, remote), Some(Refusal::ProtectedMode));
+        engine.call(&mut local, &["CONFIG", "SET", "requirepass", "pw"], 0);
+        assert_eq!(refusal(&engine, remote), None, "a password lifts it");
+        engine.call(&mut local, &["CONFIG", "SET", "maxclients", "1"], 0);
+        assert_eq!(refusal(&engine, remote), Some(Refusal::MaxClients), "the open session fills maxclients 1");
     }
 
     #[tokio::test]

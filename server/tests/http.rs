@@ -56,7 +56,9 @@ fn resp_writes_show_up_in_stats_and_keys() {
     let reply = format!("*2\r\n$9\r\nhttp-port\r\n${}\r\n{http_port}\r\n", http_port.len());
     roundtrip(&mut s, &cmd(&["CONFIG", "GET", "http-port"]), reply.as_bytes());
     let log = server.log();
-    assert!(log.contains(&format!("admin HTTP on http://127.0.0.1:{}", server.http_port)), "{log}");
+    let dashboard = log.lines().find(|l| l.starts_with("  dashboard   ")).unwrap_or_default();
+    assert!(dashboard.contains(&format!("http://127.0.0.1:{}/", server.http_port)), "{log}");
+    assert!(log.contains("\n  admin API   no token (this machine only)"), "{log}");
 }
 
 #[test]

@@ -324,5 +324,7 @@ fn sigterm_shuts_down_cleanly() {
 fn startup_log_names_the_bound_address() {
     let server = Server::start(&[]);
     let log = server.log();
-    assert!(log.contains(&format!("listening on RESP 127.0.0.1:{}", server.port)), "log:\n{log}");
+    assert!(log.contains(&format!("\n  RESP        127.0.0.1:{}\n", server.port)), "log:\n{log}");
+    assert!(log.contains(&format!("\n              redis-cli -p {}\n", server.port)), "log:\n{log}");
+    assert!(!log.contains("protected mode is on"), "no warning on loopback:\n{log}");
 }

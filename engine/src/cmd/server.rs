@@ -802,6 +802,13 @@ mod tests {
             t.run(&["CONFIG", "SET", "nope", "1"]),
             err("ERR Unknown option or number of arguments for CONFIG SET - 'nope'")
         );
+        // Redis 7.0's texts for a bool parameter, checked against redis-server 7.0.15.
+        assert_eq!(t.run(&["CONFIG", "SET", "protected-mode", "no"]), ok());
+        assert_eq!(t.run(&["CONFIG", "GET", "protected-mode"]), Reply::Map(vec![(bulk("protected-mode"), bulk("no"))]));
+        assert_eq!(
+            t.run(&["CONFIG", "SET", "protected-mode", "maybe"]),
+            err("ERR CONFIG SET failed (possibly related to argument 'protected-mode') - argument must be 'yes' or 'no'")
+        );
         // All or nothing.
         t.run(&["CONFIG", "SET", "hz", "20", "maxmemory", "junk"]);
         assert_eq!(t.run(&["CONFIG", "GET", "hz"]), Reply::Map(vec![(bulk("hz"), bulk("10"))]));

@@ -545,7 +545,7 @@ async fn app_with_resp() -> (TestApp, tokio::sync::watch::Sender<bool>) {
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let (done, _done_rx) = tokio::sync::mpsc::channel(1);
     for l in listeners {
-        let options = crate::resp::ConnOptions { keepalive_s: 0, auth_timeout_s: 0, protected_mode: true };
+        let options = crate::resp::ConnOptions { keepalive_s: 0, auth_timeout_s: 0 };
         let loops = crate::event_loops::EventLoops::start(1).expect("event loop");
         tokio::spawn(crate::resp::accept_loop(l, engine.clone(), options, loops, stop_rx.clone(), done.clone()));
     }

@@ -40,7 +40,19 @@ impl Response {
 
 /// Sends one request to `127.0.0.1:port` and reads the whole response.
 pub fn request(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Response {
-    let mut s = open(port, method, path, headers, body);
+    request_at(SocketAddr::from(([127, 0, 0, 1], port)), method, path, headers, body)
+}
+
+/// Sends one request to `addr` (its `Host` header names that address) and reads the whole
+/// response.
+pub fn request_at(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> Response {
+    let mut s = open_at(addr, method, path, headers, body);
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).expect("read the response");
     parse(&raw)
@@ -48,11 +60,14 @@ pub fn request(port: u16, method: &str, path: &str, headers: &[(&str, &str)], bo
 
 /// Sends a request and returns the connection, to read a streaming response by hand.
 pub fn open(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> TcpStream {
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    open_at(SocketAddr::from(([127, 0, 0, 1], port)), method, path, headers, body)
+}
+
+fn open_at(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> TcpStream {
     let mut s = TcpStream::connect_timeout(&addr, IO_TIMEOUT).expect("connect to the admin port");
     s.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
     s.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
