@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesId, bytesToJson, byteLength, displayBytes, fromBase64, hexDump, keyPath, toBase64, toBytes } from './bytes';
+import { bytesId, bytesToJson, byteLength, displayBytes, fromBase64, hexDump, keyPath, splitName, toBase64, toBytes } from './bytes';
 
 describe('bytes in the API encoding', () => {
   it('keeps UTF-8 as text and other bytes as base64', () => {
@@ -37,5 +37,33 @@ describe('bytes in the API encoding', () => {
     const dump = hexDump(Uint8Array.from([0x41, 0x00, 0xff]));
     expect(dump).toBe('00000000  41 00 ff' + ' '.repeat(39) + '  A..');
     expect(hexDump(new Uint8Array(40), 16).split('\n')).toHaveLength(2);
+  });
+});
+
+describe('splitName', () => {
+  it('keeps short names whole', () => {
+    expect(splitName('user:1')).toEqual(['user:1', '']);
+    expect(splitName('x'.repeat(30))).toEqual(['x'.repeat(30), '']);
+    expect(splitName('')).toEqual(['', '']);
+  });
+
+  it('starts the tail after a separator near the end', () => {
+    const name = 'cart:acme-international-holdings:eu-west-1:session-00002365:items';
+    expect(splitName(name)).toEqual(['cart:acme-international-holdings:eu-west-1:', 'session-00002365:items']);
+    expect(splitName('customer:acme-international-holdings:eu-west-1:user-00000006:preferences')[1]).toBe('00000006:preferences');
+  });
+
+  it('takes the last characters when no separator leaves enough of a tail', () => {
+    const name = 'a'.repeat(40) + ':' + 'b'.repeat(30);
+    expect(splitName(name)).toEqual(['a'.repeat(40) + ':' + 'b'.repeat(8), 'b'.repeat(22)]);
+    expect(splitName('a'.repeat(40) + 'bcdefghijklmnopqrstuv:xyz')[1]).toBe('cdefghijklmnopqrstuv:xyz'.slice(-22));
+  });
+
+  it('puts the halves back together as the name, never splitting a code point', () => {
+    const name = '😀'.repeat(40);
+    const [head, tail] = splitName(name);
+    expect(head + tail).toBe(name);
+    expect(Array.from(tail)).toHaveLength(22);
+    expect(tail.startsWith('😀')).toBe(true);
   });
 });

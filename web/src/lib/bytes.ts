@@ -92,6 +92,27 @@ function escapeControl(byte: number): string {
   }
 }
 
+/**
+ * Splits a displayed name into a head, which a narrow screen may cut with an ellipsis, and a
+ * tail that always shows: keys that share a long prefix differ at their end, so
+ * `cart:acme-…session-00002365:items` still tells one from the next. The tail is the longest
+ * end of at most `max` characters that follows a separator (`:` `/` `.` `-` `_` `#` `|` or a
+ * space) and keeps at least `min`; without one, the last `max`. Names of up to `whole`
+ * characters are not split. Splits between code points, never inside one.
+ */
+export function splitName(name: string, { max = 22, min = 8, whole = 30 } = {}): [head: string, tail: string] {
+  const chars = Array.from(name);
+  if (chars.length <= whole) return [name, ''];
+  let start = chars.length - max;
+  for (let i = start - 1; i < chars.length - min; i++) {
+    if (/[:/._#|\s-]/.test(chars[i])) {
+      start = i + 1;
+      break;
+    }
+  }
+  return [chars.slice(0, start).join(''), chars.slice(start).join('')];
+}
+
 /** The length in bytes of a JSON byte string. */
 export function byteLength(b: Bytes): number {
   return toBytes(b).length;
