@@ -162,7 +162,8 @@ impl Engine {
 
     /// Decodes and runs every complete command in `input`, appending each reply to `out`.
     /// Returns how many bytes were consumed; an incomplete command at the end waits for more
-    /// bytes. Stops early after QUIT (`session.closing`), and after a command that blocks
+    /// bytes. Stops early after QUIT (`session.closing`), after a wrong password
+    /// (`session.auth_failures`, see `feed_until`), and after a command that blocks
     /// (`session.blocked`, see `crate::blocking`): the bytes consumed end with it, the commands
     /// after it wait in the host's buffer until `retry_blocked` or `unblock_timeout` ends the
     /// wait, as Redis holds a blocked client's input. On a protocol error, `out` holds the
