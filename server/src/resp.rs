@@ -468,7 +468,12 @@ async fn serve(
             () = wake.woken() => {}
             written = wr.write(&out[sent..]), if pending > 0 && !delayed => match written {
                 Ok(0) => break End::Io(io::ErrorKind::WriteZero.into()),
-                Ok(n) => wrote(n, &mut out, &mut sent, &engine),
+                Ok(n) => {
+                    // A client taking its replies is not idle, though it sends nothing while
+                    // its commands are held back (Redis counts writes as interaction too).
+                    last_input = Instant::now();
+                    wrote(n, &mut out, &mut sent, &engine)
+                }
                 Err(e) => break End::Io(e),
             },
             read = rd.read_buf(&mut input), if reading => match read {

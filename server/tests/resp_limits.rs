@@ -314,3 +314,21 @@ fn wrong_passwords_are_slowed_down_and_counted() {
     println!("a pipeline of 50 wrong AUTHs then the right one: {failures} guesses ran in the first second");
     assert!(failures < 10, "{failures} pipelined guesses ran in one second");
 }
+
+/// A client whose commands are held back while it slowly reads their replies is not idle:
+/// with `timeout 1`, one that takes three seconds to read 120 MiB keeps its connection.
+#[test]
+fn a_client_slowly_reading_held_back_replies_is_not_idle() {
+    const PAIRS: usize = 30;
+    let (server, _admin) =
+        server_with_big_value(&["--timeout", "1", "--client-output-buffer-limit", "normal 0 8mb 60"]);
+    let mut s = server.connect();
+    s.write_all(&gets_with_echoes(PAIRS)).expect("write the packet");
+    let started = Instant::now();
+    for i in 0..PAIRS {
+        std::thread::sleep(Duration::from_millis(100));
+        expect_gets_with_echoes(&mut s, i..i + 1);
+    }
+    println!("timeout 1: {PAIRS} x 4 MiB read over {:.1?}, connection kept", started.elapsed());
+    roundtrip(&mut s, b"PING\r\n", b"+PONG\r\n");
+}
