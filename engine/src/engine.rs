@@ -44,6 +44,9 @@ pub struct Session {
     pub blocked: Option<Blocked>,
     /// While an EXEC runs with propagation on: its writes, logged as MULTI ... EXEC.
     pub(crate) prop_batch: Option<Vec<u8>>,
+    /// Wrong passwords given on this connection (AUTH, HELLO ... AUTH). `feed` stops after
+    /// each, so the host can hold the connection back before the next guess runs.
+    pub auth_failures: u32,
 }
 
 impl Session {
@@ -125,6 +128,7 @@ impl Engine {
             subs: Subscriptions::default(),
             blocked: None,
             prop_batch: None,
+            auth_failures: 0,
         }
     }
 
@@ -158,7 +162,8 @@ impl Engine {
 
     /// Decodes and runs every complete command in `input`, appending each reply to `out`.
     /// Returns how many bytes were consumed; an incomplete command at the end waits for more
-    /// bytes. Stops early after QUIT (`session.closing`), and after a command that blocks
+    /// bytes. Stops early after QUIT (`session.closing`), after a wrong password
+    /// (`session.auth_failures`, see `feed_until`), and after a command that blocks
     /// (`session.blocked`, see `crate::blocking`): the bytes consumed end with it, the commands
     /// after it wait in the host's buffer until `retry_blocked` or `unblock_timeout` ends the
     /// wait, as Redis holds a blocked client's input. On a protocol error, `out` holds the
@@ -171,13 +176,30 @@ impl Engine {
         out: &mut Vec<u8>,
         now_ms: u64,
     ) -> Result<usize, ProtocolError> {
+        self.feed_until(session, input, out, now_ms, usize::MAX)
+    }
+
+    /// `feed`, stopping before the next command once `out` holds `out_limit` bytes or more,
+    /// and after a wrong password (`session.auth_failures`): the bytes consumed end with the
+    /// last command run, and the rest waits in the host's buffer. So a host bounds what one
+    /// read can make it buffer (a few bytes of `GET` can ask for gigabytes of replies), and
+    /// can slow guessing down, by calling again once its output has drained or its delay
+    /// has passed.
+    pub fn feed_until(
+        &self,
+        session: &mut Session,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        now_ms: u64,
+        out_limit: usize,
+    ) -> Result<usize, ProtocolError> {
         let mut limits = self.limits();
         let mut pos = 0;
         // One argument vector for the whole batch; commands of up to 8 arguments are then
         // passed on as a stack array, so a GET or SET allocates nothing to be decoded.
         let mut args: CommandArgs<'_> = Vec::new();
         let mut prefetch = Prefetcher::default();
-        while pos < input.len() && !session.closing && session.blocked.is_none() {
+        while pos < input.len() && !session.closing && session.blocked.is_none() && out.len() < out_limit {
             // Before AUTH only small requests are accepted (Redis's unauthenticated limits).
             limits.unauthenticated = !session.authenticated;
             let used = match parse_command_into(&input[pos..], &limits, &mut args) {
@@ -211,6 +233,7 @@ impl Engine {
                 heap = args.iter().map(|a| a.as_ref()).collect();
                 &heap
             };
+            let failures = session.auth_failures;
             let reply = self.dispatch(session, argv, now_ms);
             // Pub/sub messages published before this reply go before it, as in Redis.
             session.client.take_pushes(out);
@@ -223,6 +246,9 @@ impl Engine {
                 continue;
             }
             reply.encode(session.resp3, out);
+            if session.auth_failures != failures {
+                break;
+            }
         }
         Ok(pos)
     }
@@ -287,6 +313,10 @@ impl Engine {
                 stats.error_replies.fetch_add(1, Relaxed);
                 if e == CmdError::Oom {
                     stats.rejected_oom.fetch_add(1, Relaxed);
+                }
+                if e == CmdError::WrongPass {
+                    stats.acl_access_denied_auth.fetch_add(1, Relaxed);
+                    session.auth_failures = session.auth_failures.saturating_add(1);
                 }
                 e.into()
             }
@@ -585,6 +615,8 @@ impl Engine {
             net_output_bytes: s.net_output_bytes.load(Relaxed),
             protocol_errors: s.protocol_errors.load(Relaxed),
             error_replies: s.error_replies.load(Relaxed),
+            client_output_buffer_limit_disconnections: s.client_output_buffer_limit_disconnections.load(Relaxed),
+            acl_access_denied_auth: s.acl_access_denied_auth.load(Relaxed),
             host: self.host_facts(),
             commands: StatsSnapshot::command_stats(s),
         }
@@ -626,5 +658,51 @@ mod tests {
         let name = "N".repeat(140);
         let want = format!("ERR unknown command '{}', with args beginning with: ", &name[..128]);
         assert_eq!(t.run(&[&name]), err(&want));
+    }
+
+    #[test]
+    fn feed_until_stops_once_the_output_reaches_the_limit_and_goes_on_from_there() {
+        let mut t = TestEngine::default();
+        t.run(&["SET", "big", &"b".repeat(1000)]);
+        let get = b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n";
+        let input: Vec<u8> = get.iter().copied().cycle().take(get.len() * 10).collect();
+        let reply_len = "$1000\r\n".len() + 1000 + 2;
+        let mut out = b"already sent".to_vec();
+        let start = out.len();
+        // The command that reaches the limit runs; the next one waits.
+        let used = t.engine.feed_until(&mut t.session, &input, &mut out, t.now, start + 2 * reply_len + 1).unwrap();
+        assert_eq!((used, out.len()), (3 * get.len(), start + 3 * reply_len));
+        let used = t.engine.feed_until(&mut t.session, &input[used..], &mut out, t.now, start).unwrap();
+        assert_eq!(used, 0, "nothing runs while the output is over the limit");
+        let rest = t.engine.feed_until(&mut t.session, &input[3 * get.len()..], &mut out, t.now, usize::MAX).unwrap();
+        assert_eq!(rest, 7 * get.len());
+        assert_eq!(out.len(), start + 10 * reply_len);
+    }
+
+    #[test]
+    fn feed_stops_after_a_wrong_password_and_counts_it() {
+        let mut t = TestEngine::default();
+        t.run(&["CONFIG", "SET", "requirepass", "secret"]);
+        let mut s = t.engine.new_session("127.0.0.1:2", "127.0.0.1:6379", t.now);
+        let input = b"AUTH a\r\nAUTH b\r\nAUTH secret\r\nPING\r\n";
+        let mut out = Vec::new();
+        let used = t.engine.feed(&mut s, input, &mut out, t.now).unwrap();
+        assert_eq!(used, b"AUTH a\r\n".len(), "the next guess waits for the host");
+        assert_eq!((s.auth_failures, s.authenticated), (1, false));
+        let wrongpass = "-WRONGPASS invalid username-password pair or user is disabled.\r\n";
+        assert_eq!(String::from_utf8_lossy(&out), wrongpass);
+        let used2 = t.engine.feed(&mut s, &input[used..], &mut out, t.now).unwrap();
+        let used3 = t.engine.feed(&mut s, &input[used + used2..], &mut out, t.now).unwrap();
+        assert_eq!(used + used2 + used3, input.len());
+        assert_eq!(String::from_utf8_lossy(&out), format!("{wrongpass}{wrongpass}+OK\r\n+PONG\r\n"));
+        // HELLO ... AUTH counts too; the count is per connection, the stat for the server.
+        assert_eq!(
+            t.run(&["HELLO", "3", "AUTH", "default", "nope"]),
+            err(wrongpass.trim_start_matches('-').trim_end())
+        );
+        assert_eq!(t.session.auth_failures, 1);
+        assert_eq!(t.engine.snapshot(t.now).acl_access_denied_auth, 3);
+        t.run(&["CONFIG", "RESETSTAT"]);
+        assert_eq!(t.engine.snapshot(t.now).acl_access_denied_auth, 3, "RESETSTAT keeps it, as Redis 7.2");
     }
 }

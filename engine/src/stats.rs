@@ -32,6 +32,11 @@ pub struct Stats {
     pub net_output_bytes: Counter,
     pub protocol_errors: Counter,
     pub error_replies: Counter,
+    /// Clients closed for passing an output buffer limit (Redis 7.4's name).
+    pub client_output_buffer_limit_disconnections: Counter,
+    /// Wrong passwords given to AUTH or HELLO (Redis 7.2's `acl_access_denied_auth`; like
+    /// Redis's, `CONFIG RESETSTAT` leaves it).
+    pub acl_access_denied_auth: Counter,
     /// Per command, indexed like `table::COMMANDS`: calls and calls that answered an error.
     pub calls: PerCommand,
     pub failed_calls: PerCommand,
@@ -161,6 +166,8 @@ impl Default for Stats {
             net_output_bytes: Counter::default(),
             protocol_errors: Counter::default(),
             error_replies: Counter::default(),
+            client_output_buffer_limit_disconnections: Counter::default(),
+            acl_access_denied_auth: Counter::default(),
             calls: PerCommand::new(n),
             failed_calls: PerCommand::new(n),
             rates: Mutex::new(VecDeque::with_capacity(RATE_SAMPLES)),
@@ -232,6 +239,7 @@ impl Stats {
             &self.net_output_bytes,
             &self.protocol_errors,
             &self.error_replies,
+            &self.client_output_buffer_limit_disconnections,
         ] {
             c.reset();
         }
@@ -306,6 +314,8 @@ pub struct StatsSnapshot {
     pub net_output_bytes: u64,
     pub protocol_errors: u64,
     pub error_replies: u64,
+    pub client_output_buffer_limit_disconnections: u64,
+    pub acl_access_denied_auth: u64,
     pub host: HostFacts,
     pub commands: Vec<CommandStat>,
 }

@@ -5,9 +5,15 @@
 //! of it to `feed`, which runs every complete command, appends the replies to the output
 //! buffer and says how many bytes it used; the rest (a partial command) waits for more bytes.
 //! Reading and writing are not strictly alternated: while replies are still being written the
-//! task keeps reading (up to [`OUTPUT_PAUSE`] bytes of unsent replies), so a client that
-//! writes a long pipeline before reading any reply cannot deadlock against us, as it could if
-//! we waited for every write to finish before reading again.
+//! task keeps reading, so a client that writes a long pipeline before reading any reply cannot
+//! deadlock against us, as it could if we waited for every write to finish before reading
+//! again.
+//!
+//! What one connection may buffer is bounded while its replies are produced, not after: `feed`
+//! stops before the next command once the unsent replies reach the normal class's limit (see
+//! [`OutputPolicy`]). Past a hard limit the client is closed; otherwise its remaining commands
+//! wait in the input buffer, nothing more is read, and they run once the client has read
+//! half of its replies. A wrong password holds the connection back the same way for a delay.
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -28,6 +34,7 @@ use tracing::{debug, error, info, warn};
 use vitrine_engine::{Engine, ProtocolError, Session};
 
 use crate::event_loops::EventLoops;
+use crate::guard::{OutputPolicy, SoftLimitClock};
 use crate::now_ms;
 
 /// Bytes read at a time, and the input buffer's size while idle.
@@ -36,23 +43,6 @@ const READ_CHUNK: usize = 16 * 1024;
 /// Buffers that grew past this while serving a large request or reply are given back once
 /// empty, so an idle connection holds `READ_CHUNK`-sized buffers, not its high-water mark.
 const SHRINK_ABOVE: usize = 1024 * 1024;
-
-/// Unsent reply bytes above which the connection stops reading new commands until the client
-/// takes its replies: back-pressure instead of unbounded output buffering.
-pub const OUTPUT_PAUSE: usize = 64 * 1024 * 1024;
-
-/// Unsent replies at which an ordinary client is disconnected when `client-output-buffer-limit
-/// normal` sets no hard limit (Redis's default `0 0 0` means unlimited; Vitrine still protects
-/// itself from a client that pipelines commands and never reads the replies).
-pub const NORMAL_OUTPUT_SAFETY_CAP: u64 = 1024 * 1024 * 1024;
-
-/// The unsent-output size at which an ordinary client is disconnected.
-fn normal_output_hard_limit(engine: &Engine) -> u64 {
-    match engine.config().normal_output_limit().hard {
-        0 => NORMAL_OUTPUT_SAFETY_CAP,
-        hard => hard,
-    }
-}
 
 /// How long a closing connection may take to flush its last replies (QUIT, a protocol error).
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
@@ -345,8 +335,8 @@ enum End {
     Idle,
     /// Still not authenticated after `--unauthenticated-timeout` seconds.
     AuthTimeout,
-    /// Unsent replies over the normal class's output hard limit (the client does not read).
-    OutputBufferFull(usize),
+    /// Unsent replies (this many) over an output limit: the client does not read.
+    OutputBufferFull(usize, OutputPolicy),
     /// CLIENT KILL from this connection itself: its reply is flushed first.
     KilledSelf,
     /// CLIENT KILL from another connection.
@@ -380,6 +370,8 @@ async fn serve(
     // Bytes at the start of `out` already written.
     let mut sent = 0usize;
     let mut last_input = Instant::now();
+    let mut held = HeldBack::default();
+    let mut soft_clock = SoftLimitClock::default();
 
     let end = loop {
         if session.client.is_killed() {
@@ -396,9 +388,7 @@ async fn serve(
         // A blocking command (BLPOP, ...) that has been served: its reply, then the commands
         // that waited behind it. The wake-up that brings us here is the client's waker.
         if session.blocked.is_some() && engine.retry_blocked(session, &mut out, now_ms()) {
-            if let Err(end) = resume_after_block(&engine, session, &mut input, &mut out) {
-                break end;
-            }
+            held.commands = !input.is_empty();
             // The pop done on this client's behalf (and any writes after it) must be in the
             // append-only file before the reply says so.
             if crate::aof::running().is_some() {
@@ -414,8 +404,38 @@ async fn serve(
                 None => std::future::pending().await,
             }
         };
+        // Read again for every turn, so CONFIG SET reaches open connections.
+        let policy = OutputPolicy::new(config.normal_output_limit(), session.authenticated);
+        let delayed = held.delayed();
+        // Commands held back by a full output buffer or a wrong password's delay run once
+        // the client has read enough, or the delay has passed.
+        if held.commands && !delayed && out.len() - sent <= policy.resume_at() {
+            // The replies before them go first (a wrong password's, held for its delay).
+            if out.len() > sent {
+                match wr.try_write(&out[sent..]) {
+                    Ok(n) => wrote(n, &mut out, &mut sent, &engine),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) => break End::Io(e),
+                }
+            }
+            if let Err(end) = run_held(&engine, session, &mut input, &mut out, &mut sent, &policy, &mut held) {
+                break end;
+            }
+            if held.over_limit(&policy, out.len() - sent, &mut soft_clock) {
+                break End::OutputBufferFull(out.len() - sent, policy);
+            }
+            if crate::aof::running().is_some() {
+                if let Err(e) = crate::aof::wait_durable(engine.propagation().appended()).await {
+                    break End::Io(io::Error::other(e));
+                }
+            }
+            continue;
+        }
         let pending = out.len() - sent;
-        let reading = pending < OUTPUT_PAUSE;
+        if held.over_limit(&policy, pending, &mut soft_clock) {
+            break End::OutputBufferFull(pending, policy);
+        }
+        let reading = pending < policy.stop_at && !held.commands && !delayed;
         if reading && input.capacity() - input.len() < READ_CHUNK {
             input.reserve(READ_CHUNK);
         }
@@ -435,12 +455,25 @@ async fn serve(
                 None => std::future::pending().await,
             }
         };
+        // The end of a wrong password's delay, or when the soft limit's seconds run out.
+        let recheck_at = if delayed { held.until } else { soft_clock.deadline(&policy).map(Instant::from_std) };
+        let recheck = async move {
+            match recheck_at {
+                Some(at) => sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             biased;
             () = wake.woken() => {}
-            written = wr.write(&out[sent..]), if pending > 0 => match written {
+            written = wr.write(&out[sent..]), if pending > 0 && !delayed => match written {
                 Ok(0) => break End::Io(io::ErrorKind::WriteZero.into()),
-                Ok(n) => wrote(n, &mut out, &mut sent, &engine),
+                Ok(n) => {
+                    // A client taking its replies is not idle, though it sends nothing while
+                    // its commands are held back (Redis counts writes as interaction too).
+                    last_input = Instant::now();
+                    wrote(n, &mut out, &mut sent, &engine)
+                }
                 Err(e) => break End::Io(e),
             },
             read = rd.read_buf(&mut input), if reading => match read {
@@ -448,8 +481,11 @@ async fn serve(
                 Ok(n) => {
                     last_input = Instant::now();
                     stats.net_input_bytes.fetch_add(n as u64, Relaxed);
+                    // The limits as they are now: this task may have slept through a CONFIG SET.
+                    let policy = OutputPolicy::new(config.normal_output_limit(), session.authenticated);
+                    compact(&mut out, &mut sent);
                     let logged_before = engine.propagation().appended();
-                    let fed = engine.feed(session, &input, &mut out, now_ms());
+                    let fed = engine.feed_until(session, &input, &mut out, now_ms(), sent + policy.stop_at);
                     let logged_after = engine.propagation().appended();
                     // Writes are acknowledged only once the append-only file holds them
                     // (fsynced, under appendfsync always); on an AOF failure the client gets no
@@ -471,8 +507,9 @@ async fn serve(
                     if session.client.is_killed() {
                         break End::KilledSelf;
                     }
-                    if (out.len() - sent) as u64 > normal_output_hard_limit(&engine) {
-                        break End::OutputBufferFull(out.len() - sent);
+                    held.after_feed(session, !input.is_empty(), out.len() >= sent + policy.stop_at);
+                    if held.over_limit(&policy, out.len() - sent, &mut soft_clock) {
+                        break End::OutputBufferFull(out.len() - sent, policy);
                     }
                     if input.len() as u64 > config.client_query_buffer_limit() {
                         break End::QueryBufferFull(input.len());
@@ -483,8 +520,8 @@ async fn serve(
                     // The replies almost always fit the socket's buffer: write them now
                     // rather than on the next turn of the loop, which saves a pass through
                     // the select (and its wakers) per request. What does not fit waits for
-                    // the write branch.
-                    if out.len() > sent {
+                    // the write branch. A wrong password's reply waits for its delay.
+                    if out.len() > sent && held.until.is_none() {
                         match wr.try_write(&out[sent..]) {
                             Ok(n) => wrote(n, &mut out, &mut sent, &engine),
                             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -496,9 +533,7 @@ async fn serve(
             },
             () = block_timeout => {
                 engine.unblock_timeout(session, &mut out);
-                if let Err(end) = resume_after_block(&engine, session, &mut input, &mut out) {
-                    break end;
-                }
+                held.commands = !input.is_empty();
                 if crate::aof::running().is_some() {
                     if let Err(e) = crate::aof::wait_durable(engine.propagation().appended()).await {
                         break End::Io(io::Error::other(e));
@@ -507,6 +542,7 @@ async fn serve(
             }
             () = idle => break End::Idle,
             () = auth_timeout => break End::AuthTimeout,
+            () = recheck => {}
         }
     };
 
@@ -524,12 +560,20 @@ async fn serve(
             "closing client that reached max query buffer length ({len} bytes > client-query-buffer-limit {})",
             config.client_query_buffer_limit()
         ),
-        End::OutputBufferFull(len) => warn!(
-            id,
-            addr = %session.client.addr,
-            "client scheduled to be closed for overcoming of output buffer limits ({len} bytes unsent > {})",
-            normal_output_hard_limit(&engine)
-        ),
+        End::OutputBufferFull(len, policy) => {
+            stats.client_output_buffer_limit_disconnections.fetch_add(1, Relaxed);
+            let limit = if *len >= policy.close_at {
+                format!("{} bytes", policy.close_at)
+            } else {
+                format!("soft {} bytes for more than {} s", policy.soft, policy.soft_for.as_secs())
+            };
+            let who = if session.authenticated { "client" } else { "unauthenticated client" };
+            warn!(
+                id,
+                addr = %session.client.addr,
+                "{who} closed for overcoming of output buffer limits ({len} bytes unsent; limit {limit})"
+            )
+        }
         End::AuthTimeout => info!(id, addr = %session.client.addr, "closing client that did not authenticate in time"),
         End::Idle => info!(id, addr = %session.client.addr, "closing idle client after {} s", config.timeout_s()),
         End::Io(e) => debug!(id, "connection error: {e}"),
@@ -571,18 +615,71 @@ fn block_deadline(session: &Session) -> Option<Instant> {
     Some(Instant::now() + Duration::from_millis(at.saturating_sub(now_ms())))
 }
 
-/// After a blocked command has answered (served or timed out): runs the commands that waited
-/// behind it in the input buffer, as a read would. One of them may block again.
-fn resume_after_block(
+/// Commands a connection holds back instead of running: the rest of its input after its
+/// output reached the limit, after a blocked command answered, or after a wrong password (and
+/// then the delay before anything more is sent or run).
+#[derive(Default)]
+struct HeldBack {
+    /// Complete commands may wait in the input buffer: run them before reading more.
+    commands: bool,
+    /// They wait because the unsent replies reached the limit.
+    by_output: bool,
+    /// The end of a wrong password's delay.
+    until: Option<Instant>,
+    /// `session.auth_failures` when last looked at.
+    failures: u32,
+}
+
+impl HeldBack {
+    /// After `feed_until`: whether it stopped with input left because the output reached its
+    /// limit or a password was wrong (a partial command at the end is not held back: it waits
+    /// for bytes), and the delay a new wrong password costs.
+    fn after_feed(&mut self, session: &Session, input_left: bool, output_full: bool) {
+        let failed = session.auth_failures != self.failures;
+        if failed {
+            self.failures = session.auth_failures;
+            self.until = Instant::now().checked_add(crate::guard::auth_failure_delay(self.failures));
+        }
+        self.commands = input_left && session.blocked.is_none() && (output_full || failed);
+        self.by_output = self.commands && output_full;
+    }
+
+    /// Whether `pending` unsent bytes close the connection: at the close limit (checked right
+    /// after the replies are made, before any is written, as Redis does), or over the soft
+    /// limit for longer than its seconds. Commands held back for want of room count as
+    /// reaching the limit they stopped at, as their replies would have in Redis, which
+    /// does not pause a client.
+    fn over_limit(&self, policy: &OutputPolicy, pending: usize, soft_clock: &mut SoftLimitClock) -> bool {
+        let demand = if self.by_output { pending.max(policy.stop_at) } else { pending };
+        pending >= policy.close_at || soft_clock.exceeded(policy, demand, std::time::Instant::now)
+    }
+
+    /// Whether a wrong password's delay is still running.
+    fn delayed(&mut self) -> bool {
+        match self.until {
+            Some(at) if Instant::now() < at => true,
+            Some(_) => {
+                self.until = None;
+                false
+            }
+            None => false,
+        }
+    }
+}
+
+/// Runs the commands held back in `input` (see [`HeldBack`]) as a read would, up to the
+/// output limit again. One of them may block.
+fn run_held(
     engine: &Engine,
     session: &mut Session,
     input: &mut Vec<u8>,
     out: &mut Vec<u8>,
+    sent: &mut usize,
+    policy: &OutputPolicy,
+    held: &mut HeldBack,
 ) -> Result<(), End> {
-    if input.is_empty() {
-        return Ok(());
-    }
-    let consumed = engine.feed(session, input, out, now_ms()).map_err(End::Protocol)?;
+    compact(out, sent);
+    let consumed = engine.feed_until(session, input, out, now_ms(), *sent + policy.stop_at).map_err(End::Protocol)?;
     input.drain(..consumed);
     if session.closing {
         return Err(End::Quit);
@@ -590,7 +687,18 @@ fn resume_after_block(
     if session.client.is_killed() {
         return Err(End::KilledSelf);
     }
+    held.after_feed(session, !input.is_empty(), out.len() >= *sent + policy.stop_at);
     Ok(())
+}
+
+/// Drops the sent bytes at the front of `out` once they are at least half of it, so a buffer
+/// refilled while partly sent stays within twice its unsent bytes; the copy costs no more than
+/// the bytes already written.
+fn compact(out: &mut Vec<u8>, sent: &mut usize) {
+    if *sent >= READ_CHUNK && *sent * 2 >= out.len() {
+        out.drain(..*sent);
+        *sent = 0;
+    }
 }
 
 /// Unsent output below which waiting pub/sub messages are moved into it. A subscriber that

@@ -520,7 +520,7 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
         section(
             "Stats",
             format!(
-                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\nrejected_connections:{}\r\nexpired_keys:{}\r\nevicted_keys:{}\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\ntotal_error_replies:{}\r\nrejected_oom_commands:{}\r\nprotocol_errors:{}\r\n",
+                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\nrejected_connections:{}\r\nexpired_keys:{}\r\nevicted_keys:{}\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\ntotal_error_replies:{}\r\nrejected_oom_commands:{}\r\nprotocol_errors:{}\r\nclient_output_buffer_limit_disconnections:{}\r\nacl_access_denied_auth:{}\r\n",
                 snap.connections_received,
                 snap.commands_processed,
                 snap.ops_per_sec as u64,
@@ -534,6 +534,8 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
                 snap.error_replies,
                 snap.rejected_oom,
                 snap.protocol_errors,
+                snap.client_output_buffer_limit_disconnections,
+                snap.acl_access_denied_auth,
             ),
         );
     }

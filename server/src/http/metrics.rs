@@ -169,6 +169,18 @@ pub fn render(state: &AppState) -> String {
         "Connections closed for broken framing.",
         c(snap.protocol_errors),
     );
+    out.one(
+        "vitrine_client_output_buffer_limit_disconnections_total",
+        "counter",
+        "Clients closed for passing an output buffer limit.",
+        c(snap.client_output_buffer_limit_disconnections),
+    );
+    out.one(
+        "vitrine_acl_access_denied_auth_total",
+        "counter",
+        "Wrong passwords given to AUTH or HELLO.",
+        c(snap.acl_access_denied_auth),
+    );
     out.one("vitrine_net_input_bytes_total", "counter", "Bytes read from RESP clients.", c(snap.net_input_bytes));
     out.one("vitrine_net_output_bytes_total", "counter", "Bytes written to RESP clients.", c(snap.net_output_bytes));
     out.0
