@@ -79,6 +79,11 @@ fn slow_headers_and_idle_connections_are_closed_after_the_header_timeout() {
     println!("60 slow connections (header timeout 1 s) all closed within {latest:?}");
     assert!(latest >= Duration::from_millis(900), "closed before the timeout: {latest:?}");
     get(port, "/healthz").expect(200);
+    // The live stream is a response being written, not a head being read: it outlives the
+    // header timeout.
+    let mut stream = common::http::open(port, "GET", "/api/stats/stream", &[], None);
+    let text = common::http::read_until(&mut stream, Duration::from_secs(8), |t| t.matches("data:").count() >= 3);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
     assert!(!server.log().contains("panicked"));
 }
 
