@@ -119,7 +119,7 @@ pub struct ServerConfig {
     /// Without one, the API requires the RESP password (--requirepass) when one is set. A
     /// token given as this flag is visible to every local user in `ps` and /proc/<pid>/cmdline:
     /// prefer VITRINE_ADMIN_TOKEN or --admin-token-file.
-    #[arg(long, env = "VITRINE_ADMIN_TOKEN", hide_env_values = true, conflicts_with = "admin_token_file")]
+    #[arg(long, env = "VITRINE_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
 
     /// Read the admin token from this file (a trailing newline is removed; an empty or
@@ -301,9 +301,14 @@ impl ServerConfig {
 
     /// The admin token: `--admin-token` (or its variable), or the contents of
     /// `--admin-token-file` without its trailing newline. An empty or unreadable file is an
-    /// error, so a mistyped path never leaves the API open.
+    /// error, so a mistyped path never leaves the API open. An empty `--admin-token` counts as
+    /// none (docker-compose.yml passes `VITRINE_ADMIN_TOKEN` through, empty when unset).
     pub fn admin_token(&self) -> anyhow::Result<Option<String>> {
-        let Some(path) = &self.admin_token_file else { return Ok(self.admin_token.clone()) };
+        let given = self.admin_token.clone().filter(|t| !t.is_empty());
+        let Some(path) = &self.admin_token_file else { return Ok(given) };
+        if given.is_some() {
+            bail!("give the admin token once: --admin-token (VITRINE_ADMIN_TOKEN) or --admin-token-file (VITRINE_ADMIN_TOKEN_FILE)");
+        }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the admin token file {}", path.display()))?;
         let token = text.trim_end_matches(['\n', '\r']);
@@ -608,7 +613,10 @@ mod tests {
         let missing = std::env::temp_dir().join("vitrine-no-such-dir/token");
         let err = load(&["--admin-token-file", missing.to_str().unwrap()]).unwrap().admin_token().unwrap_err();
         assert!(err.to_string().contains("cannot read the admin token file"), "{err}");
-        assert!(load(&["--admin-token", "a", "--admin-token-file", file.arg()]).is_err(), "one or the other");
+        let both = load(&["--admin-token", "a", "--admin-token-file", file.arg()]).unwrap().admin_token();
+        assert!(both.unwrap_err().to_string().contains("give the admin token once"));
+        let empty_flag = load(&["--admin-token", "", "--admin-token-file", file.arg()]).unwrap();
+        assert_eq!(empty_flag.admin_token().unwrap().as_deref(), Some("t0ken-from-file"), "as compose passes it");
         assert_eq!(load(&["--admin-token", "flag"]).unwrap().admin_token().unwrap().as_deref(), Some("flag"));
         assert_eq!(load(&[]).unwrap().admin_token().unwrap(), None);
     }
