@@ -104,6 +104,11 @@ pub fn banner(l: &Listening<'_>) -> String {
     }
     let admin = match (l.token_required, l.http.ip().is_loopback()) {
         (true, _) => "token required (the dashboard asks for it; API clients send Authorization: Bearer)",
+        // Read at start; CONFIG SET requirepass changes it at run time.
+        (false, _) if l.password_set => {
+            "the RESP password, as there is no admin token (the dashboard asks for it; API clients send \
+             Authorization: Bearer <password>)"
+        }
         (false, true) => "no token (this machine only)",
         (false, false) => "no token: anyone who can reach the admin port can read and change the cache",
     };
@@ -171,7 +176,8 @@ mod tests {
              \x20           redis-cli -p 6379   (password required)\n  \
              dashboard   http://127.0.0.1:8080/ (listening on all interfaces)\n  \
              playground  http://127.0.0.1:8080/playground\n  \
-             admin API   no token: anyone who can reach the admin port can read and change the cache"
+             admin API   the RESP password, as there is no admin token (the dashboard asks for it; API clients \
+             send Authorization: Bearer <password>)"
         );
     }
 

@@ -11,7 +11,9 @@
 //! give both p50/p90/p99/p99.9/max overall and a per-second timeline.
 //!
 //! Only one run at a time. Finished runs, and runs imported from `scripts/bench`'s JSON, are
-//! kept in `<dir>/vitrine-bench.json` so the history survives a restart. The keys a run
+//! kept in `<dir>/vitrine-bench.json` so the history survives a restart. The history is
+//! bounded in runs ([`MAX_HISTORY`]) and in bytes of JSON ([`MAX_HISTORY_BYTES`], in memory
+//! and on disk alike), the oldest runs dropped first. The keys a run
 //! writes stay in the cache afterwards, as with redis-benchmark.
 
 use std::collections::BTreeMap;
@@ -40,6 +42,10 @@ use crate::now_ms;
 pub const HISTORY_FILE: &str = "vitrine-bench.json";
 /// Runs kept in the history (oldest dropped first).
 pub const MAX_HISTORY: usize = 500;
+/// Bytes of JSON the kept runs may take together (oldest dropped first); the history file is
+/// this and a few bytes of framing. An hour-long built-in run takes about 0.5 MB; imports of
+/// `scripts/bench` results a few KB a run. An import larger than this alone is refused.
+pub const MAX_HISTORY_BYTES: usize = 4 * 1024 * 1024;
 /// Most entries one import may add.
 pub const MAX_IMPORT: usize = 10_000;
 /// Longest a client waits for the server on one read or write before the run fails.
@@ -416,11 +422,44 @@ impl Book {
 
     fn push(&mut self, run: Run) {
         self.runs.push(run);
-        if self.runs.len() > MAX_HISTORY {
-            let excess = self.runs.len() - MAX_HISTORY;
-            self.runs.drain(..excess);
+        trim(&mut self.runs);
+    }
+}
+
+/// Drops the oldest runs until at most [`MAX_HISTORY`] remain and their JSON takes at most
+/// [`MAX_HISTORY_BYTES`].
+fn trim(runs: &mut Vec<Run>) {
+    let mut bytes = 0;
+    let mut keep = 0;
+    for run in runs.iter().rev() {
+        // The comma between runs in the file.
+        let size = json_len(run) + 1;
+        if keep == MAX_HISTORY || bytes + size > MAX_HISTORY_BYTES {
+            break;
+        }
+        bytes += size;
+        keep += 1;
+    }
+    let excess = runs.len() - keep;
+    runs.drain(..excess);
+}
+
+/// The length of `value` as compact JSON, counted without building the text.
+fn json_len<T: Serialize>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
+    let mut count = Count(0);
+    // Serializing plain data into a writer that cannot fail cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// The file's shape.
@@ -435,6 +474,15 @@ struct HistoryFile {
 pub enum StartError {
     /// Another run (this id) is going.
     Busy(u64),
+}
+
+/// Why an import was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ImportError {
+    /// The document is not `scripts/bench`'s JSON; says what is wrong.
+    Invalid(String),
+    /// Its runs alone would take more than [`MAX_HISTORY_BYTES`].
+    TooLarge,
 }
 
 /// Why a run could not be cancelled.
@@ -469,7 +517,7 @@ impl Bench {
     /// the next save does not destroy it.
     pub fn load(dir: &Path, target: SocketAddr, engine: Arc<Engine>, shutdown: watch::Receiver<bool>) -> Bench {
         let path = dir.join(HISTORY_FILE);
-        let runs = match std::fs::read(&path) {
+        let mut runs = match std::fs::read(&path) {
             Ok(bytes) => match serde_json::from_slice::<HistoryFile>(&bytes) {
                 Ok(file) => file.runs,
                 Err(e) => {
@@ -488,6 +536,8 @@ impl Bench {
             }
         };
         let next_id = runs.iter().map(|r| r.id).max().unwrap_or(0);
+        // A file from before the bounds, or edited by hand, is cut down on the next save.
+        trim(&mut runs);
         Bench {
             book: Mutex::new(Book { runs, next_id, active: None }),
             file_lock: Mutex::new(()),
@@ -508,8 +558,9 @@ impl Bench {
             let book = self.book.lock();
             let mut runs = book.runs.clone();
             runs.extend(finished.iter().cloned());
-            let excess = runs.len().saturating_sub(MAX_HISTORY);
-            serde_json::to_string_pretty(&HistoryFile { version: 1, runs: runs.split_off(excess) })?
+            trim(&mut runs);
+            // Compact, so the file is as large as the bound counts.
+            serde_json::to_string(&HistoryFile { version: 1, runs })?
         };
         let written = (|| {
             if let Some(dir) = self.path.parent() {
@@ -637,8 +688,9 @@ impl Bench {
     /// under `runs` or `results`. Known fields (`server`, `load`, `test`, `ops_per_sec`,
     /// `p50_ms`, `p90_ms`, `p99_ms`, `p999_ms`, `max_ms`, `cpu_us_per_op`) are read leniently
     /// (numbers may be strings); the rest is kept in `extra`. Entries already imported are
-    /// skipped. The error says what is wrong with the document.
-    pub async fn import(self: &Arc<Self>, doc: Json) -> Result<ImportSummary, String> {
+    /// skipped. The error says what is wrong with the document, or that its runs alone are
+    /// more than the history keeps.
+    pub async fn import(self: &Arc<Self>, doc: Json) -> Result<ImportSummary, ImportError> {
         // scripts/bench writes {"schema", "id", "started_at", "git", ..., "runs": [...]}: each
         // run is kept with the document's id, time and commit so runs from different
         // harness runs stay apart.
@@ -657,23 +709,31 @@ impl Bench {
                     }
                     items
                 }
-                _ => return Err("expected a list of runs, or an object with a \"runs\" list".into()),
+                _ => return Err(invalid("expected a list of runs, or an object with a \"runs\" list")),
             },
-            _ => return Err("expected a list of runs, or an object with a \"runs\" list".into()),
+            _ => return Err(invalid("expected a list of runs, or an object with a \"runs\" list")),
         };
         if items.is_empty() {
-            return Err("there are no runs to import".into());
+            return Err(invalid("there are no runs to import"));
         }
         if items.len() > MAX_IMPORT {
-            return Err(format!("at most {MAX_IMPORT} runs can be imported at once"));
+            return Err(invalid(format!("at most {MAX_IMPORT} runs can be imported at once")));
         }
         let mut parsed = Vec::with_capacity(items.len());
+        // Counted as each run is made: the document's context is copied into every run, so
+        // a small body could otherwise grow into gigabytes before anything was measured.
+        let mut bytes = 0;
         for (i, item) in items.into_iter().enumerate() {
-            let Json::Object(mut map) = item else { return Err(format!("run {i} is not an object")) };
+            let Json::Object(mut map) = item else { return Err(invalid(format!("run {i} is not an object"))) };
             for (k, v) in &context {
                 map.entry(k.clone()).or_insert_with(|| v.clone());
             }
-            parsed.push(imported_from(map));
+            let (imported, at_ms) = imported_from(map);
+            bytes += json_len(&imported) + IMPORTED_RUN_FRAME;
+            if bytes > MAX_HISTORY_BYTES {
+                return Err(ImportError::TooLarge);
+            }
+            parsed.push((imported, at_ms));
         }
         let now = now_ms();
         let summary = {
@@ -689,7 +749,8 @@ impl Bench {
                     continue;
                 }
                 let id = book.take_id();
-                book.push(Run {
+                // Trimmed once after the loop: `push` would measure the history every time.
+                book.runs.push(Run {
                     id,
                     source: Source::Imported,
                     status: Status::Completed,
@@ -704,6 +765,7 @@ impl Bench {
                 summary.imported += 1;
                 summary.ids.push(id);
             }
+            trim(&mut book.runs);
             summary
         };
         if summary.imported > 0 {
@@ -712,6 +774,14 @@ impl Bench {
         Ok(summary)
     }
 }
+
+fn invalid(message: impl Into<String>) -> ImportError {
+    ImportError::Invalid(message.into())
+}
+
+/// What an imported run's JSON adds to its `imported` part in the history (id, source,
+/// status, times): an upper bound, so an accepted import always fits.
+const IMPORTED_RUN_FRAME: usize = 160;
 
 /// An imported entry's fields, and its time if it names one (`timestamp_ms`, `started_at_ms`,
 /// unix seconds in `timestamp`, or an ISO 8601 UTC `started_at`).

@@ -116,13 +116,42 @@ pub struct ServerConfig {
     pub http_bind: String,
 
     /// Bearer token the admin HTTP API requires (set it whenever --http-bind is not loopback).
+    /// Without one, the API requires the RESP password (--requirepass) when one is set. A
+    /// token given as this flag is visible to every local user in `ps` and /proc/<pid>/cmdline:
+    /// prefer VITRINE_ADMIN_TOKEN or --admin-token-file.
     #[arg(long, env = "VITRINE_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
+
+    /// Read the admin token from this file (a trailing newline is removed; an empty or
+    /// unreadable file stops the start). Keeps the token out of `ps`.
+    #[arg(long, env = "VITRINE_ADMIN_TOKEN_FILE", value_name = "PATH")]
+    pub admin_token_file: Option<PathBuf>,
 
     /// Serve the admin HTTP API on a non-loopback --http-bind without --admin-token (anyone
     /// who can reach it can read and change the cache).
     #[arg(long, env = "VITRINE_ADMIN_INSECURE")]
     pub admin_insecure: bool,
+
+    /// Seconds a client of the admin port has to send a request's headers, and the longest an
+    /// idle keep-alive connection stays open; slower connections are closed.
+    #[arg(long, env = "VITRINE_HTTP_HEADER_TIMEOUT", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub http_header_timeout: u64,
+
+    /// Seconds a request body on the admin port may pause between two pieces before the
+    /// request is answered 408 and the connection closed.
+    #[arg(long, env = "VITRINE_HTTP_BODY_TIMEOUT", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub http_body_timeout: u64,
+
+    /// Seconds an admin request may take from its headers to the start of its answer, body
+    /// upload included (408 after that). Streams (the dashboard's live feed) are not limited.
+    #[arg(long, env = "VITRINE_HTTP_REQUEST_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub http_request_timeout: u64,
+
+    /// Most connections open at once on the admin port; more are answered 503 and closed. It
+    /// is lowered to an eighth of the open-files limit, so the admin port cannot take the
+    /// descriptors RESP clients need.
+    #[arg(long, env = "VITRINE_HTTP_MAX_CONNECTIONS", default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub http_max_connections: u32,
 
     /// Write the admin HTTP port actually bound to this file once listening (for --http-port 0).
     #[arg(long, env = "VITRINE_HTTP_PORT_FILE")]
@@ -268,6 +297,25 @@ impl ServerConfig {
             Some(n) => n as usize,
             None => default_threads(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
         }
+    }
+
+    /// The admin token: `--admin-token` (or its variable), or the contents of
+    /// `--admin-token-file` without its trailing newline. An empty or unreadable file is an
+    /// error, so a mistyped path never leaves the API open. An empty `--admin-token` counts as
+    /// none (docker-compose.yml passes `VITRINE_ADMIN_TOKEN` through, empty when unset).
+    pub fn admin_token(&self) -> anyhow::Result<Option<String>> {
+        let given = self.admin_token.clone().filter(|t| !t.is_empty());
+        let Some(path) = &self.admin_token_file else { return Ok(given) };
+        if given.is_some() {
+            bail!("give the admin token once: --admin-token (VITRINE_ADMIN_TOKEN) or --admin-token-file (VITRINE_ADMIN_TOKEN_FILE)");
+        }
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the admin token file {}", path.display()))?;
+        let token = text.trim_end_matches(['\n', '\r']);
+        if token.is_empty() {
+            bail!("the admin token file {} is empty", path.display());
+        }
+        Ok(Some(token.to_string()))
     }
 
     /// `--dir` as an absolute path (relative ones are taken from the working directory), as
@@ -550,6 +598,40 @@ mod tests {
         assert_eq!(load(&["--maxmemory-samples", "3"]).unwrap().maxmemory_samples, "3");
         std::env::remove_var("VITRINE_MAXMEMORY_SAMPLES");
         std::env::remove_var("VITRINE_ADMIN_TOKEN");
+    }
+
+    #[test]
+    fn the_admin_token_comes_from_a_file_without_its_newline() {
+        let file = temp_file("token", "t0ken-from-file\n");
+        let c = load(&["--admin-token-file", file.arg()]).unwrap();
+        assert_eq!(c.admin_token().unwrap().as_deref(), Some("t0ken-from-file"));
+        let crlf = temp_file("token-crlf", "t0ken\r\n");
+        assert_eq!(load(&["--admin-token-file", crlf.arg()]).unwrap().admin_token().unwrap().as_deref(), Some("t0ken"));
+        let empty = temp_file("token-empty", "\n");
+        let err = load(&["--admin-token-file", empty.arg()]).unwrap().admin_token().unwrap_err();
+        assert!(err.to_string().contains("is empty"), "{err}");
+        let missing = std::env::temp_dir().join("vitrine-no-such-dir/token");
+        let err = load(&["--admin-token-file", missing.to_str().unwrap()]).unwrap().admin_token().unwrap_err();
+        assert!(err.to_string().contains("cannot read the admin token file"), "{err}");
+        let both = load(&["--admin-token", "a", "--admin-token-file", file.arg()]).unwrap().admin_token();
+        assert!(both.unwrap_err().to_string().contains("give the admin token once"));
+        let empty_flag = load(&["--admin-token", "", "--admin-token-file", file.arg()]).unwrap();
+        assert_eq!(empty_flag.admin_token().unwrap().as_deref(), Some("t0ken-from-file"), "as compose passes it");
+        assert_eq!(load(&["--admin-token", "flag"]).unwrap().admin_token().unwrap().as_deref(), Some("flag"));
+        assert_eq!(load(&[]).unwrap().admin_token().unwrap(), None);
+    }
+
+    #[test]
+    fn help_warns_that_a_token_flag_shows_in_ps() {
+        let help = ServerConfig::command().render_long_help().to_string();
+        let token = help.split("--admin-token <ADMIN_TOKEN>").nth(1).unwrap_or_default();
+        let token = token.split("--admin-token-file").next().unwrap_or_default();
+        assert!(token.contains("visible to every local user in `ps`"), "{help}");
+        assert!(help.contains("--admin-token-file <PATH>"), "{help}");
+        for flag in ["--http-header-timeout", "--http-body-timeout", "--http-request-timeout", "--http-max-connections"]
+        {
+            assert!(help.contains(flag), "{flag} missing from --help");
+        }
     }
 
     #[test]

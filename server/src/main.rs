@@ -83,7 +83,8 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
         .http_bind
         .parse()
         .map_err(|e| anyhow::anyhow!("invalid --http-bind address '{}': {e}", config.http_bind))?;
-    http::check_exposure(http_ip, config.admin_token.as_deref(), config.admin_insecure)?;
+    let admin_token = config.admin_token()?;
+    http::check_exposure(http_ip, admin_token.as_deref(), config.admin_insecure)?;
     let engine = Arc::new(Engine::new(engine_config, now_ms(), random_seed()));
     // Loaded before any port opens: a client never sees a half-loaded cache, and a file that
     // cannot be read stops the start instead of serving an empty one over it.
@@ -122,6 +123,9 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
     };
     tokio::spawn(maintenance::run(engine.clone(), facts, shutdown_rx.clone()));
     resp::clamp_maxclients_to_fd_limit(&engine);
+    // The admin port's connections get descriptors of their own, taken from RESP's share.
+    let admin_connections = http::accept::fd_budget(config.http_max_connections as usize, guard::open_files_limit());
+    http::accept::reserve_admin_fds(&engine, admin_connections);
     let options =
         resp::ConnOptions { keepalive_s: config.tcp_keepalive, auth_timeout_s: config.unauthenticated_timeout };
     let loops = event_loops::EventLoops::start(threads)?;
@@ -137,11 +141,17 @@ async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> any
         resp_addrs.first().copied().unwrap_or(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)),
     );
     let http_options = http::HttpOptions {
-        token: config.admin_token.clone(),
+        token: admin_token,
         bind_ip: http_ip,
         web_dir: config.web_dir.clone(),
         data_dir: config.dir.clone(),
         resp_addr: resp_target,
+        limits: http::accept::Limits {
+            header_timeout: Duration::from_secs(config.http_header_timeout),
+            body_timeout: Duration::from_secs(config.http_body_timeout),
+            request_timeout: Duration::from_secs(config.http_request_timeout),
+            max_connections: admin_connections,
+        },
     };
     let http_state = http::AppState::new(engine.clone(), http_options, shutdown_rx.clone());
     tokio::spawn(http::stats::run_sampler(http_state.clone(), shutdown_rx.clone()));

@@ -4,6 +4,8 @@
 //!   `src/http/openapi.json` and iterated, path parameters filled in) answers 401 without a
 //!   token and with a wrong one, except `/healthz` and `/readyz`, and none of the refused
 //!   requests changed anything;
+//! - with `--requirepass` and no token, the same holds for the password, every route works
+//!   with it, and no answer shows it;
 //! - hostile `Host` headers (DNS rebinding) are refused and change nothing;
 //! - cross-site form posts and foreign-origin requests change nothing and get no CORS headers;
 //! - oversized headers and bodies are refused and the server stays healthy;
@@ -144,6 +146,68 @@ fn with_a_token_every_documented_route_is_401_without_it() {
     let r = request(server.http_port, "GET", "/api/keys/guarded", &[("Authorization", &auth)], None);
     assert_eq!(r.expect(200)["value"], "safe");
     healthy(&server);
+}
+
+#[test]
+fn with_requirepass_and_no_token_every_documented_route_needs_the_password() {
+    const PASSWORD: &str = "resp-pass-7d1e";
+    let server = Server::start(&["--requirepass", PASSWORD]);
+    let mut s = server.connect();
+    roundtrip(&mut s, &cmd(&["AUTH", PASSWORD]), b"+OK\r\n");
+    roundtrip(&mut s, &cmd(&["SET", "guarded", "safe"]), b"+OK\r\n");
+    let routes = documented_routes();
+    let mut refused = 0;
+    for (method, path) in &routes {
+        let open = path == "/healthz" || path == "/readyz";
+        let attempts: [&[(&str, &str)]; 3] =
+            [&[], &[("Authorization", "Bearer resp-pass-7d1E")], &[("Authorization", "Bearer s3cret-admin-token")]];
+        for headers in attempts {
+            let r = send_route(server.http_port, method, path, headers);
+            if open {
+                assert_eq!(r.status, 200, "{method} {path}: {}", r.text());
+            } else {
+                assert_eq!(r.status, 401, "{method} {path} with {headers:?}: {}", r.text());
+                assert_eq!(r.json()["error"]["secret"], "password", "{method} {path}");
+                refused += 1;
+            }
+        }
+    }
+    roundtrip(&mut s, &cmd(&["GET", "guarded"]), b"$4\r\nsafe\r\n");
+    roundtrip(&mut s, &cmd(&["EXISTS", "pwned"]), b":0\r\n");
+    println!("requirepass: {refused} refused requests over {} documented routes", routes.len());
+
+    // With the password every route gets past the guard, and no answer shows it. (The
+    // harmful bodies now run: the flush goes last.)
+    let auth = format!("Bearer {PASSWORD}");
+    let signed: &[(&str, &str)] = &[("Authorization", &auth)];
+    let mut ordered = routes.clone();
+    ordered.sort_by_key(|(_, path)| path == "/api/flush");
+    for (method, path) in &ordered {
+        if path.ends_with("/stream") {
+            continue; // never ends; its token check is the query's, below
+        }
+        let r = send_route(server.http_port, method, path, signed);
+        assert!(!matches!(r.status, 401 | 403 | 421), "{method} {path} with the password: {} {}", r.status, r.text());
+        assert!(!r.text().contains(PASSWORD), "{method} {path} shows the password: {}", r.text());
+    }
+    for args in [json!(["CONFIG", "GET", "requirepass"]), json!(["CONFIG", "GET", "*"]), json!(["INFO", "all"])] {
+        let r = request(server.http_port, "POST", "/api/command", signed, Some(&args.to_string()));
+        let body = r.text();
+        assert_eq!(r.status, 200, "{body}");
+        assert!(!body.contains(PASSWORD), "{args} shows the password: {body}");
+    }
+    let stream = format!("/api/stats/stream?access_token={PASSWORD}");
+    let mut live = common::http::open(server.http_port, "GET", &stream, &[], None);
+    let text = common::http::read_until(&mut live, IO_TIMEOUT, |t| t.contains("data:"));
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+
+    // CONFIG SET requirepass from RESP changes the admin API's secret at once.
+    roundtrip(&mut s, &cmd(&["CONFIG", "SET", "requirepass", "rotated"]), b"+OK\r\n");
+    assert_eq!(request(server.http_port, "GET", "/api/stats", signed, None).status, 401);
+    let rotated: &[(&str, &str)] = &[("Authorization", "Bearer rotated")];
+    assert_eq!(request(server.http_port, "GET", "/api/stats", rotated, None).status, 200);
+    roundtrip(&mut s, &cmd(&["CONFIG", "SET", "requirepass", ""]), b"+OK\r\n");
+    assert_eq!(request(server.http_port, "GET", "/api/stats", &[], None).status, 200);
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! and docker-compose.yml give it, listening on 0.0.0.0 inside a network namespace this test
 //! makes, and the compose file's own redis-benchmark lines run from outside it, so every client
 //! arrives from a non-loopback address, as the `load` container and the host's published port
-//! do. It proves the demo's password gets the load through protected mode, that the load
-//! fills the dashboard (memory at the limit, evictions, ops/sec), and that without a password
+//! do. It proves the demo's password gets the load through protected mode, that the admin API
+//! asks for that same password (there is no admin token in the demo) and, given it, shows the
+//! load filling the dashboard (memory at the limit, evictions, ops/sec), and that without a password
 //! the same server answers -DENIED until `CONFIG SET protected-mode no` is sent from loopback.
 //!
 //! Needs root (namespaces, a veth pair), `ip`, and redis-cli and redis-benchmark (Debian's
@@ -94,23 +95,29 @@ fn the_compose_demo_serves_clients_from_other_hosts() {
         requests += rows.len() as f64 * option_value(&line, "-n").parse::<f64>().expect("-n N");
     }
 
-    // What the dashboard shows: memory at the limit, evictions, commands and ops/sec.
+    // What the dashboard shows: memory at the limit, evictions, commands and ops/sec. With no
+    // admin token, the admin API wants the demo password, as the dashboard's sign-in does.
     let http = SocketAddr::new(net.ns_addr.into(), 8080);
-    let stats = request_at(http, "GET", "/api/stats", &[], None).expect(200);
+    let refused = request_at(http, "GET", "/api/stats", &[], None);
+    assert_eq!(refused.status, 401, "the admin API is no way around the demo password: {}", refused.text());
+    assert_eq!(refused.json()["error"]["secret"], "password");
+    let bearer = format!("Bearer {password}");
+    let signed: &[(&str, &str)] = &[("Authorization", &bearer)];
+    let stats = request_at(http, "GET", "/api/stats", signed, None).expect(200);
     let number = |v: &serde_json::Value, field: &str| v[field].as_f64().unwrap_or_else(|| panic!("{field}: {v}"));
     assert_eq!(number(&stats, "maxmemory") as u64, DEMO_MAXMEMORY, "{stats}");
     let used = number(&stats, "used_memory");
     assert!(used >= 0.9 * DEMO_MAXMEMORY as f64 && used <= DEMO_MAXMEMORY as f64, "used_memory {used}: {stats}");
     assert!(number(&stats, "evicted_keys") > 0.0, "{stats}");
     assert!(number(&stats, "commands_processed") >= requests, "{requests} requests sent: {stats}");
-    let history = request_at(http, "GET", "/api/stats/history?seconds=120", &[], None).expect(200);
+    let history = request_at(http, "GET", "/api/stats/history?seconds=120", signed, None).expect(200);
     let samples = history["samples"].as_array().expect("samples");
     assert!(samples.iter().any(|s| number(s, "ops_per_sec") > 0.0), "no ops/sec on the chart: {history}");
     assert!(samples.iter().any(|s| number(s, "evicted_per_sec") > 0.0), "no evictions on the chart: {history}");
     // The sessions' 1 s TTLs run out in the pause between rounds.
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let stats = request_at(http, "GET", "/api/stats", &[], None).expect(200);
+        let stats = request_at(http, "GET", "/api/stats", signed, None).expect(200);
         if number(&stats, "expired_keys") > 0.0 {
             break;
         }

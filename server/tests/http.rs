@@ -144,6 +144,31 @@ fn the_admin_token_guards_the_api() {
     assert_eq!(read_line(&mut s), b"*0\r\n");
 }
 
+#[test]
+fn the_admin_token_can_come_from_a_file_and_the_flag_warns_of_ps() {
+    let dir = std::env::temp_dir().join(format!("vitrine-token-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("token");
+    std::fs::write(&file, "from-a-file-9c2\n").unwrap();
+    let server = Server::start(&["--admin-token-file", file.to_str().unwrap()]);
+    let p = server.http_port;
+    assert_eq!(get(p, "/api/stats").status, 401);
+    assert_eq!(request(p, "GET", "/api/stats", &[("Authorization", "Bearer from-a-file")], None).status, 401);
+    request(p, "GET", "/api/stats", &[("Authorization", "Bearer from-a-file-9c2")], None).expect(200);
+    assert!(!server.log().contains("from-a-file-9c2"), "the token is never logged");
+    drop(server);
+    // An empty or missing file stops the start rather than leaving the API open.
+    std::fs::write(&file, "\n").unwrap();
+    refuses(&["--admin-token-file", file.to_str().unwrap()], "is empty");
+    refuses(&["--admin-token-file", dir.join("none").to_str().unwrap()], "cannot read the admin token file");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let help = Command::new(env!("CARGO_BIN_EXE_vitrine")).arg("--help").output().expect("vitrine --help");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("visible to every local user in `ps`"), "{help}");
+    assert!(help.contains("--admin-token-file <PATH>"), "{help}");
+}
+
 /// Runs the binary with `args` and expects it to refuse to start, with `message` in stderr.
 fn refuses(args: &[&str], message: &str) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_vitrine"));

@@ -22,8 +22,10 @@ pub const FLUSH_CONFIRMATION: &str = "FLUSHALL";
 /// such as `port`, which are never in `PARAMS`).
 const NOT_SETTABLE: &[&str] = &["databases", "save", "appendonly"];
 
-/// Parameters whose value is a secret: reported as `(hidden)` when set.
-const SECRET: &[&str] = &["requirepass"];
+/// Parameters whose value is a secret: `/api/config` reports them as `(hidden)` when set, and
+/// `CONFIG GET` through `/api/command` as empty. (`masterauth` is not a parameter yet; listed so
+/// it is hidden the day it is.)
+const SECRET: &[&str] = &["requirepass", "masterauth"];
 
 pub fn routes(t: &mut RouteTable) {
     t.api(Method::POST, "/command", command);
@@ -86,7 +88,31 @@ async fn command(State(state): State<AppState>, ApiJson(body): ApiJson<Json_>) -
         Some(id) => state.sessions.call(&state.engine, id, &argv, crate::now_ms()),
         None => state.call(&argv),
     };
-    Ok(Json(reply.to_json()))
+    Ok(Json(hide_secrets(reply).to_json()))
+}
+
+/// A reply with the value of every secret parameter blanked wherever `CONFIG GET` put one: its
+/// map, also inside EXEC's array. The console is a way into the server for anyone with the
+/// admin token, which need not be the RESP password.
+fn hide_secrets(reply: Reply) -> Reply {
+    let is_secret = |name: &Reply| match name {
+        Reply::Bulk(b) => SECRET.iter().any(|s| s.as_bytes().eq_ignore_ascii_case(b)),
+        Reply::Status(s) | Reply::Verbatim(s) => SECRET.iter().any(|x| x.eq_ignore_ascii_case(s)),
+        _ => false,
+    };
+    match reply {
+        Reply::Map(pairs) => Reply::Map(
+            pairs
+                .into_iter()
+                .map(|(k, v)| if is_secret(&k) { (k, Reply::Bulk(Vec::new())) } else { (k, hide_secrets(v)) })
+                .collect(),
+        ),
+        Reply::Array(items) => Reply::Array(items.into_iter().map(hide_secrets).collect()),
+        Reply::Set(items) => Reply::Set(items.into_iter().map(hide_secrets).collect()),
+        Reply::Push(items) => Reply::Push(items.into_iter().map(hide_secrets).collect()),
+        Reply::Many(items) => Reply::Many(items.into_iter().map(hide_secrets).collect()),
+        other => other,
+    }
 }
 
 /// `GET /api/commands`: the command table.

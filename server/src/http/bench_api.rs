@@ -12,7 +12,7 @@ use serde_json::{json, Value as Json_};
 
 use super::error::{ApiError, ApiJson};
 use super::{AppState, RouteTable};
-use crate::bench::{BenchRequest, CancelError, StartError};
+use crate::bench::{BenchRequest, CancelError, ImportError, StartError, MAX_HISTORY_BYTES};
 
 /// How long `DELETE /api/bench/{id}` waits for a cancelled run to wind down before answering.
 const CANCEL_WAIT: Duration = Duration::from_secs(3);
@@ -81,8 +81,19 @@ async fn cancel(State(state): State<AppState>, id: Result<Path<String>, PathReje
     Ok((status, Json(run)).into_response())
 }
 
-/// `POST /api/bench/import`: adds runs from `scripts/bench`'s JSON to the history.
+/// `POST /api/bench/import`: adds runs from `scripts/bench`'s JSON to the history (the
+/// oldest runs make room); 413 when the runs alone are more than the history keeps.
 async fn import(State(state): State<AppState>, ApiJson(doc): ApiJson<Json_>) -> Result<Json<Json_>, ApiError> {
-    let summary = state.bench.import(doc).await.map_err(|e| ApiError::unprocessable("invalid_body", e))?;
+    let summary = state.bench.import(doc).await.map_err(|e| match e {
+        ImportError::Invalid(message) => ApiError::unprocessable("invalid_body", message),
+        ImportError::TooLarge => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "history_too_large",
+            format!(
+                "these runs take more than the {} MiB the benchmark history keeps; import fewer at a time",
+                MAX_HISTORY_BYTES >> 20
+            ),
+        ),
+    })?;
     Ok(Json(json!(summary)))
 }

@@ -1,6 +1,6 @@
 //! `ApiError`, the one error type of the admin API: logs what went wrong (with details for
 //! internal errors) and answers `{"error": {"code": "...", "message": "..."}}` with the right
-//! status. Also `ApiJson` and `ApiQuery`, extractors whose rejections become `ApiError`s so a
+//! status (a 401 also says which secret it wants: `"secret": "token"` or `"password"`). Also `ApiJson` and `ApiQuery`, extractors whose rejections become `ApiError`s so a
 //! bad body or query string gets the same JSON shape as every other error.
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
@@ -18,11 +18,14 @@ pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
+    /// 401 only: the secret the server wants, `token` (the admin token) or `password` (the
+    /// RESP password, when no admin token is set), so a client can say which to enter.
+    pub secret: Option<&'static str>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into() }
+        ApiError { status, code, message: message.into(), secret: None }
     }
 
     /// 400: malformed JSON, a bad query parameter.
@@ -30,9 +33,14 @@ impl ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, code, message)
     }
 
-    /// 401: no or a wrong bearer token.
-    pub fn unauthorized(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+    /// 401: no or a wrong bearer token; `secret` is `token` or `password`.
+    pub fn unauthorized(secret: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { secret: Some(secret), ..ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message) }
+    }
+
+    /// 408: the request (or its body) did not arrive in time.
+    pub fn timeout(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::REQUEST_TIMEOUT, "timeout", message)
     }
 
     /// 403: a cross-site state-changing request.
@@ -74,7 +82,10 @@ impl IntoResponse for ApiError {
         if self.status.is_client_error() {
             debug!(status = self.status.as_u16(), code = self.code, "admin API: {}", self.message);
         }
-        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let mut body = json!({ "error": { "code": self.code, "message": self.message } });
+        if let Some(secret) = self.secret {
+            body["error"]["secret"] = json!(secret);
+        }
         let mut response = (self.status, axum::Json(body)).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
@@ -85,6 +96,9 @@ impl IntoResponse for ApiError {
 
 impl From<JsonRejection> for ApiError {
     fn from(rejection: JsonRejection) -> ApiError {
+        if caused_by::<tower_http::timeout::TimeoutError>(&rejection) {
+            return ApiError::timeout("the request body stopped arriving");
+        }
         let text = rejection.body_text();
         match rejection.status() {
             StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
@@ -107,6 +121,19 @@ impl From<QueryRejection> for ApiError {
     fn from(rejection: QueryRejection) -> ApiError {
         ApiError::bad_request("bad_parameter", rejection.body_text())
     }
+}
+
+/// Whether `E` is somewhere in the chain of `error`'s sources (a body read that failed
+/// because `RequestBodyTimeoutLayer` gave up on it).
+fn caused_by<E: std::error::Error + 'static>(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if e.is::<E>() {
+            return true;
+        }
+        next = e.source();
+    }
+    false
 }
 
 /// `axum::Json`, with rejections answered as `ApiError`s.
@@ -176,7 +203,7 @@ mod tests {
 
     #[test]
     fn unauthorized_asks_for_a_bearer_token() {
-        let response = ApiError::unauthorized("no").into_response();
+        let response = ApiError::unauthorized("password", "no").into_response();
         assert_eq!(response.headers()[header::WWW_AUTHENTICATE], "Bearer");
     }
 }

@@ -9,8 +9,10 @@
 //! Modules: [`stats`] (snapshot, history, SSE stream, recent evictions), [`keys`] (browse,
 //! read, write, delete), [`admin`] (console command, config, flush, command table),
 //! [`bench_api`] (the benchmark runner's routes), [`metrics`], [`security`] (token, Host and
-//! cross-site checks), [`dashboard`] (static files), [`error`] (`ApiError`).
+//! cross-site checks), [`dashboard`] (static files), [`error`] (`ApiError`), [`accept`] (the
+//! accept loop, header timeout and connection cap).
 
+pub mod accept;
 pub mod admin;
 pub mod bench_api;
 pub mod dashboard;
@@ -27,7 +29,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::handler::Handler;
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -35,7 +38,9 @@ use axum::routing::{on, MethodFilter};
 use axum::{Json, Router};
 use serde_json::json;
 use tokio::sync::watch;
+use tower::ServiceBuilder;
 use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutBody, TimeoutLayer};
 use tower_http::trace::TraceLayer;
 use vitrine_engine::{Engine, Reply};
 
@@ -50,7 +55,8 @@ pub const MAX_BODY: usize = 1024 * 1024;
 /// What the admin server needs to know besides the engine.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    /// `--admin-token`: when set, `/api/*` and `/metrics` need `Authorization: Bearer <token>`.
+    /// `--admin-token`: when set, `/api/*` and `/metrics` need `Authorization: Bearer <token>`;
+    /// when not, they need the RESP password while `requirepass` is set.
     pub token: Option<String>,
     /// The address the admin port is bound to (Host headers naming it are accepted).
     pub bind_ip: IpAddr,
@@ -60,6 +66,8 @@ pub struct HttpOptions {
     pub data_dir: PathBuf,
     /// The RESP address the benchmark runner connects to (a loopback address of our own port).
     pub resp_addr: SocketAddr,
+    /// Timeouts and the connection cap of the admin port.
+    pub limits: accept::Limits,
 }
 
 /// Shared by every handler; cheap to clone.
@@ -74,6 +82,7 @@ pub struct Shared {
     pub web_dir: PathBuf,
     /// Console sessions kept between `POST /api/command` requests (see `sessions`).
     pub sessions: sessions::Sessions,
+    pub limits: accept::Limits,
     ready: AtomicBool,
     /// Turns true when the process shuts down; long-lived responses (SSE) end then.
     pub shutdown: watch::Receiver<bool>,
@@ -98,6 +107,7 @@ impl AppState {
             bench,
             web_dir: options.web_dir,
             sessions: sessions::Sessions::default(),
+            limits: options.limits,
             ready: AtomicBool::new(false),
             shutdown,
             engine,
@@ -115,8 +125,8 @@ impl AppState {
 
     /// Runs one command through the engine's dispatch (stats, memory admission, eviction,
     /// and whatever later hooks such as the append-only file), in a session of its own that
-    /// counts as a client while it runs and is already authenticated (the admin API has its
-    /// own token).
+    /// counts as a client while it runs and is already authenticated (the request passed the
+    /// admin API's own check: its token, or the RESP password).
     pub fn call<A: AsRef<[u8]>>(&self, argv: &[A]) -> Reply {
         let now = now_ms();
         let mut session = sessions::open_session(&self.engine, now);
@@ -206,8 +216,17 @@ pub fn router(state: AppState) -> Router {
         .nest("/api", api)
         .method_not_allowed_fallback(error::wrong_method)
         .fallback_service(dashboard::router(&state.web_dir));
+    let limits = state.limits;
+    // A body that stalls fails its read (408 from `ApiError`); one that trickles, or any
+    // request not answered in time, gets 408 from the outer timeout. Neither limits a
+    // response body, so the SSE stream lives on.
+    let body_timeout = ServiceBuilder::new()
+        .layer(RequestBodyTimeoutLayer::new(limits.body_timeout))
+        .map_request(|req: Request<TimeoutBody<Body>>| req.map(Body::new));
     app.layer(axum::middleware::from_fn_with_state(state.clone(), security::guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(body_timeout)
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, limits.request_timeout))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
@@ -242,14 +261,9 @@ async fn readyz(State(state): State<AppState>) -> Response {
 
 /// Runs the admin server on `listener` until `shutdown` turns true, then lets in-flight
 /// requests finish (streams end on their own at shutdown).
-pub async fn serve(listener: tokio::net::TcpListener, state: AppState, mut shutdown: watch::Receiver<bool>) {
-    let app = router(state);
-    let signal = async move {
-        let _ = shutdown.wait_for(|&stop| stop).await;
-    };
-    if let Err(e) = axum::serve(listener, app).with_graceful_shutdown(signal).await {
-        tracing::error!("admin HTTP server: {e}");
-    }
+pub async fn serve(listener: tokio::net::TcpListener, state: AppState, shutdown: watch::Receiver<bool>) {
+    let limits = state.limits;
+    accept::serve(listener, router(state), limits, shutdown).await;
 }
 
 /// Refuses to expose the admin API beyond loopback without a token, unless the operator
@@ -270,3 +284,6 @@ pub mod testing;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod guard_tests;

@@ -4,6 +4,10 @@
 //!   `Authorization: Bearer <token>`, compared in constant time. (`GET /api/stats/stream` also
 //!   takes `?access_token=<token>`, RFC 6750's query form, because a browser's `EventSource`
 //!   cannot send headers.) `/healthz` and `/readyz` stay open for probes.
+//! - **Password.** Without a token, while `requirepass` is set the same requests need the RESP
+//!   password as the bearer token, so the admin API is no way around it. It is read from the
+//!   engine on every request: `CONFIG SET requirepass` from any client applies at once. The
+//!   401 says which secret it wants (`"secret": "token"` or `"password"`).
 //! - **DNS rebinding.** Without a token, a page on `http://evil.example` whose name has been
 //!   re-pointed at 127.0.0.1 could otherwise read the API, so the `Host` header must name a
 //!   loopback host (`localhost`, `127.0.0.1`, `[::1]`), the bind address, or, when bound to
@@ -16,12 +20,14 @@
 //!   CORS headers are ever sent, so foreign pages cannot read responses either, and JSON
 //!   bodies need `Content-Type: application/json`, which a plain HTML form cannot send.)
 
+use std::borrow::Cow;
 use std::net::IpAddr;
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use vitrine_engine::Engine;
 
 use super::error::ApiError;
 use super::AppState;
@@ -55,28 +61,57 @@ impl Security {
         }
     }
 
-    /// Whether the request carries the token (always true when none is configured).
-    fn authorized(&self, headers: &HeaderMap, query_token: Option<&str>) -> bool {
-        let Some(expected) = &self.token else { return true };
-        let from_header = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-            .map(str::trim);
-        match from_header.or(query_token) {
-            Some(given) => constant_time_eq(given.as_bytes(), expected.as_bytes()),
-            None => false,
+    /// The secret a request needs now: the admin token when one is set, else the RESP
+    /// password while one is set, else none.
+    pub fn required<'a>(&'a self, engine: &Engine) -> Option<(Secret, Cow<'a, [u8]>)> {
+        match &self.token {
+            Some(token) => Some((Secret::Token, Cow::Borrowed(token.as_bytes()))),
+            None => engine.config().requirepass().map(|p| (Secret::Password, Cow::Owned(p))),
         }
     }
 }
 
-/// Compares two byte strings in time that depends only on their lengths, so the token
-/// cannot be guessed byte by byte from response times.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+/// Which secret the admin API wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Secret {
+    /// `--admin-token`.
+    Token,
+    /// The RESP password (`requirepass`), when no admin token is set.
+    Password,
+}
+
+impl Secret {
+    /// Its name in a 401 body.
+    pub fn name(self) -> &'static str {
+        match self {
+            Secret::Token => "token",
+            Secret::Password => "password",
+        }
     }
-    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+}
+
+/// The bearer token of a request: the `Authorization: Bearer` header, else (for the SSE
+/// stream) the query's `access_token`. Bytes, not text: a password may be any bytes.
+fn bearer<'a>(headers: &'a HeaderMap, query_token: Option<&'a [u8]>) -> Option<&'a [u8]> {
+    let from_header = headers.get(header::AUTHORIZATION).and_then(|v| {
+        let v = v.as_bytes();
+        let scheme = v.get(..7)?;
+        scheme.eq_ignore_ascii_case(b"Bearer ").then(|| v[7..].trim_ascii())
+    });
+    from_header.or(query_token)
+}
+
+/// Compares a secret a client gave with the expected one in time that depends only on the
+/// length of what was given, so neither its bytes nor its length can be found out from
+/// response times.
+pub fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
+    let mut diff = u8::from(given.len() != expected.len());
+    for (i, &g) in given.iter().enumerate() {
+        // Past the end of `expected`, compare with a byte that cannot make the two equal
+        // (the lengths already differ), reading nothing outside `expected`.
+        let e = if expected.is_empty() { 0 } else { expected[i % expected.len()] };
+        diff |= g ^ e;
+    }
     std::hint::black_box(diff) == 0
 }
 
@@ -105,20 +140,20 @@ fn changes_state(method: &Method) -> bool {
 }
 
 /// The `access_token` query parameter, accepted only for the SSE stream.
-fn query_token(req: &Request) -> Option<String> {
+fn query_token(req: &Request) -> Option<Vec<u8>> {
     if req.uri().path() != "/api/stats/stream" {
         return None;
     }
     let query = req.uri().query()?;
     query.split('&').find_map(|pair| {
         let value = pair.strip_prefix("access_token=")?;
-        percent_encoding::percent_decode_str(value).decode_utf8().ok().map(|v| v.into_owned())
+        Some(percent_encoding::percent_decode_str(value).collect())
     })
 }
 
-/// The middleware: Host, cross-site and token checks, in that order.
+/// The middleware: Host, cross-site and token (or password) checks, in that order.
 pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    match check(&state.security, &req) {
+    match check(&state.security, &state.engine, &req) {
         Ok(()) => next.run(req).await,
         Err(e) => e.into_response(),
     }
@@ -134,7 +169,7 @@ fn head_size(req: &Request) -> usize {
     target + req.headers().iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum::<usize>()
 }
 
-fn check(security: &Security, req: &Request) -> Result<(), ApiError> {
+fn check(security: &Security, engine: &Engine, req: &Request) -> Result<(), ApiError> {
     if head_size(req) > MAX_HEAD {
         return Err(ApiError::new(
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
@@ -197,15 +232,22 @@ fn check(security: &Security, req: &Request) -> Result<(), ApiError> {
         }
     }
     let protected = path == "/metrics" || path == "/api" || path.starts_with("/api/");
-    if protected && !security.authorized(headers, query_token(req).as_deref()) {
-        let has_header = headers.contains_key(header::AUTHORIZATION);
-        return Err(ApiError::unauthorized(if has_header {
-            "wrong admin token"
-        } else {
-            "this server needs an admin token: send `Authorization: Bearer <token>`"
-        }));
+    let Some((secret, expected)) = protected.then(|| security.required(engine)).flatten() else { return Ok(()) };
+    let query = query_token(req);
+    let given = bearer(headers, query.as_deref());
+    if given.is_some_and(|given| constant_time_eq(given, &expected)) {
+        return Ok(());
     }
-    Ok(())
+    let message = match (secret, given.is_some()) {
+        (Secret::Token, true) => "wrong admin token",
+        (Secret::Token, false) => "this server needs an admin token: send `Authorization: Bearer <token>`",
+        (Secret::Password, true) => "wrong password",
+        (Secret::Password, false) => {
+            "this server has a RESP password (requirepass) and no admin token: send the password as \
+             `Authorization: Bearer <password>`"
+        }
+    };
+    Err(ApiError::unauthorized(secret.name(), message))
 }
 
 #[cfg(test)]
@@ -244,7 +286,40 @@ mod tests {
         assert!(constant_time_eq(b"secret", b"secret"));
         assert!(!constant_time_eq(b"secret", b"secreT"));
         assert!(!constant_time_eq(b"secret", b"secret!"));
+        assert!(!constant_time_eq(b"secret!", b"secret"));
+        assert!(!constant_time_eq(b"secretsecret", b"secret"), "a repeat of the secret is not the secret");
+        assert!(!constant_time_eq(b"", b"secret"));
+        assert!(!constant_time_eq(b"x", b""));
         assert!(constant_time_eq(b"", b""));
+    }
+
+    #[test]
+    fn bearer_tokens_from_the_header_or_the_query() {
+        let mut h = HeaderMap::new();
+        assert_eq!(bearer(&h, Some(b"q")), Some(&b"q"[..]));
+        h.insert(header::AUTHORIZATION, "Bearer  tok ".parse().unwrap());
+        assert_eq!(bearer(&h, Some(b"q")), Some(&b"tok"[..]));
+        h.insert(header::AUTHORIZATION, axum::http::HeaderValue::from_bytes(b"bEARER p\xc3\xa4ss").unwrap());
+        assert_eq!(bearer(&h, None), Some("p\u{e4}ss".as_bytes()), "any bytes, any case of the scheme");
+        h.insert(header::AUTHORIZATION, "Basic dG9rOg==".parse().unwrap());
+        assert_eq!(bearer(&h, None), None);
+        h.insert(header::AUTHORIZATION, "Bear".parse().unwrap());
+        assert_eq!(bearer(&h, None), None);
+    }
+
+    #[test]
+    fn the_password_is_wanted_only_without_a_token() {
+        let engine = Engine::new(vitrine_engine::Config::default(), 0, 1);
+        let open = Security::new(None, IpAddr::V4(Ipv4Addr::LOCALHOST));
+        assert!(open.required(&engine).is_none());
+        engine.config().set("requirepass", "pw").unwrap();
+        let (secret, expected) = open.required(&engine).unwrap();
+        assert_eq!((secret, &*expected), (Secret::Password, &b"pw"[..]));
+        let token = Security::new(Some("tok".into()), IpAddr::V4(Ipv4Addr::LOCALHOST));
+        let (secret, expected) = token.required(&engine).unwrap();
+        assert_eq!((secret, &*expected), (Secret::Token, &b"tok"[..]));
+        engine.config().set("requirepass", "").unwrap();
+        assert!(open.required(&engine).is_none(), "clearing the password opens it again");
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub struct TestApp {
     pub app: Router,
     pub dir: TempDir,
     pub shutdown: watch::Sender<bool>,
+    /// Sent as `Authorization: Bearer` by `send` when the request has no `Authorization`.
+    pub bearer: Option<String>,
 }
 
 pub struct Setup {
@@ -51,6 +53,7 @@ pub struct Setup {
     pub config: Config,
     pub resp_addr: SocketAddr,
     pub web_dir: Option<PathBuf>,
+    pub limits: super::accept::Limits,
 }
 
 impl Default for Setup {
@@ -62,6 +65,7 @@ impl Default for Setup {
             // Nothing listens here; tests that run benchmarks give a real address.
             resp_addr: SocketAddr::from(([127, 0, 0, 1], 1)),
             web_dir: None,
+            limits: super::accept::Limits::default(),
         }
     }
 }
@@ -85,14 +89,26 @@ impl TestApp {
             web_dir: setup.web_dir.unwrap_or_else(|| dir.0.join("no-web-dir")),
             data_dir: dir.0.clone(),
             resp_addr: setup.resp_addr,
+            limits: setup.limits,
         };
         let state = AppState::new(engine, options, shutdown_rx);
         state.set_ready(true);
-        TestApp { app: router(state.clone()), state, dir, shutdown }
+        TestApp { app: router(state.clone()), state, dir, shutdown, bearer: None }
+    }
+
+    /// The same app, signing every request with `secret` (the token or the RESP password).
+    pub fn signed(self, secret: &str) -> TestApp {
+        TestApp { bearer: Some(secret.to_string()), ..self }
     }
 
     /// Sends a request through the router.
-    pub async fn send(&self, req: Request<Body>) -> Reply {
+    pub async fn send(&self, mut req: Request<Body>) -> Reply {
+        if let Some(secret) = &self.bearer {
+            if !req.headers().contains_key(header::AUTHORIZATION) {
+                let value = format!("Bearer {secret}").parse().expect("a header value");
+                req.headers_mut().insert(header::AUTHORIZATION, value);
+            }
+        }
         let response = self.app.clone().oneshot(req).await.expect("the router never fails");
         let status = response.status();
         let headers = response.headers().clone();

@@ -415,12 +415,17 @@ async fn a_console_session_carries_multi_exec_and_client_state_between_requests(
 }
 
 #[tokio::test]
-async fn command_sessions_are_authenticated_even_with_requirepass() {
+async fn command_sessions_are_authenticated_by_the_password() {
     let config = Config::default();
     config.set("requirepass", "pw").unwrap();
     let t = TestApp::with(Setup { config, ..Setup::default() });
+    // No admin token: the RESP password is the admin API's secret, and the 401 says so.
+    let r = t.json(Method::POST, "/api/command", json!(["PING"])).await;
+    r.expect_error(StatusCode::UNAUTHORIZED, "unauthorized");
+    assert_eq!(r.json()["error"]["secret"], "password");
+    let t = t.signed("pw");
     let v = t.json(Method::POST, "/api/command", json!(["PING"])).await.expect(StatusCode::OK);
-    assert_eq!(v, json!({ "type": "status", "value": "PONG" }));
+    assert_eq!(v, json!({ "type": "status", "value": "PONG" }), "the session needs no AUTH of its own");
 }
 
 #[tokio::test]
@@ -440,7 +445,7 @@ async fn commands_lists_the_table() {
 async fn config_reads_and_patches_like_config_set() {
     let config = Config::default();
     config.set("requirepass", "secret").unwrap();
-    let t = TestApp::with(Setup { config, ..Setup::default() });
+    let t = TestApp::with(Setup { config, ..Setup::default() }).signed("secret");
     let v = t.get("/api/config").await.expect(StatusCode::OK);
     assert_eq!(v["config"]["maxmemory"], "0");
     assert_eq!(v["config"]["requirepass"], "(hidden)", "secrets are not shown");

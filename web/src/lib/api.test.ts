@@ -109,6 +109,24 @@ describe('the token flow', () => {
     expect(auth.request).toBeNull();
   });
 
+  it("asks for the RESP password when the server's 401 says so", async () => {
+    const auth = new Auth();
+    const wantsPassword = () =>
+      json(401, { error: { code: 'unauthorized', message: 'send the password', secret: 'password' } });
+    vi.stubGlobal('fetch', async (_p: string, init: RequestInit) =>
+      (init.headers as Record<string, string>).Authorization === 'Bearer pw' ? json(200, {}) : wantsPassword(),
+    );
+    const pending = request('/api/stats', {}, auth);
+    await vi.waitFor(() => expect(auth.request).not.toBeNull());
+    expect(auth.request).toMatchObject({ secret: 'password' });
+    expect(auth.request?.message).toMatch(/password Redis clients send with AUTH/);
+    auth.submit('wrong');
+    await vi.waitFor(() => expect(auth.request?.message).toMatch(/That password was not accepted/));
+    auth.submit('pw');
+    expect((await pending).status).toBe(200);
+    expect(auth.secret).toBe('password');
+  });
+
   it('keeps the token in sessionStorage for the tab', async () => {
     const store = new Map<string, string>();
     vi.stubGlobal('sessionStorage', {

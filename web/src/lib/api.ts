@@ -1,8 +1,8 @@
-// The admin API client: a fetch wrapper that sends the admin token when one is stored, asks
-// for one (TokenPrompt) when the server answers 401 and retries, and turns the API's
-// `{"error": {"code", "message"}}` answers into ApiError.
+// The admin API client: a fetch wrapper that sends the admin token (or the RESP password) when
+// one is stored, asks for one (TokenPrompt) when the server answers 401 and retries, and turns
+// the API's `{"error": {"code", "message"}}` answers into ApiError.
 
-import { auth, type Auth } from './auth.svelte';
+import { auth, type Auth, type Secret } from './auth.svelte';
 
 export class ApiError extends Error {
   /** HTTP status; 0 when the server could not be reached. */
@@ -68,18 +68,38 @@ export async function request(path: string, options: RequestOptions = {}, who: A
       throw new ApiError(0, 'network', 'The server could not be reached.');
     }
     if (res.status !== 401 || attempt >= MAX_TOKEN_TRIES) return res;
-    await res.body?.cancel().catch(() => {});
+    const secret = await secretWanted(res);
     // Another request got a new token while this one was in flight: just retry with it.
     if (who.token && who.token !== sent) continue;
-    const message = who.token
-      ? 'That admin token was not accepted. Check it and try again.'
-      : 'This server needs an admin token (the one vitrine was started with, --admin-token).';
-    const token = await who.requestToken(message);
+    const token = await who.requestToken(signInMessage(secret, who.token !== null), secret);
     if (token === null) {
-      const body = { error: { code: 'unauthorized', message: 'No admin token was given.' } };
+      const what = secret === 'password' ? 'password' : 'admin token';
+      const body = { error: { code: 'unauthorized', message: `No ${what} was given.` } };
       return new Response(JSON.stringify(body), { status: 401, headers: { 'Content-Type': 'application/json' } });
     }
   }
+}
+
+/** Which secret a 401 asks for (`error.secret`); an older server only had the admin token. */
+async function secretWanted(res: Response): Promise<Secret> {
+  try {
+    const body = await res.json();
+    return body?.error?.secret === 'password' ? 'password' : 'token';
+  } catch {
+    return 'token';
+  }
+}
+
+/** What the sign-in says: which secret to enter, or that the one given was refused. */
+export function signInMessage(secret: Secret, refused: boolean): string {
+  if (secret === 'password') {
+    return refused
+      ? 'That password was not accepted. Check it and try again.'
+      : 'This server has a password and no admin token: enter the password Redis clients send with AUTH (--requirepass).';
+  }
+  return refused
+    ? 'That admin token was not accepted. Check it and try again.'
+    : 'This server needs an admin token (the one vitrine was started with, --admin-token).';
 }
 
 /** A JSON request: resolves with the parsed body, rejects with ApiError for any non-2xx. */

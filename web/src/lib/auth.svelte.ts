@@ -1,7 +1,12 @@
-// The admin token: kept in sessionStorage ("keeps it for the tab"), asked for once when the
-// server answers 401, shared by every request waiting on it (one prompt, not one per call).
+// The admin API's secret: the admin token, or the RESP password when the server has no token
+// (its 401 says which). Kept in sessionStorage ("keeps it for the tab"), asked for once when
+// the server answers 401, shared by every request waiting on it (one prompt, not one per call).
 
 const STORAGE_KEY = 'vitrine.adminToken';
+const SECRET_KEY = 'vitrine.adminSecret';
+
+/** Which secret the server wants: `--admin-token`, or the RESP password (`requirepass`). */
+export type Secret = 'token' | 'password';
 
 function storage(): Storage | null {
   try {
@@ -14,10 +19,14 @@ function storage(): Storage | null {
 export interface TokenRequest {
   /** Why we ask: first time, or the token given was wrong. */
   message: string;
+  /** What to ask for. */
+  secret: Secret;
 }
 
 export class Auth {
   token = $state<string | null>(storage()?.getItem(STORAGE_KEY) ?? null);
+  /** The kind of secret `token` is (for wording such as "Forget password"). */
+  secret = $state<Secret>(storage()?.getItem(SECRET_KEY) === 'password' ? 'password' : 'token');
   /** Set while the token prompt should be shown. */
   request = $state<TokenRequest | null>(null);
   #waiting: Promise<string | null> | null = null;
@@ -27,9 +36,9 @@ export class Auth {
    * Asks the person for a token (TokenPrompt shows `request`). Concurrent callers share one
    * prompt. Resolves with the token, or null if they cancel.
    */
-  requestToken(message: string): Promise<string | null> {
+  requestToken(message: string, secret: Secret = 'token'): Promise<string | null> {
     if (this.#waiting) return this.#waiting;
-    this.request = { message };
+    this.request = { message, secret };
     this.#waiting = new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -39,9 +48,12 @@ export class Auth {
   submit(token: string): void {
     const t = token.trim();
     this.token = t || null;
+    if (this.request) this.secret = this.request.secret;
     const s = storage();
-    if (t) s?.setItem(STORAGE_KEY, t);
-    else s?.removeItem(STORAGE_KEY);
+    if (t) {
+      s?.setItem(STORAGE_KEY, t);
+      s?.setItem(SECRET_KEY, this.secret);
+    } else s?.removeItem(STORAGE_KEY);
     this.#finish(this.token);
   }
 
@@ -53,6 +65,7 @@ export class Auth {
   forget(): void {
     this.token = null;
     storage()?.removeItem(STORAGE_KEY);
+    storage()?.removeItem(SECRET_KEY);
   }
 
   #finish(token: string | null): void {
