@@ -7,6 +7,7 @@
 
 mod alloc;
 mod aof;
+mod aof_load;
 mod banner;
 mod bench;
 mod config;
