@@ -21,17 +21,41 @@ fn start(dir: &Dir, extra: &[&str]) -> Server {
     Server::start(&args)
 }
 
-/// Runs the binary on `dir` expecting it to refuse to start; returns what it printed.
+/// Runs the binary on `dir` expecting it to refuse to start; returns what it printed. One that
+/// starts instead is killed after a few seconds and fails the test (it would serve forever).
 fn refused(dir: &Dir, extra: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_vitrine"))
+    refused_with(dir, extra, None)
+}
+
+fn refused_with(dir: &Dir, extra: &[&str], env: Option<(&str, &str)>) -> String {
+    let log = dir.0.join("refused.log");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_vitrine"));
+    command
         .args(["--port", "0", "--bind", "127.0.0.1", "--http-port", "0", "--dir", dir.arg(), "--appendonly", "yes"])
         .args(extra)
         .env_remove("VITRINE_AOF_LOAD_TRUNCATED")
         .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "it started: {err}");
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap());
+    if let Some((k, v)) = env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let err = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    assert!(status.is_some_and(|s| !s.success()), "it started instead of refusing: {err}");
     err
 }
 
@@ -158,13 +182,8 @@ fn a_plain_file_cut_in_its_last_command_loads_its_prefix_with_a_copy_or_is_refus
     let err = refused(&dir, &["--aof-load-truncated", "no"]);
     assert!(err.contains(&format!("truncated at offset {}", complete.len())), "{err}");
     assert_eq!(std::fs::read(dir.aof()).unwrap(), cut);
-    let out = Command::new(env!("CARGO_BIN_EXE_vitrine"))
-        .args(["--port", "0", "--bind", "127.0.0.1", "--http-port", "0", "--dir", dir.arg(), "--appendonly", "yes"])
-        .env("VITRINE_AOF_LOAD_TRUNCATED", "no")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
+    let err = refused_with(&dir, &[], Some(("VITRINE_AOF_LOAD_TRUNCATED", "no")));
+    assert!(err.contains("aof-load-truncated is no"), "{err}");
     assert_eq!(std::fs::read(dir.aof()).unwrap(), cut);
     // aof-load-truncated yes (Redis's default): the prefix loads, the cut bytes are kept.
     let server = start(&dir, &[]);
