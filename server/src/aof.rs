@@ -567,4 +567,20 @@ mod tests {
         assert!(b[raw_len..].starts_with(b"*2\r\n$6\r\nVCHECK\r\n$8\r\n"));
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
     }
+
+    #[test]
+    fn the_dashboards_recovery_type_lists_the_fields_the_server_emits() {
+        let ts = include_str!("../../web/src/lib/types.ts");
+        let body = ts.split("export interface AofRecovery {").nth(1).and_then(|t| t.split('}').next()).unwrap();
+        let mut fields: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.trim().split_once(':').map(|(name, _)| name))
+            .filter(|name| name.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+            .collect();
+        fields.sort_unstable();
+        let json = serde_json::to_value(Recovery::default()).unwrap();
+        let mut emitted: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        emitted.sort_unstable();
+        assert_eq!(fields, emitted);
+    }
 }
