@@ -109,7 +109,8 @@ pub struct Recovery {
     /// how long it was.
     pub truncated_at: Option<u64>,
     pub dropped_bytes: u64,
-    /// `vitrine`, `resp` (a plain RESP file), `redis-multi-part`, or empty (no file).
+    /// `vitrine`, `resp` (a plain RESP file), `rdb-preamble` (an RDB image, then RESP),
+    /// `redis-multi-part`, or empty (no file).
     pub format: String,
     /// The file (or the Redis manifest) loaded.
     pub source: String,
@@ -121,6 +122,8 @@ pub struct Recovery {
     /// Where a plain RESP file loaded from Vitrine's own path was kept when Vitrine's own
     /// format replaced it.
     pub kept_copy: Option<String>,
+    /// Keys loaded from an RDB part (Redis's `aof-use-rdb-preamble yes`).
+    pub rdb_keys: u64,
 }
 
 /// Removes rewrite temp files a crash left in `dir`.

@@ -449,9 +449,18 @@ pub fn scan_file(data: &[u8]) -> (bool, Result<Scan, Refusal>) {
     (vitrine, if vitrine { scan_vitrine(data) } else { scan_resp(data) })
 }
 
-/// Replays `commands` of `data` into `engine`. A command the engine refuses is a refusal at
-/// its offset: skipping it would load something other than what the file says.
-fn replay(engine: &Engine, data: &[u8], commands: &[Command], now_ms: u64) -> Result<(), Refusal> {
+/// The arguments of `commands` in `data`, each with its offset, for [`replay`].
+fn argvs<'a>(data: &'a [u8], commands: &'a [Command]) -> impl Iterator<Item = (usize, Vec<&'a [u8]>)> + 'a {
+    commands.iter().map(move |c| (c.at, c.args.iter().map(|&(a, b)| &data[a..b]).collect()))
+}
+
+/// Replays `commands` (each with its offset in the file) into `engine`. A command the engine
+/// refuses is a refusal at its offset: skipping it would load something other than the file.
+fn replay<I, A>(engine: &Engine, now_ms: u64, commands: I) -> Result<(), Refusal>
+where
+    I: IntoIterator<Item = (usize, Vec<A>)>,
+    A: AsRef<[u8]>,
+{
     let mut session = engine.new_session("aof-loader", "", now_ms);
     // The file holds what clients already sent after authenticating.
     session.authenticated = true;
@@ -460,8 +469,7 @@ fn replay(engine: &Engine, data: &[u8], commands: &[Command], now_ms: u64) -> Re
     let maxmemory = engine.config().get("maxmemory").unwrap_or_else(|| "0".into());
     let _ = engine.config().set("maxmemory", "0");
     let mut result = Ok(());
-    for c in commands {
-        let argv: Vec<&[u8]> = c.args.iter().map(|&(a, b)| &data[a..b]).collect();
+    for (at, argv) in commands {
         let reply = engine.call(&mut session, &argv, now_ms);
         let error = match &reply {
             Reply::Error(e) => Some(e.clone()),
@@ -472,16 +480,41 @@ fn replay(engine: &Engine, data: &[u8], commands: &[Command], now_ms: u64) -> Re
             _ => None,
         };
         if let Some(e) = error {
-            result = Err(Refusal::unsupported(
-                c.at,
-                format!("replaying '{}' answered -{e}", lossy(argv.first().copied().unwrap_or_default())),
-            ));
+            let name = argv.first().map(|a| lossy(a.as_ref())).unwrap_or_default();
+            result = Err(Refusal::unsupported(at, format!("replaying '{name}' answered -{e}")));
             break;
         }
     }
     engine.end_session(&session);
     let _ = engine.config().set("maxmemory", &maxmemory);
     result
+}
+
+/// Loads the RDB preamble `data` starts with (Redis's `aof-use-rdb-preamble yes`: an RDB
+/// image, then RESP commands) into `engine`; returns where the RESP part begins and how many
+/// keys the RDB held. Its CRC-64 is checked before any key is loaded.
+fn load_preamble(engine: &Engine, data: &[u8], now_ms: u64) -> Result<(usize, u64), Refusal> {
+    let image =
+        crate::rdb::parse(data).map_err(|e| Refusal::corrupt(e.offset, format!("in its RDB part: {}", e.why)))?;
+    let commands = image.keys.iter().flat_map(|k| crate::rdb::commands(k, 128).into_iter().map(move |c| (k.at, c)));
+    replay(engine, now_ms, commands)?;
+    Ok((image.end, image.keys.len() as u64))
+}
+
+/// [`scan_resp`] of `data[from..]`, with offsets in `data`.
+fn scan_resp_from(data: &[u8], from: usize) -> Result<Scan, Refusal> {
+    let mut scan = scan_resp(&data[from..]).map_err(|mut r| {
+        r.offset += from;
+        r
+    })?;
+    for c in &mut scan.commands {
+        c.at += from;
+        for arg in &mut c.args {
+            *arg = (arg.0 + from, arg.1 + from);
+        }
+    }
+    scan.valid_end += from;
+    Ok(scan)
 }
 
 /// A name in `dir` that does not exist yet: `<base>-<unix seconds>`, or with `-<n>` after it.
@@ -551,14 +584,6 @@ fn write_own_file(path: &Path, engine: &Engine, now_ms: u64) -> anyhow::Result<(
     written.with_context(|| format!("cannot write the append-only file {}", path.display()))
 }
 
-/// Refuses an RDB file, saying how to get one Vitrine reads.
-fn rdb_refusal(path: &Path) -> anyhow::Error {
-    anyhow::anyhow!(
-        "{} is an RDB file (Redis writes its AOF base as RDB with aof-use-rdb-preamble yes, its default), and Vitrine loads only RESP commands (refusing to start; the file is left as it was). In Redis, run CONFIG SET aof-use-rdb-preamble no and BGREWRITEAOF, then copy its {REDIS_DIR}/ again",
-        path.display()
-    )
-}
-
 /// Loads the append-only file for `dir`/`filename` into `engine`: Vitrine's own file when it
 /// exists (its format, or plain RESP), else Redis 7's `appendonlydir/<filename>.manifest`.
 /// Absent both, the start is empty. Errors must stop the start-up.
@@ -586,10 +611,13 @@ pub fn load(
         info!("{} is not loaded: Vitrine's own file {} takes its place", manifest.display(), path.display());
     }
     let mut rec = Recovery { file_bytes: data.len() as u64, source: path.display().to_string(), ..Recovery::default() };
-    if data.starts_with(b"REDIS") {
-        return Err(rdb_refusal(&path));
-    }
-    let (vitrine, scan) = scan_file(&data);
+    let (vitrine, scan) = if data.starts_with(b"REDIS") {
+        let (from, keys) = load_preamble(engine, &data, now_ms).map_err(|r| r.into_error(&path))?;
+        rec.rdb_keys = keys;
+        (false, scan_resp_from(&data, from))
+    } else {
+        scan_file(&data)
+    };
     let scan = scan.map_err(|r| r.into_error(&path))?;
     if let Some(why) = &scan.torn {
         if !load_truncated {
@@ -597,8 +625,15 @@ pub fn load(
             return Err(r.into_error(&path));
         }
     }
-    replay(engine, &data, &scan.commands, now_ms).map_err(|r| r.into_error(&path))?;
-    rec.format = if vitrine { "vitrine" } else { "resp" }.into();
+    replay(engine, now_ms, argvs(&data, &scan.commands)).map_err(|r| r.into_error(&path))?;
+    rec.format = if vitrine {
+        "vitrine"
+    } else if rec.rdb_keys > 0 || data.starts_with(b"REDIS") {
+        "rdb-preamble"
+    } else {
+        "resp"
+    }
+    .into();
     rec.blocks = scan.blocks;
     rec.commands = scan.commands.len() as u64;
     if let Some(why) = &scan.torn {

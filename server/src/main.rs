@@ -15,6 +15,7 @@ mod event_loops;
 mod guard;
 mod http;
 mod maintenance;
+mod rdb;
 mod resp;
 
 use std::io::IsTerminal;

@@ -7,7 +7,7 @@ use anyhow::Context;
 use tracing::{info, warn};
 use vitrine_engine::Engine;
 
-use super::{rdb_refusal, replay, scan_resp, write_own_file, Refusal, RefusalKind, REDIS_DIR};
+use super::{argvs, load_preamble, replay, scan_resp_from, write_own_file, Refusal, RefusalKind, REDIS_DIR};
 use crate::aof::Recovery;
 
 /// One line of Redis 7's manifest: `file <name> seq <n> type <b|h|i>`.
@@ -87,10 +87,14 @@ pub(super) fn load_redis_dir(
         let data = std::fs::read(&file)
             .with_context(|| format!("cannot read {} (listed in {})", file.display(), manifest.display()))?;
         rec.file_bytes += data.len() as u64;
-        if data.starts_with(b"REDIS") {
-            return Err(rdb_refusal(&file));
-        }
-        let scan = scan_resp(&data).map_err(|r| r.into_error(&file))?;
+        let from = if data.starts_with(b"REDIS") {
+            let (from, keys) = load_preamble(engine, &data, now_ms).map_err(|r| r.into_error(&file))?;
+            rec.rdb_keys += keys;
+            from
+        } else {
+            0
+        };
+        let scan = scan_resp_from(&data, from).map_err(|r| r.into_error(&file))?;
         if let Some(why) = &scan.torn {
             let last = i + 1 == parts.len();
             if !last || !load_truncated {
@@ -99,7 +103,7 @@ pub(super) fn load_redis_dir(
                 return Err(Refusal { offset: scan.valid_end, kind: RefusalKind::Truncated, why }.into_error(&file));
             }
         }
-        replay(engine, &data, &scan.commands, now_ms).map_err(|r| r.into_error(&file))?;
+        replay(engine, now_ms, argvs(&data, &scan.commands)).map_err(|r| r.into_error(&file))?;
         rec.commands += scan.commands.len() as u64;
         if let Some(why) = &scan.torn {
             rec.truncated_at = Some(scan.valid_end as u64);

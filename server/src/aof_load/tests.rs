@@ -315,6 +315,33 @@ fn redis_multi_part_files_are_read_not_written() {
     assert!(err.contains("not the last file"), "{err}");
     std::fs::write(rd.join("appendonly.aof.1.base.aof"), b"REDIS0010\xfa").unwrap();
     let err = load(&d.0, "appendonly.aof", &engine(), NOW, true).unwrap_err().to_string();
-    assert!(err.contains("aof-use-rdb-preamble no"), "{err}");
+    assert!(err.contains("corrupt at offset") && err.contains("RDB part"), "{err}");
     assert!(!d.0.join("appendonly.aof").exists());
+}
+
+#[test]
+fn a_single_file_with_an_rdb_preamble_loads_both_parts() {
+    let d = TempDir::new("preamble");
+    let mut rdb = b"REDIS0009\xfe\x00\x00\x01a\x011".to_vec();
+    rdb.push(0xff);
+    rdb.extend(crate::rdb::crc64(&rdb).to_le_bytes());
+    let file = [rdb.clone(), commands(&[&["SET", "b", "2"]])].concat();
+    std::fs::write(d.0.join("appendonly.aof"), &file).unwrap();
+    let e = engine();
+    let rec = load(&d.0, "appendonly.aof", &e, NOW, true).unwrap();
+    assert_eq!((rec.format.as_str(), rec.rdb_keys, rec.commands), ("rdb-preamble", 1, 1));
+    assert_eq!(get(&e, "a"), Reply::Bulk(b"1".to_vec()));
+    assert_eq!(get(&e, "b"), Reply::Bulk(b"2".to_vec()));
+    assert_eq!(std::fs::read(rec.kept_copy.unwrap()).unwrap(), file);
+    // A flip in the RDB part is refused before anything is loaded or written.
+    // A flip in the RDB part is refused before anything is written: in a value only the
+    // CRC-64 sees it, in a length the walk does.
+    for (at, says) in [(15, "RDB checksum"), (14, "unknown string encoding")] {
+        let mut bad = file.clone();
+        bad[at] ^= 0x01;
+        std::fs::write(d.0.join("appendonly.aof"), &bad).unwrap();
+        let err = load(&d.0, "appendonly.aof", &engine(), NOW, true).unwrap_err().to_string();
+        assert!(err.contains("corrupt at offset") && err.contains(says), "{err}");
+        assert_eq!(std::fs::read(d.0.join("appendonly.aof")).unwrap(), bad);
+    }
 }

@@ -15,6 +15,7 @@ const clean = {
   torn_copy: null,
   torn_copy_bytes: 0,
   kept_copy: null,
+  rdb_keys: 0,
 };
 
 describe('recoveryText', () => {

@@ -23,6 +23,7 @@ export function loadedText(r: AofRecovery | null | undefined): string {
 
 const FORMATS: Record<string, string> = {
   resp: 'a plain RESP file',
+  'rdb-preamble': 'an RDB image and RESP',
   'redis-multi-part': "Redis's multi-part appendonlydir",
 };
 

@@ -86,7 +86,7 @@ export interface AofRecovery {
   /** Where a torn tail was cut off (null when the file ended cleanly). */
   truncated_at: number | null;
   dropped_bytes: number;
-  /** `vitrine`, `resp` (a plain RESP file), `redis-multi-part`, or '' (no file). */
+  /** `vitrine`, `resp` (a plain RESP file), `rdb-preamble`, `redis-multi-part`, or '' (no file). */
   format: string;
   /** The file, or Redis's manifest, that was loaded. */
   source: string;
@@ -97,6 +97,8 @@ export interface AofRecovery {
   torn_copy_bytes: number;
   /** Where a plain RESP file was kept when Vitrine's own format replaced it. */
   kept_copy: string | null;
+  /** Keys loaded from an RDB part (Redis's `aof-use-rdb-preamble yes`). */
+  rdb_keys: number;
 }
 
 /** `persistence` in GET /api/stats: `{ enabled: false }` when `--appendonly no`. */
