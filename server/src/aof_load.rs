@@ -1,6 +1,7 @@
 //! Loading the append-only file at start-up: Vitrine's own checksummed blocks, a plain RESP file
-//! (written by Redis or by hand), or Redis 7's multi-part directory (`appendonlydir/` and its
-//! manifest), replayed through the engine. A file that cannot be loaded in full stops the start,
+//! (written by Redis or by hand, with or without an RDB preamble), or Redis 7's multi-part
+//! directory (`appendonlydir/` and its manifest, its base RDB or RESP), replayed through the
+//! engine. A file that cannot be loaded in full stops the start,
 //! naming the file and the byte offset; only a torn tail is ever cut, and never without a copy.
 //!
 //! What counts as torn. A crash mid-append leaves a *prefix* of what the writer was writing, at
@@ -81,11 +82,12 @@ impl Refusal {
     }
 }
 
-/// One command of a file: where it starts and its arguments' byte ranges.
+/// One command of a file: where it starts and ends. Its arguments are parsed again when it
+/// is replayed, so a big file costs 16 bytes a command here, not a list of ranges each.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Command {
     pub at: usize,
-    pub args: Vec<(usize, usize)>,
+    pub end: usize,
 }
 
 /// What a file holds: the commands to replay, where the loadable part ends, and (when it ends
@@ -330,7 +332,7 @@ pub fn scan_vitrine(data: &[u8]) -> Result<Scan, Refusal> {
                             ),
                         ));
                     }
-                    scan.commands.push(Command { at: pos, args });
+                    scan.commands.push(Command { at: pos, end });
                     pos = end;
                 }
             }
@@ -410,7 +412,7 @@ pub fn scan_resp(data: &[u8]) -> Result<Scan, Refusal> {
                 } else if name.eq_ignore_ascii_case(b"EXEC") {
                     multi = None;
                 }
-                scan.commands.push(Command { at: pos, args });
+                scan.commands.push(Command { at: pos, end });
                 pos = end;
             }
         }
@@ -451,7 +453,14 @@ pub fn scan_file(data: &[u8]) -> (bool, Result<Scan, Refusal>) {
 
 /// The arguments of `commands` in `data`, each with its offset, for [`replay`].
 fn argvs<'a>(data: &'a [u8], commands: &'a [Command]) -> impl Iterator<Item = (usize, Vec<&'a [u8]>)> + 'a {
-    commands.iter().map(move |c| (c.at, c.args.iter().map(|&(a, b)| &data[a..b]).collect()))
+    commands.iter().map(move |c| {
+        // Scanned already: always complete (an empty argv would be refused on replay).
+        let args = match parse(&data[..c.end], c.at) {
+            Parsed::Complete { args, .. } => args.iter().map(|&(a, b)| &data[a..b]).collect(),
+            _ => Vec::new(),
+        };
+        (c.at, args)
+    })
 }
 
 /// Replays `commands` (each with its offset in the file) into `engine`. A command the engine
@@ -509,9 +518,7 @@ fn scan_resp_from(data: &[u8], from: usize) -> Result<Scan, Refusal> {
     })?;
     for c in &mut scan.commands {
         c.at += from;
-        for arg in &mut c.args {
-            *arg = (arg.0 + from, arg.1 + from);
-        }
+        c.end += from;
     }
     scan.valid_end += from;
     Ok(scan)
@@ -626,7 +633,7 @@ pub fn load(
         }
     }
     replay(engine, now_ms, argvs(&data, &scan.commands)).map_err(|r| r.into_error(&path))?;
-    rec.format = if vitrine {
+    rec.format = if vitrine || data.is_empty() {
         "vitrine"
     } else if rec.rdb_keys > 0 || data.starts_with(b"REDIS") {
         "rdb-preamble"
