@@ -345,3 +345,18 @@ fn a_single_file_with_an_rdb_preamble_loads_both_parts() {
         assert_eq!(std::fs::read(d.0.join("appendonly.aof")).unwrap(), bad);
     }
 }
+
+#[test]
+fn a_flip_of_any_bit_anywhere_in_a_file_is_refused_never_taken_for_a_torn_tail() {
+    let mut file = block(&[&["SET", "a", "1"], &["RPUSH", "l", "x", "y"]]);
+    file.extend(block(&[&["MULTI"], &["INCR", "n"], &["EXEC"]]));
+    file.extend(block(&[&["SET", "c", "value"]]));
+    for i in 0..file.len() {
+        for bit in 0..8 {
+            let mut bad = file.clone();
+            bad[i] ^= 1 << bit;
+            let (_, scan) = scan_file(&bad);
+            assert!(scan.is_err(), "bit {bit} at {i} of {}: {scan:?}", file.len());
+        }
+    }
+}
