@@ -5,9 +5,10 @@
 //! array of bulk strings, readable with `cat -v`), followed by one checksum record
 //! `*2\r\n$6\r\nVCHECK\r\n$8\r\n<crc32 of the block's command bytes, 8 hex digits>\r\n`.
 //! A block is replayed only when its checksum matches, so flipped bits are detected. A crash
-//! mid-write leaves an incomplete last block (no checksum record yet): loading cuts the file
-//! back to the end of the last complete block and reports what it dropped. A bad checksum,
-//! or a complete block after damaged bytes, is corruption: the server refuses to start.
+//! mid-write leaves an incomplete last block: loading cuts the file back to the end of the
+//! last complete block, keeping the cut bytes in a copy, and reports what it dropped. A bad
+//! or damaged checksum record, or a complete block after damaged bytes, is corruption: the
+//! server refuses to start. Loading (and Redis's formats) is in `aof_load`.
 //!
 //! One writer thread owns the file. Connections wait (`wait_durable`) until the bytes of their
 //! writes are written (`everysec`, `no`) or fsynced (`always`) before their replies go out, so
@@ -25,7 +26,6 @@ use parking_lot::Mutex;
 use serde::Serialize;
 use tokio::sync::watch;
 use tracing::{error, info, warn};
-use vitrine_engine::resp::{parse_command, Limits};
 use vitrine_engine::Engine;
 
 /// When `appendfsync` syncs the file.
@@ -56,10 +56,9 @@ impl Fsync {
 }
 
 /// Prefix of rewrite temp files; any left by a crash are removed at start-up.
-const TEMP_PREFIX: &str = "temp-rewriteaof-";
+pub(crate) const TEMP_PREFIX: &str = "temp-rewriteaof-";
 /// The checksum record's fixed length: `*2\r\n$6\r\nVCHECK\r\n$8\r\n` + 8 hex + `\r\n`.
-const TRAILER_LEN: usize = 30;
-const MARKER: &[u8] = b"\r\nVCHECK\r\n";
+pub(crate) const TRAILER_LEN: usize = 30;
 
 /// CRC-32 (IEEE), bitwise table built once.
 pub fn crc32(data: &[u8]) -> u32 {
@@ -83,7 +82,7 @@ pub fn crc32(data: &[u8]) -> u32 {
 }
 
 /// The checksum record that ends a block of `commands`.
-fn trailer(commands: &[u8]) -> Vec<u8> {
+pub(crate) fn trailer(commands: &[u8]) -> Vec<u8> {
     format!("*2\r\n$6\r\nVCHECK\r\n$8\r\n{:08x}\r\n", crc32(commands)).into_bytes()
 }
 
@@ -99,130 +98,32 @@ pub fn encode_block(out: &mut Vec<u8>, commands: &[u8]) {
 /// What loading found.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
 pub struct Recovery {
+    /// Bytes read (all parts, for Redis's multi-part directory).
     pub file_bytes: u64,
     pub blocks: u64,
     pub commands: u64,
-    /// Commands that answered an error on replay (kept going: the data they would change is
-    /// what it was).
+    /// Always 0: a command the engine refuses on replay stops the start instead (kept for
+    /// readers of earlier versions).
     pub failed_commands: u64,
-    /// A truncated tail that was cut off: where it began and how long it was.
+    /// A truncated tail that was cut off (or, in a Redis file, left out): where it began and
+    /// how long it was.
     pub truncated_at: Option<u64>,
     pub dropped_bytes: u64,
-}
-
-/// The valid prefix of a file: the blocks to replay (each a list of command byte ranges),
-/// where the valid data ends, and whether a tail was dropped. Errors name the offset.
-#[derive(Debug)]
-struct Scan {
-    blocks: Vec<Vec<(usize, usize)>>,
-    valid_end: usize,
-}
-
-fn scan(data: &[u8]) -> anyhow::Result<Scan> {
-    let limits = Limits { max_bulk_len: 1 << 40, ..Limits::default() };
-    let mut blocks = Vec::new();
-    let mut pos = 0;
-    'blocks: while pos < data.len() {
-        let start = pos;
-        let mut cmds = Vec::new();
-        loop {
-            let rest = &data[pos..];
-            let tail = |why: &str| -> anyhow::Result<Scan> {
-                // A torn write leaves a prefix of a block (or zeros): nothing complete after it.
-                let dropped = &data[start..];
-                let search_end = dropped.len().saturating_sub(TRAILER_LEN);
-                if dropped[..search_end].windows(MARKER.len()).any(|w| w == MARKER) {
-                    bail!("append-only file is corrupt at offset {start}: {why}, and complete blocks follow it (refusing to start; repair or move the file)");
-                }
-                Ok(Scan { blocks: Vec::new(), valid_end: start })
-            };
-            if rest.is_empty() {
-                let s = tail("block without checksum record at end of file")?;
-                return Ok(Scan { blocks, valid_end: s.valid_end });
-            }
-            if rest[0] != b'*' {
-                if rest.iter().all(|&b| b == 0) {
-                    let s = tail("zero bytes at end of file")?;
-                    return Ok(Scan { blocks, valid_end: s.valid_end });
-                }
-                bail!("append-only file is corrupt at offset {pos}: expected a RESP array, found byte 0x{:02x} (refusing to start; repair or move the file)", rest[0]);
-            }
-            match parse_command(rest, &limits) {
-                Err(e) => bail!(
-                    "append-only file is corrupt at offset {pos}: {e} (refusing to start; repair or move the file)"
-                ),
-                Ok(None) => {
-                    let s = tail("incomplete command")?;
-                    return Ok(Scan { blocks, valid_end: s.valid_end });
-                }
-                Ok(Some((argv, used))) => {
-                    if argv.first().is_some_and(|a| a.as_ref() == b"VCHECK") {
-                        // The whole record must be exactly what the writer writes, so a flip in
-                        // its framing is caught too, not only in the commands the CRC covers.
-                        let want = trailer(&data[start..pos]);
-                        if data[pos..pos + used] != want[..] {
-                            bail!("append-only file is corrupt at offset {start}: checksum mismatch for the block at bytes {start}..{pos} (refusing to start; repair or move the file)");
-                        }
-                        pos += used;
-                        blocks.push(cmds);
-                        continue 'blocks;
-                    }
-                    cmds.push((pos, pos + used));
-                    pos += used;
-                }
-            }
-        }
-    }
-    Ok(Scan { blocks, valid_end: pos })
-}
-
-/// Loads `path` into `engine` (an absent file is an empty one), cutting a truncated tail off
-/// the file. Errors (unreadable, corrupt) must stop the start-up.
-pub fn load(path: &Path, engine: &Engine, now_ms: u64) -> anyhow::Result<Recovery> {
-    let data = match std::fs::read(path) {
-        Ok(d) => d,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Recovery::default()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read the append-only file {}", path.display())),
-    };
-    let scan = scan(&data)?;
-    let mut rec = Recovery { file_bytes: data.len() as u64, ..Recovery::default() };
-    let limits = Limits { max_bulk_len: 1 << 40, ..Limits::default() };
-    let mut session = engine.new_session("aof-loader", "", now_ms);
-    // The file holds what clients already sent after authenticating.
-    session.authenticated = true;
-    // As Redis, no eviction while loading: the file's DELs already say which keys were
-    // evicted, and evicting other ones on the way would make a different keyspace.
-    let maxmemory = engine.config().get("maxmemory").unwrap_or_else(|| "0".into());
-    let _ = engine.config().set("maxmemory", "0");
-    for block in &scan.blocks {
-        rec.blocks += 1;
-        for &(a, b) in block {
-            let Ok(Some((argv, _))) = parse_command(&data[a..b], &limits) else { continue };
-            rec.commands += 1;
-            if engine.call(&mut session, &argv, now_ms).is_error() {
-                rec.failed_commands += 1;
-            }
-        }
-    }
-    engine.end_session(&session);
-    let _ = engine.config().set("maxmemory", &maxmemory);
-    if scan.valid_end < data.len() {
-        rec.truncated_at = Some(scan.valid_end as u64);
-        rec.dropped_bytes = (data.len() - scan.valid_end) as u64;
-        warn!(
-            commands_kept = rec.commands,
-            bytes_dropped = rec.dropped_bytes,
-            offset = scan.valid_end,
-            "append-only file {} ends with an incomplete block (a crash mid-write?): cut back to offset {}, dropping {} bytes",
-            path.display(),
-            scan.valid_end,
-            rec.dropped_bytes
-        );
-        let file = OpenOptions::new().write(true).open(path).context("cannot open the append-only file to cut it")?;
-        file.set_len(scan.valid_end as u64)?;
-        file.sync_all()?;
-    }
-    Ok(rec)
+    /// `vitrine`, `resp` (a plain RESP file), `rdb-preamble` (an RDB image, then RESP),
+    /// `redis-multi-part`, or empty (no file).
+    pub format: String,
+    /// The file (or the Redis manifest) loaded.
+    pub source: String,
+    /// The file whose tail was torn.
+    pub truncated_file: Option<String>,
+    /// The fsynced copy of exactly the bytes cut off, and its size.
+    pub torn_copy: Option<String>,
+    pub torn_copy_bytes: u64,
+    /// Where a plain RESP file loaded from Vitrine's own path was kept when Vitrine's own
+    /// format replaced it.
+    pub kept_copy: Option<String>,
+    /// Keys loaded from an RDB part (Redis's `aof-use-rdb-preamble yes`).
+    pub rdb_keys: u64,
 }
 
 /// Removes rewrite temp files a crash left in `dir`.
@@ -236,7 +137,7 @@ pub fn remove_stale_temp_files(dir: &Path) {
     }
 }
 
-fn fsync_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn fsync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
@@ -358,7 +259,9 @@ pub fn start(dir: &Path, filename: &str, fsync: Fsync, engine: Arc<Engine>, now_
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create --dir {}", dir.display()))?;
     remove_stale_temp_files(dir);
     let path = dir.join(filename);
-    let recovery = load(&path, &engine, now_ms)?;
+    // Redis's default, as `--aof-load-truncated` sets it.
+    let load_truncated = engine.config().get("aof-load-truncated").is_none_or(|v| v == "yes");
+    let recovery = crate::aof_load::load(dir, filename, &engine, now_ms, load_truncated)?;
     info!(
         blocks = recovery.blocks,
         commands = recovery.commands,
@@ -627,7 +530,7 @@ impl Writer {
         s.fsync_lag_ms = self.unsynced_since.lock().map(|t| t.elapsed().as_millis() as u64).unwrap_or(0);
         let r = &s.recovery;
         let text = format!(
-            "aof_enabled:1\r\naof_rewrite_in_progress:{}\r\naof_last_bgrewrite_status:{}\r\naof_rewrites:{}\r\naof_last_write_status:{}\r\naof_last_write_error:{}\r\naof_current_size:{}\r\naof_base_size:{}\r\naof_fsync:{}\r\naof_fsync_lag_ms:{}\r\naof_loaded_commands:{}\r\naof_recovery_truncated_at:{}\r\naof_recovery_dropped_bytes:{}\r\n",
+            "aof_enabled:1\r\naof_rewrite_in_progress:{}\r\naof_last_bgrewrite_status:{}\r\naof_rewrites:{}\r\naof_last_write_status:{}\r\naof_last_write_error:{}\r\naof_current_size:{}\r\naof_base_size:{}\r\naof_fsync:{}\r\naof_fsync_lag_ms:{}\r\naof_loaded_commands:{}\r\naof_recovery_truncated_at:{}\r\naof_recovery_dropped_bytes:{}\r\naof_last_load_truncated_bytes:{}\r\naof_torn_copy:{}\r\naof_torn_copy_bytes:{}\r\naof_loaded_format:{}\r\naof_loaded_from:{}\r\naof_kept_copy:{}\r\n",
             s.rewrite_in_progress as u8,
             if s.last_rewrite_status.as_deref().is_none_or(|t| t == "ok") { "ok" } else { "err" },
             s.rewrites,
@@ -640,6 +543,12 @@ impl Writer {
             r.commands,
             r.truncated_at.map(|o| o.to_string()).unwrap_or_else(|| "-1".into()),
             r.dropped_bytes,
+            r.dropped_bytes,
+            r.torn_copy.as_deref().unwrap_or(""),
+            r.torn_copy_bytes,
+            r.format,
+            r.source,
+            r.kept_copy.as_deref().unwrap_or(""),
         );
         drop(s);
         self.engine.propagation().set_host_info(text);
@@ -651,46 +560,30 @@ mod tests {
     use super::*;
     use vitrine_engine::propagate::encode_command;
 
-    fn block(cmds: &[&[&str]]) -> Vec<u8> {
-        let mut raw = Vec::new();
-        for c in cmds {
-            encode_command(&mut raw, c);
-        }
-        let mut out = Vec::new();
-        encode_block(&mut out, &raw);
-        out
-    }
-
     #[test]
     fn trailer_has_the_documented_length() {
-        let b = block(&[&["SET", "k", "v"]]);
+        let mut raw = Vec::new();
+        encode_command(&mut raw, &["SET", "k", "v"]);
+        let mut b = Vec::new();
+        encode_block(&mut b, &raw);
         let raw_len = b.len() - TRAILER_LEN;
         assert!(b[raw_len..].starts_with(b"*2\r\n$6\r\nVCHECK\r\n$8\r\n"));
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
     }
 
     #[test]
-    fn every_truncation_recovers_a_prefix_or_refuses_and_flips_are_detected() {
-        let mut file = block(&[&["SET", "a", "1"], &["SET", "b", "2"]]);
-        let first = file.len();
-        file.extend(block(&[&["INCR", "n"]]));
-        let second = file.len();
-        file.extend(block(&[&["SET", "c", "3"]]));
-        for cut in 0..=file.len() {
-            let s = scan(&file[..cut]).expect("a truncation is never corruption");
-            let want = [0, first, second, file.len()].into_iter().filter(|&b| b <= cut).max().unwrap();
-            assert_eq!(s.valid_end, want, "cut at {cut}");
-        }
-        for i in 0..second {
-            for bit in [0x01u8, 0x20, 0x80] {
-                let mut bad = file.clone();
-                bad[i] ^= bit;
-                assert!(scan(&bad).is_err(), "flip of bit {bit:#x} at {i} went unnoticed");
-            }
-        }
-        let mut bad = file.clone();
-        bad[first + 3] ^= 0x01;
-        let e = scan(&bad).unwrap_err().to_string();
-        assert!(e.contains(&format!("offset {first}")), "{e}");
+    fn the_dashboards_recovery_type_lists_the_fields_the_server_emits() {
+        let ts = include_str!("../../web/src/lib/types.ts");
+        let body = ts.split("export interface AofRecovery {").nth(1).and_then(|t| t.split('}').next()).unwrap();
+        let mut fields: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.trim().split_once(':').map(|(name, _)| name))
+            .filter(|name| name.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+            .collect();
+        fields.sort_unstable();
+        let json = serde_json::to_value(Recovery::default()).unwrap();
+        let mut emitted: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        emitted.sort_unstable();
+        assert_eq!(fields, emitted);
     }
 }

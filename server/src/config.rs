@@ -174,6 +174,12 @@ pub struct ServerConfig {
     #[arg(long, env = "VITRINE_APPENDFILENAME", default_value = "appendonly.aof")]
     pub appendfilename: String,
 
+    /// When the append-only file ends in the middle of a command or block (a crash mid-write):
+    /// yes loads what is complete and cuts the file there, keeping the cut bytes in a copy
+    /// (`<file>.torn-<unix time>`); no refuses to start. Redis's option and default.
+    #[arg(long, env = "VITRINE_AOF_LOAD_TRUNCATED", default_value = "yes", value_parser = ["yes", "no"])]
+    pub aof_load_truncated: String,
+
     /// Directory of the built dashboard (served on the admin port when it has an index.html).
     #[arg(long, env = "VITRINE_WEB_DIR", default_value = "web/dist")]
     pub web_dir: PathBuf,
@@ -266,6 +272,7 @@ impl ServerConfig {
         config.set_host_param("appendonly", &self.appendonly);
         config.set_host_param("appendfsync", &self.appendfsync);
         config.set_host_param("appendfilename", &self.appendfilename);
+        config.set_host_param("aof-load-truncated", &self.aof_load_truncated);
         Ok(config)
     }
 

@@ -7,6 +7,7 @@
 
 mod alloc;
 mod aof;
+mod aof_load;
 mod banner;
 mod bench;
 mod config;
@@ -14,6 +15,7 @@ mod event_loops;
 mod guard;
 mod http;
 mod maintenance;
+mod rdb;
 mod resp;
 
 use std::io::IsTerminal;

@@ -4,34 +4,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::aof::{typed_value, Dir};
 use common::Server;
-
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        let d = std::env::temp_dir().join(format!("vitrine-aof-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
-    }
-    fn arg(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-    fn aof(&self) -> PathBuf {
-        self.0.join("appendonly.aof")
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn start(dir: &Dir, fsync: &str) -> Server {
     Server::start(&["--dir", dir.arg(), "--appendonly", "yes", "--appendfsync", fsync])
@@ -51,30 +29,7 @@ fn dump(c: &mut redis::Connection) -> Vec<String> {
     let mut out: Vec<String> = keys
         .into_iter()
         .map(|k| {
-            let t: String = redis::cmd("TYPE").arg(&k).query(c).unwrap();
-            let v = match t.as_str() {
-                "string" => redis::cmd("GET").arg(&k).query::<String>(c).unwrap(),
-                "list" => redis::cmd("LRANGE").arg(&k).arg(0).arg(-1).query::<Vec<String>>(c).unwrap().join(","),
-                "hash" => {
-                    let mut v: Vec<String> = redis::cmd("HGETALL").arg(&k).query(c).unwrap();
-                    v.sort();
-                    v.join(",")
-                }
-                "set" => {
-                    let mut v: Vec<String> = redis::cmd("SMEMBERS").arg(&k).query(c).unwrap();
-                    v.sort();
-                    v.join(",")
-                }
-                "zset" => redis::cmd("ZRANGE")
-                    .arg(&k)
-                    .arg(0)
-                    .arg(-1)
-                    .arg("WITHSCORES")
-                    .query::<Vec<String>>(c)
-                    .unwrap()
-                    .join(","),
-                other => other.to_string(),
-            };
+            let (t, v) = typed_value(c, &k);
             format!("{k} {t} {v}")
         })
         .collect();

@@ -3,6 +3,7 @@
 //! stop it when the test ends.
 #![allow(dead_code)]
 
+pub mod aof;
 pub mod http;
 pub mod proc;
 

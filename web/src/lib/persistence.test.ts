@@ -1,7 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { loadedText, recoveryText, rewriteOutcome } from './persistence';
+import { loadedText, recoveryText, rewriteOutcome, tornCopy } from './persistence';
 
-const clean = { file_bytes: 580, blocks: 10, commands: 10, failed_commands: 0, truncated_at: null, dropped_bytes: 0 };
+// As the server's /api/stats emits `persistence.recovery` (server/src/aof.rs, Recovery).
+const clean = {
+  file_bytes: 580,
+  blocks: 10,
+  commands: 10,
+  failed_commands: 0,
+  truncated_at: null,
+  dropped_bytes: 0,
+  format: 'vitrine',
+  source: '/data/appendonly.aof',
+  truncated_file: null,
+  torn_copy: null,
+  torn_copy_bytes: 0,
+  kept_copy: null,
+  rdb_keys: 0,
+};
 
 describe('recoveryText', () => {
   it('is null after a clean load', () => {
@@ -22,7 +37,30 @@ describe('recoveryText', () => {
 describe('loadedText', () => {
   it('says whether there was a file', () => {
     expect(loadedText({ ...clean, file_bytes: 0, commands: 0 })).toBe('started with no file');
-    expect(loadedText(clean)).toMatch(/^loaded 10 commands from /);
+    expect(loadedText(clean)).toMatch(/^loaded 10 commands from [^(]+$/);
+  });
+
+  it("says when the file was Redis's", () => {
+    expect(loadedText({ ...clean, format: 'redis-multi-part' })).toMatch(/\(Redis's multi-part appendonlydir\)$/);
+    expect(loadedText({ ...clean, format: 'resp' })).toMatch(/\(a plain RESP file\)$/);
+  });
+});
+
+describe('tornCopy', () => {
+  it('is null when nothing was cut', () => {
+    expect(tornCopy(clean)).toBeNull();
+    expect(tornCopy(undefined)).toBeNull();
+  });
+
+  it("gives the copy's path and size", () => {
+    const torn = {
+      ...clean,
+      truncated_at: 522,
+      dropped_bytes: 23,
+      torn_copy: '/data/appendonly.aof.torn-1764000000',
+      torn_copy_bytes: 23,
+    };
+    expect(tornCopy(torn)).toEqual({ path: '/data/appendonly.aof.torn-1764000000', size: '23 B' });
   });
 });
 

@@ -86,6 +86,19 @@ export interface AofRecovery {
   /** Where a torn tail was cut off (null when the file ended cleanly). */
   truncated_at: number | null;
   dropped_bytes: number;
+  /** `vitrine`, `resp` (a plain RESP file), `rdb-preamble`, `redis-multi-part`, or '' (no file). */
+  format: string;
+  /** The file, or Redis's manifest, that was loaded. */
+  source: string;
+  /** The file whose tail was torn. */
+  truncated_file: string | null;
+  /** The fsynced copy of exactly the bytes cut off, and its size. */
+  torn_copy: string | null;
+  torn_copy_bytes: number;
+  /** Where a plain RESP file was kept when Vitrine's own format replaced it. */
+  kept_copy: string | null;
+  /** Keys loaded from an RDB part (Redis's `aof-use-rdb-preamble yes`). */
+  rdb_keys: number;
 }
 
 /** `persistence` in GET /api/stats: `{ enabled: false }` when `--appendonly no`. */
