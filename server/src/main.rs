@@ -10,6 +10,8 @@ mod aof;
 mod banner;
 mod bench;
 mod config;
+#[cfg(test)]
+mod durability_tests;
 mod event_loops;
 mod guard;
 mod http;

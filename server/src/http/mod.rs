@@ -200,6 +200,7 @@ pub fn router(state: AppState) -> Router {
         .api
         .fallback(error::no_route)
         .method_not_allowed_fallback(error::wrong_method)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), hold_until_durable))
         .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
     let app = table
         .top
@@ -216,6 +217,23 @@ pub fn router(state: AppState) -> Router {
         .layer(SetResponseHeaderLayer::if_not_present(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Under `appendfsync always`, an API answer waits, as a RESP reply does, until every write it
+/// could show is fsynced (`aof::must_hold`): the console, the key browser and the stats read
+/// the same keyspace, and a console write is acknowledged only once it is durable. When the
+/// file cannot be synced the answer is withheld: 503 with the AOF's error instead. (The SSE
+/// stream's head is held likewise; its later samples are once-a-second totals, not keys.)
+async fn hold_until_durable(
+    State(state): State<AppState>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let response = next.run(req).await;
+    match crate::aof::hold_replies(state.engine.propagation().appended()).await {
+        Ok(()) => response,
+        Err(e) => error::ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "persistence_error", e).into_response(),
+    }
 }
 
 /// The hand-written OpenAPI 3 description of this API.
