@@ -285,21 +285,28 @@ fn current_fsync(engine: &Engine) -> Fsync {
 
 /// The running append-only file.
 pub struct Aof {
-    engine: Arc<Engine>,
     progress: watch::Receiver<Progress>,
     kick: Mutex<mpsc::Sender<()>>,
     status: Arc<Mutex<AofStatus>>,
     /// Since when written data waits for an fsync (`None` when all is synced).
     unsynced_since: Arc<Mutex<Option<Instant>>>,
     force_sync: Arc<std::sync::atomic::AtomicBool>,
-    /// `Progress::synced`, readable without the watch channel's lock (checked before replies).
-    synced: Arc<AtomicU64>,
+    watermark: Watermark,
+}
+
+/// What `must_hold` reads before every reply, on cache lines of its own: writers lock `kick`
+/// tens of thousands of times a second, and a reader's check must not miss on that line.
+#[repr(align(128))]
+struct Watermark {
+    engine: Arc<Engine>,
+    /// `Progress::synced`, readable without the watch channel's lock.
+    synced: AtomicU64,
     /// The policy as last parsed, `(config version << 2) | index in Fsync::ALL`, so the check
-    /// before each reply costs two atomic loads, not a parse, until `CONFIG SET` changes it.
+    /// costs a few atomic loads, not a parse, until `CONFIG SET` changes it.
     policy: AtomicU64,
 }
 
-impl Aof {
+impl Watermark {
     /// The policy in force (see `policy`).
     fn fsync(&self) -> Fsync {
         let config = self.engine.config();
@@ -367,7 +374,7 @@ pub async fn wait_durable(offset: u64) -> Result<(), String> {
     let _ = aof.kick.lock().send(());
     let mut rx = aof.progress.clone();
     loop {
-        let always = aof.fsync() == Fsync::Always;
+        let always = aof.watermark.fsync() == Fsync::Always;
         {
             let p = rx.borrow_and_update();
             let done = if always { p.synced } else { p.written };
@@ -395,7 +402,7 @@ pub async fn wait_durable(offset: u64) -> Result<(), String> {
 /// sent (its connection closes, as a writer's does; Redis exits on such an error).
 pub fn must_hold(seen: u64) -> bool {
     let Some(aof) = running() else { return false };
-    seen > aof.synced.load(Acquire) && aof.fsync() == Fsync::Always
+    seen > aof.watermark.synced.load(Acquire) && aof.watermark.fsync() == Fsync::Always
 }
 
 /// `wait_durable(seen)` when `must_hold(seen)`: for replies that write nothing themselves.
@@ -449,17 +456,18 @@ pub fn start(dir: &Path, filename: &str, fsync: Fsync, engine: Arc<Engine>, now_
     }));
     let unsynced_since = Arc::new(Mutex::new(None));
     let force_sync = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let synced = Arc::new(AtomicU64::new(start));
     engine.config().set_host_param("appendfsync", fsync.name());
     let aof = Arc::new(Aof {
-        engine: engine.clone(),
         progress: prx,
         kick: Mutex::new(ktx),
         status: status.clone(),
         unsynced_since: unsynced_since.clone(),
         force_sync: force_sync.clone(),
-        synced: synced.clone(),
-        policy: AtomicU64::new(u64::MAX),
+        watermark: Watermark {
+            engine: engine.clone(),
+            synced: AtomicU64::new(start),
+            policy: AtomicU64::new(u64::MAX),
+        },
     });
     let writer = Writer {
         engine,
@@ -472,7 +480,7 @@ pub fn start(dir: &Path, filename: &str, fsync: Fsync, engine: Arc<Engine>, now_
         pending_end: start,
         unsynced_since,
         force_sync,
-        synced,
+        aof: aof.clone(),
         rewrite: None,
     };
     writer.publish_info();
@@ -501,8 +509,8 @@ struct Writer {
     pending_end: u64,
     unsynced_since: Arc<Mutex<Option<Instant>>>,
     force_sync: Arc<std::sync::atomic::AtomicBool>,
-    /// Mirrors `Progress::synced` for `must_hold`.
-    synced: Arc<AtomicU64>,
+    /// For the watermark it moves (`Watermark::synced`).
+    aof: Arc<Aof>,
     rewrite: Option<Rewrite>,
 }
 
@@ -555,7 +563,7 @@ impl Writer {
                     let written = self.progress.borrow().written;
                     // Before the watch wakes the waiters: a reply made once they run finds
                     // these bytes synced and does not wait for them again.
-                    self.synced.store(written, Release);
+                    self.aof.watermark.synced.store(written, Release);
                     self.progress.send_modify(|p| p.synced = written);
                 }
             }
