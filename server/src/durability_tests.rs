@@ -132,6 +132,8 @@ fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     expect_silence(&mut publisher, "PUBLISH");
     expect_silence(&mut writer, "SET k v2");
     assert!(!api_read.is_finished(), "GET /api/keys/k answered before the fsync");
+    let stats = rt.block_on(async { tokio::time::timeout(LIMIT, http.get("/api/stats")).await });
+    assert_eq!(stats.expect("the stats are not held").status, StatusCode::OK);
     // Held replies do not hold the loop: another connection's command still runs.
     send(&mut other, &["INCR", "n"]);
     wait_until("INCR n has run", || peek(&["GET", "n"]) == Reply::bulk("1"));
@@ -171,6 +173,12 @@ fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     let Reply::Verbatim(info) = peek(&["INFO", "persistence"]) else { panic!("INFO is verbatim text") };
     assert!(info.contains("aof_last_write_status:err") && info.contains("injected I/O error"), "{info}");
     assert!(matches!(peek(&["SET", "x", "1"]), Reply::Error(e) if e.starts_with("MISCONF")));
+    // The dashboard's stats still answer, with the error; a key read is withheld.
+    let (stats, key) = rt.block_on(async { (http.get("/api/stats").await, http.get("/api/keys/k").await) });
+    assert_eq!(stats.status, StatusCode::OK);
+    let error = stats.json()["persistence"]["last_write_error"].to_string();
+    assert!(error.contains("injected I/O error"), "{error}");
+    assert_eq!(key.status, StatusCode::SERVICE_UNAVAILABLE, "{}", key.text());
     fsync_fault::fail(None);
     wait_until("writes are accepted again", || peek(&["SET", "x", "1"]) == Reply::Ok);
     let mut reader = connect(addr);

@@ -219,17 +219,25 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Under `appendfsync always`, an API answer waits, as a RESP reply does, until every write it
-/// could show is fsynced (`aof::must_hold`): the console, the key browser and the stats read
-/// the same keyspace, and a console write is acknowledged only once it is durable. When the
-/// file cannot be synced the answer is withheld: 503 with the AOF's error instead. (The SSE
-/// stream's head is held likewise; its later samples are once-a-second totals, not keys.)
+/// Under `appendfsync always`, an answer that shows or changes keys (the key browser, the
+/// console, flush) waits, as a RESP reply does, until every write it could show is fsynced
+/// (`aof::must_hold`), so a console write is acknowledged only once it is durable too; when
+/// the file cannot be synced it is withheld (503 with the AOF's error). Stats, settings and
+/// benchmark routes are not held: they show totals, not keys, and must go on showing a write
+/// error while the file fails.
 async fn hold_until_durable(
     State(state): State<AppState>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    let path = req.uri().path();
+    // Nested under `/api`, the router sees the rest of the path.
+    let path = path.strip_prefix("/api").unwrap_or(path);
+    let shows_keys = path == "/keys" || path.starts_with("/keys/") || path == "/command" || path == "/flush";
     let response = next.run(req).await;
+    if !shows_keys {
+        return response;
+    }
     match crate::aof::hold_replies(state.engine.propagation().appended()).await {
         Ok(()) => response,
         Err(e) => error::ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "persistence_error", e).into_response(),
