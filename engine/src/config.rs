@@ -122,6 +122,9 @@ pub struct Config {
     protected_mode: AtomicBool,
     /// Read-only parameters the host process reports (`port`, `bind`, `dir`, ...).
     host_params: RwLock<Vec<(String, String)>>,
+    /// Bumped by every change of a host parameter, so a host that consults one on a hot path
+    /// (`appendfsync`, before each reply) can keep what it parsed until the next change.
+    host_params_version: AtomicU64,
 }
 
 impl Default for Config {
@@ -142,6 +145,7 @@ impl Default for Config {
             requirepass: RwLock::new(None),
             protected_mode: AtomicBool::new(true),
             host_params: RwLock::new(Vec::new()),
+            host_params_version: AtomicU64::new(0),
         }
     }
 }
@@ -253,6 +257,12 @@ impl Config {
             Some(slot) => slot.1 = value.to_string(),
             None => params.push((name.to_string(), value.to_string())),
         }
+        self.host_params_version.fetch_add(1, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Changes whenever a host parameter does (see `host_params_version`).
+    pub fn host_params_version(&self) -> u64 {
+        self.host_params_version.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Every parameter and its current value, in a stable order.

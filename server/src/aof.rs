@@ -13,10 +13,20 @@
 //! One writer thread owns the file. Connections wait (`wait_durable`) until the bytes of their
 //! writes are written (`everysec`, `no`) or fsynced (`always`) before their replies go out, so
 //! several clients' writes share one write and one fsync (group commit).
+//!
+//! Under `always`, nobody else may see a write before it is fsynced either: a reply (a
+//! reader's, a pub/sub message, an admin API answer) produced while the log had reached offset
+//! X goes out only once X is fsynced (`must_hold`). One global watermark, as Redis does it
+//! (it fsyncs in beforeSleep, before any reply of that event-loop iteration is written): it
+//! covers every way of seeing the keyspace (GET, KEYS, DBSIZE, INFO, EXEC, a message published
+//! after a SET) without the engine tracking which keys a reply read, and a reader waits only
+//! while some write is not yet fsynced, sharing the writers' group commit.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -45,6 +55,8 @@ impl Fsync {
             _ => bail!("invalid --appendfsync '{s}': expected always, everysec or no"),
         }
     }
+
+    const ALL: [Fsync; 3] = [Fsync::Always, Fsync::Everysec, Fsync::No];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -174,13 +186,43 @@ fn current_fsync(engine: &Engine) -> Fsync {
 
 /// The running append-only file.
 pub struct Aof {
-    engine: Arc<Engine>,
     progress: watch::Receiver<Progress>,
     kick: Mutex<mpsc::Sender<()>>,
     status: Arc<Mutex<AofStatus>>,
     /// Since when written data waits for an fsync (`None` when all is synced).
     unsynced_since: Arc<Mutex<Option<Instant>>>,
     force_sync: Arc<std::sync::atomic::AtomicBool>,
+    watermark: Watermark,
+}
+
+/// What `must_hold` reads before every reply, on cache lines of its own: writers lock `kick`
+/// tens of thousands of times a second, and a reader's check must not miss on that line.
+#[repr(align(128))]
+struct Watermark {
+    engine: Arc<Engine>,
+    /// `Progress::synced`, readable without the watch channel's lock.
+    synced: AtomicU64,
+    /// The policy as last parsed, `(config version << 2) | index in Fsync::ALL`, so the check
+    /// costs a few atomic loads, not a parse, until `CONFIG SET` changes it.
+    policy: AtomicU64,
+}
+
+impl Watermark {
+    /// The policy in force (see `policy`).
+    fn fsync(&self) -> Fsync {
+        let config = self.engine.config();
+        // Read before the value: a change after this load leaves a stale version behind, so
+        // the next call parses again.
+        let version = config.host_params_version();
+        let cached = self.policy.load(Acquire);
+        if cached >> 2 == version {
+            return Fsync::ALL[(cached & 3) as usize];
+        }
+        let fsync = current_fsync(&self.engine);
+        let index = Fsync::ALL.iter().position(|f| *f == fsync).unwrap_or(0) as u64;
+        self.policy.store(version << 2 | index, Release);
+        fsync
+    }
 }
 
 static RUNNING: OnceLock<Arc<Aof>> = OnceLock::new();
@@ -233,7 +275,7 @@ pub async fn wait_durable(offset: u64) -> Result<(), String> {
     let _ = aof.kick.lock().send(());
     let mut rx = aof.progress.clone();
     loop {
-        let always = current_fsync(&aof.engine) == Fsync::Always;
+        let always = aof.watermark.fsync() == Fsync::Always;
         {
             let p = rx.borrow_and_update();
             let done = if always { p.synced } else { p.written };
@@ -247,6 +289,29 @@ pub async fn wait_durable(offset: u64) -> Result<(), String> {
         if rx.changed().await.is_err() {
             return Err("the append-only file writer stopped".into());
         }
+    }
+}
+
+/// Whether replies that may show the keyspace as of propagation offset `seen` (what
+/// `Propagation::appended` said after they were made) must wait, with `wait_durable(seen)`,
+/// before they go out: under `appendfsync always`, while `seen` is not yet fsynced. Otherwise
+/// (no AOF, `everysec`, `no`, or nothing pending) false, for two or three atomic loads.
+///
+/// Every write appends to the log while it still holds its keys' locks, so a reply that saw a
+/// write was made after that write's bytes were counted in `appended`: `seen` covers them.
+/// When the file cannot be written or fsynced, `wait_durable` fails and the reply is never
+/// sent (its connection closes, as a writer's does; Redis exits on such an error).
+pub fn must_hold(seen: u64) -> bool {
+    let Some(aof) = running() else { return false };
+    seen > aof.watermark.synced.load(Acquire) && aof.watermark.fsync() == Fsync::Always
+}
+
+/// `wait_durable(seen)` when `must_hold(seen)`: for replies that write nothing themselves.
+pub async fn hold_replies(seen: u64) -> Result<(), String> {
+    if must_hold(seen) {
+        wait_durable(seen).await
+    } else {
+        Ok(())
     }
 }
 
@@ -296,12 +361,16 @@ pub fn start(dir: &Path, filename: &str, fsync: Fsync, engine: Arc<Engine>, now_
     let force_sync = Arc::new(std::sync::atomic::AtomicBool::new(false));
     engine.config().set_host_param("appendfsync", fsync.name());
     let aof = Arc::new(Aof {
-        engine: engine.clone(),
         progress: prx,
         kick: Mutex::new(ktx),
         status: status.clone(),
         unsynced_since: unsynced_since.clone(),
         force_sync: force_sync.clone(),
+        watermark: Watermark {
+            engine: engine.clone(),
+            synced: AtomicU64::new(start),
+            policy: AtomicU64::new(u64::MAX),
+        },
     });
     let writer = Writer {
         engine,
@@ -314,6 +383,7 @@ pub fn start(dir: &Path, filename: &str, fsync: Fsync, engine: Arc<Engine>, now_
         pending_end: start,
         unsynced_since,
         force_sync,
+        aof: aof.clone(),
         rewrite: None,
     };
     writer.publish_info();
@@ -342,6 +412,8 @@ struct Writer {
     pending_end: u64,
     unsynced_since: Arc<Mutex<Option<Instant>>>,
     force_sync: Arc<std::sync::atomic::AtomicBool>,
+    /// For the watermark it moves (`Watermark::synced`).
+    aof: Arc<Aof>,
     rewrite: Option<Rewrite>,
 }
 
@@ -387,11 +459,14 @@ impl Writer {
                     Fsync::No => false,
                 };
             if due {
-                if let Err(e) = self.file.sync_data() {
+                if let Err(e) = self.sync_data() {
                     error = Some(format!("fsync: {e}"));
                 } else {
                     *self.unsynced_since.lock() = None;
                     let written = self.progress.borrow().written;
+                    // Before the watch wakes the waiters: a reply made once they run finds
+                    // these bytes synced and does not wait for them again.
+                    self.aof.watermark.synced.store(written, Release);
                     self.progress.send_modify(|p| p.synced = written);
                 }
             }
@@ -417,6 +492,12 @@ impl Writer {
         }
         self.rewrite_step();
         self.publish_info();
+    }
+
+    fn sync_data(&self) -> std::io::Result<()> {
+        #[cfg(test)]
+        fsync_fault::before_fsync()?;
+        self.file.sync_data()
     }
 
     fn write_pending(&mut self) -> Result<(), String> {
@@ -552,6 +633,60 @@ impl Writer {
         );
         drop(s);
         self.engine.propagation().set_host_info(text);
+    }
+}
+
+/// Test-only control of the writer's fsync: hold it (the writer waits just before syncing
+/// until released) or make it fail, so a test can see what clients get meanwhile.
+#[cfg(test)]
+pub mod fsync_fault {
+    use std::sync::{Condvar, Mutex};
+    use std::time::Duration;
+
+    struct State {
+        hold: bool,
+        /// The writer is waiting at the hold.
+        held: bool,
+        fail: Option<String>,
+    }
+
+    static STATE: Mutex<State> = Mutex::new(State { hold: false, held: false, fail: None });
+    static CHANGED: Condvar = Condvar::new();
+
+    fn state() -> std::sync::MutexGuard<'static, State> {
+        STATE.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Holds (true) or releases (false) every fsync from now on.
+    pub fn hold(on: bool) {
+        state().hold = on;
+        CHANGED.notify_all();
+    }
+
+    /// Makes every fsync fail with `error` (`None`: they succeed again).
+    pub fn fail(error: Option<&str>) {
+        state().fail = error.map(str::to_string);
+    }
+
+    /// Waits up to `limit` until the writer is held before an fsync; false if it is not.
+    pub fn wait_held(limit: Duration) -> bool {
+        let guard = state();
+        let (guard, _) = CHANGED.wait_timeout_while(guard, limit, |s| !s.held).unwrap_or_else(|e| e.into_inner());
+        guard.held
+    }
+
+    pub(super) fn before_fsync() -> std::io::Result<()> {
+        let mut s = state();
+        while s.hold {
+            s.held = true;
+            CHANGED.notify_all();
+            s = CHANGED.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        s.held = false;
+        match &s.fail {
+            Some(e) => Err(std::io::Error::other(e.clone())),
+            None => Ok(()),
+        }
     }
 }
 

@@ -11,6 +11,8 @@ mod aof_load;
 mod banner;
 mod bench;
 mod config;
+#[cfg(test)]
+mod durability_tests;
 mod event_loops;
 mod guard;
 mod http;

@@ -384,7 +384,15 @@ async fn serve(
         if shutdown.has_changed().unwrap_or(true) {
             break End::Shutdown;
         }
+        let before_pushes = out.len();
         take_pushes(session, &mut out, sent);
+        // A message may tell of a write (its publisher's SET just before the PUBLISH): under
+        // appendfsync always it waits for that write's fsync, as every reply does (below).
+        if out.len() > before_pushes {
+            if let Err(e) = crate::aof::hold_replies(engine.propagation().appended()).await {
+                break End::Io(io::Error::other(e));
+            }
+        }
         // A blocking command (BLPOP, ...) that has been served: its reply, then the commands
         // that waited behind it. The wake-up that brings us here is the client's waker.
         if session.blocked.is_some() && engine.retry_blocked(session, &mut out, now_ms()) {
@@ -489,8 +497,10 @@ async fn serve(
                     let logged_after = engine.propagation().appended();
                     // Writes are acknowledged only once the append-only file holds them
                     // (fsynced, under appendfsync always); on an AOF failure the client gets no
-                    // acknowledgement at all.
-                    if logged_after != logged_before {
+                    // acknowledgement at all. Under appendfsync always, a reader's replies also
+                    // wait until every write they could have seen is fsynced, so nobody sees a
+                    // write that a crash then loses (`aof::must_hold`).
+                    if logged_after != logged_before || crate::aof::must_hold(logged_after) {
                         if let Err(e) = crate::aof::wait_durable(logged_after).await {
                             break End::Io(io::Error::other(e));
                         }

@@ -210,6 +210,7 @@ pub fn router(state: AppState) -> Router {
         .api
         .fallback(error::no_route)
         .method_not_allowed_fallback(error::wrong_method)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), hold_until_durable))
         .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
     let app = table
         .top
@@ -235,6 +236,31 @@ pub fn router(state: AppState) -> Router {
         .layer(SetResponseHeaderLayer::if_not_present(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Under `appendfsync always`, an answer that shows or changes keys (the key browser, the
+/// console, flush) waits, as a RESP reply does, until every write it could show is fsynced
+/// (`aof::must_hold`), so a console write is acknowledged only once it is durable too; when
+/// the file cannot be synced it is withheld (503 with the AOF's error). Stats, settings and
+/// benchmark routes are not held: they show totals, not keys, and must go on showing a write
+/// error while the file fails.
+async fn hold_until_durable(
+    State(state): State<AppState>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let path = req.uri().path();
+    // Nested under `/api`, the router sees the rest of the path.
+    let path = path.strip_prefix("/api").unwrap_or(path);
+    let shows_keys = path == "/keys" || path.starts_with("/keys/") || path == "/command" || path == "/flush";
+    let response = next.run(req).await;
+    if !shows_keys {
+        return response;
+    }
+    match crate::aof::hold_replies(state.engine.propagation().appended()).await {
+        Ok(()) => response,
+        Err(e) => error::ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "persistence_error", e).into_response(),
+    }
 }
 
 /// The hand-written OpenAPI 3 description of this API.
