@@ -28,9 +28,17 @@ const TTL_TOLERANCE_MS: i64 = 2_000;
 pub const KEYS: [&[u8]; 8] =
     [b"a", b"key:1", b"key:22", b"two words", b"nul\x00byte", b"\xff\xfe\r\n", b"", b"h[e]*llo"];
 
+/// The seeds a random test runs: `DIFFERENTIAL_SEED` when set, else `SEEDS`.
+pub fn seeds() -> Vec<u64> {
+    match std::env::var("DIFFERENTIAL_SEED") {
+        Ok(seeds) => parse_seeds(&seeds),
+        Err(_) => SEEDS.collect(),
+    }
+}
+
 /// `DIFFERENTIAL_SEED`: one seed (`17`) or a range (`100..200`), to rerun a failure or to
 /// explore beyond the default seeds.
-pub fn parse_seeds(text: &str) -> Vec<u64> {
+fn parse_seeds(text: &str) -> Vec<u64> {
     let number = |n: &str| n.trim().parse::<u64>().expect("DIFFERENTIAL_SEED is N or A..B");
     match text.split_once("..") {
         Some((a, b)) => (number(a)..number(b)).collect(),
@@ -165,6 +173,25 @@ pub enum Step {
     Sleep(Duration),
 }
 
+/// A fresh `redis-server` and `vitrine`, one pair per test, stopped when dropped.
+pub struct Servers {
+    redis: RedisServer,
+    vitrine: Server,
+}
+
+impl Servers {
+    /// Both servers, or `None` (after saying why) where `redis-server` is missing outside CI.
+    pub fn start_or_skip(test: &str) -> Option<Servers> {
+        let redis = RedisServer::start_or_skip(test)?;
+        Some(Servers { redis, vitrine: Server::start(&[]) })
+    }
+
+    /// A new client connection to each server.
+    pub fn peers(&self) -> Peers {
+        Peers::new(&self.vitrine, &self.redis)
+    }
+}
+
 /// Both servers, and what the report of a mismatch needs: where we are and what came before.
 pub struct Peers {
     pub vitrine: Conn,
@@ -176,7 +203,7 @@ pub struct Peers {
 }
 
 impl Peers {
-    pub fn new(vitrine: &Server, redis: &RedisServer) -> Peers {
+    fn new(vitrine: &Server, redis: &RedisServer) -> Peers {
         Peers {
             vitrine: Conn::new(vitrine.connect()),
             redis: Conn::new(redis.connect()),

@@ -3,7 +3,6 @@
 
 use rand::Rng;
 
-use crate::common::{RedisServer, Server};
 use crate::harness::*;
 
 /// Hash and set commands in a seeded random sequence on a few keys of each type, plus a
@@ -27,15 +26,10 @@ use crate::harness::*;
 ///   refuses one past proto-max-bulk-len.
 #[test]
 fn random_hash_and_set_commands_match_redis() {
-    let Some(redis) = RedisServer::start_or_skip("random_hash_and_set_commands_match_redis") else {
+    let Some(servers) = Servers::start_or_skip("random_hash_and_set_commands_match_redis") else {
         return;
     };
-    let vitrine = Server::start(&[]);
-    let seeds = match std::env::var("DIFFERENTIAL_SEED") {
-        Ok(seeds) => parse_seeds(&seeds),
-        Err(_) => SEEDS.collect(),
-    };
-    let mut peers = Peers::new(&vitrine, &redis);
+    let mut peers = servers.peers();
     // Started without a config file, redis-server takes its compiled-in 512; Vitrine follows
     // the 128 of the redis.conf Redis ships (and distributions install).
     let config = ["CONFIG", "SET", "hash-max-listpack-entries", "128"].map(|a| a.as_bytes().to_vec());
@@ -49,7 +43,7 @@ fn random_hash_and_set_commands_match_redis() {
         peers.call(&argv, check);
     }
     let total: u32 = HS_OPS.iter().map(|(w, _)| w).sum();
-    for seed in seeds {
+    for seed in seeds() {
         peers.begin(&format!("hashes and sets, seed {seed}"));
         peers.run(Step::Call(args!["FLUSHALL"], Check::Exact));
         peers.run(Step::Call(args!["SET", HS_STRING, "v"], Check::Exact));

@@ -3,7 +3,6 @@
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use crate::common::{RedisServer, Server};
 use crate::harness::*;
 
 /// List commands in a seeded random sequence on a few keys and a string (WRONGTYPE), after a
@@ -19,21 +18,16 @@ use crate::harness::*;
 ///   Their waiting is tested in `tests/blocking.rs`.
 #[test]
 fn random_list_commands_match_redis() {
-    let Some(redis) = RedisServer::start_or_skip("random_list_commands_match_redis") else {
+    let Some(servers) = Servers::start_or_skip("random_list_commands_match_redis") else {
         return;
     };
-    let vitrine = Server::start(&[]);
-    let seeds = match std::env::var("DIFFERENTIAL_SEED") {
-        Ok(seeds) => parse_seeds(&seeds),
-        Err(_) => SEEDS.collect(),
-    };
-    let mut peers = Peers::new(&vitrine, &redis);
+    let mut peers = servers.peers();
     peers.begin("list edge cases");
     for argv in list_edge_cases() {
         peers.call(&argv, Check::Exact);
     }
     let total: u32 = LIST_OPS.iter().map(|(w, _)| w).sum();
-    for seed in seeds {
+    for seed in seeds() {
         peers.begin(&format!("lists, seed {seed}"));
         peers.run(Step::Call(args!["FLUSHALL"], Check::Exact));
         peers.run(Step::Call(args!["SET", LIST_STRING, "v"], Check::Exact));

@@ -4,7 +4,6 @@
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use crate::common::{RedisServer, Server};
 use crate::harness::*;
 
 /// Sorted set commands in a seeded random sequence on a few keys, plus a set and a string
@@ -21,17 +20,12 @@ use crate::harness::*;
 ///   (`Check::ScanPairs`).
 #[test]
 fn random_sorted_set_commands_match_redis() {
-    let Some(redis) = RedisServer::start_or_skip("random_sorted_set_commands_match_redis") else {
+    let Some(servers) = Servers::start_or_skip("random_sorted_set_commands_match_redis") else {
         return;
     };
-    let vitrine = Server::start(&[]);
-    let seeds = match std::env::var("DIFFERENTIAL_SEED") {
-        Ok(seeds) => parse_seeds(&seeds),
-        Err(_) => SEEDS.collect(),
-    };
-    let mut peers = Peers::new(&vitrine, &redis);
+    let mut peers = servers.peers();
     let total: u32 = ZSET_OPS.iter().map(|(w, _)| w).sum();
-    for seed in seeds {
+    for seed in seeds() {
         peers.begin(&format!("sorted sets, seed {seed}"));
         peers.call(&[b"FLUSHALL".to_vec()], Check::Exact);
         let mut gen = Gen::new(seed);
@@ -562,11 +556,10 @@ impl Gen {
 /// formatting in both encodings, the order in which stores sum, RESP3 shapes aside.
 #[test]
 fn sorted_set_edge_cases_match_redis() {
-    let Some(redis) = RedisServer::start_or_skip("sorted_set_edge_cases_match_redis") else {
+    let Some(servers) = Servers::start_or_skip("sorted_set_edge_cases_match_redis") else {
         return;
     };
-    let vitrine = Server::start(&[]);
-    let mut peers = Peers::new(&vitrine, &redis);
+    let mut peers = servers.peers();
     peers.begin("sorted set edge cases");
     let long = "l".repeat(65);
     let cases: Vec<Vec<Vec<u8>>> = vec![

@@ -7,7 +7,6 @@ use std::time::Duration;
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use crate::common::{RedisServer, Server};
 use crate::harness::*;
 use crate::hashes_sets::{HASH_KEYS, SET_KEYS};
 use crate::lists::LKEYS;
@@ -43,16 +42,11 @@ const PATTERNS: &[&[u8]] = &[
 
 #[test]
 fn random_string_and_key_commands_match_redis() {
-    let Some(redis) = RedisServer::start_or_skip("random_string_and_key_commands_match_redis") else {
+    let Some(servers) = Servers::start_or_skip("random_string_and_key_commands_match_redis") else {
         return;
     };
-    let vitrine = Server::start(&[]);
-    let seeds = match std::env::var("DIFFERENTIAL_SEED") {
-        Ok(seeds) => parse_seeds(&seeds),
-        Err(_) => SEEDS.collect(),
-    };
-    let mut peers = Peers::new(&vitrine, &redis);
-    for seed in seeds {
+    let mut peers = servers.peers();
+    for seed in seeds() {
         peers.begin(&format!("seed {seed}"));
         peers.call(&[b"FLUSHALL".to_vec()], Check::Exact);
         let mut gen = Gen::new(seed);
@@ -68,11 +62,10 @@ fn random_string_and_key_commands_match_redis() {
 /// Fixed cases that the random test found, or that pin down a corner it may rarely reach.
 #[test]
 fn edge_cases_match_redis() {
-    let Some(redis) = RedisServer::start_or_skip("edge_cases_match_redis") else {
+    let Some(servers) = Servers::start_or_skip("edge_cases_match_redis") else {
         return;
     };
-    let vitrine = Server::start(&[]);
-    let mut peers = Peers::new(&vitrine, &redis);
+    let mut peers = servers.peers();
     peers.begin("edge cases");
     let far = far_future_ms();
     let cases: Vec<Vec<Vec<u8>>> = vec![

@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use rand::Rng;
 
-use crate::common::{RedisServer, Server};
 use crate::harness::*;
 
 /// MULTI/EXEC/DISCARD/WATCH sequences in a seeded random order: queued replies, EXEC's
@@ -20,18 +19,13 @@ use crate::harness::*;
 /// of a member already there are not sent there.
 #[test]
 fn random_transactions_match_redis() {
-    let Some(redis) = RedisServer::start_or_skip("random_transactions_match_redis") else {
+    let Some(servers) = Servers::start_or_skip("random_transactions_match_redis") else {
         return;
     };
-    let vitrine = Server::start(&[]);
-    let seeds = match std::env::var("DIFFERENTIAL_SEED") {
-        Ok(seeds) => parse_seeds(&seeds),
-        Err(_) => SEEDS.collect(),
-    };
-    let mut peers = Peers::new(&vitrine, &redis);
+    let mut peers = servers.peers();
     // Another client of each server, whose writes break the first one's WATCH.
-    let mut others = Peers::new(&vitrine, &redis);
-    for seed in seeds {
+    let mut others = servers.peers();
+    for seed in seeds() {
         peers.begin(&format!("transactions, seed {seed}"));
         others.begin(&format!("transactions (other connection), seed {seed}"));
         peers.call(&[b"FLUSHALL".to_vec()], Check::Exact);
