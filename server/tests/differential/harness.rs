@@ -173,6 +173,29 @@ pub enum Step {
     Sleep(Duration),
 }
 
+/// An operation of a family's random test: the steps it runs.
+pub type FamilyOp = fn(&mut Gen) -> Vec<Step>;
+
+/// A family's random test: for each seed, FLUSHALL and the family's `fixtures`, then
+/// `OPS_PER_SEED` operations, each picked by weight from `ops`.
+pub fn run_family(peers: &mut Peers, family: &str, fixtures: FamilyOp, ops: &[(u32, FamilyOp)]) {
+    for seed in seeds() {
+        peers.begin(&format!("{family}, seed {seed}"));
+        peers.run(Step::Call(args!["FLUSHALL"], Check::Exact));
+        let mut gen = Gen::new(seed);
+        for step in fixtures(&mut gen) {
+            peers.run(step);
+        }
+        for n in 0..OPS_PER_SEED {
+            peers.op = n;
+            let op = gen.weighted(ops);
+            for step in op(&mut gen) {
+                peers.run(step);
+            }
+        }
+    }
+}
+
 /// A fresh `redis-server` and `vitrine`, one pair per test, stopped when dropped.
 pub struct Servers {
     redis: RedisServer,
@@ -576,6 +599,40 @@ impl Gen {
             1 => word.bytes().map(|c| if self.rng.gen_bool(0.5) { c.to_ascii_lowercase() } else { c }).collect(),
             _ => word.as_bytes().to_vec(),
         }
+    }
+
+    /// A command from `arities` (Redis 7.0's: positive is exact, negative is a minimum) with
+    /// too few arguments or, for an exact arity, one too many, each drawn by `arg`. `at_most`
+    /// says first how many words to send for the arities it knows: commands that take a few
+    /// optional arguments and check their count themselves.
+    pub fn wrong_arity_of(
+        &mut self,
+        arities: &[(&'static str, i32)],
+        arg: fn(&mut Gen) -> Vec<u8>,
+        at_most: fn(&mut Gen, i32) -> Option<i32>,
+    ) -> Vec<Step> {
+        let (name, arity) = self.pick(arities);
+        let argc = match at_most(self, arity) {
+            Some(argc) => argc,
+            None if arity < 0 => self.rng.gen_range(1..-arity),
+            None if arity == 1 || self.chance(50) => arity + 1,
+            None => arity - 1,
+        };
+        let rest = (1..argc).map(|_| arg(self)).collect();
+        self.exact(name, rest)
+    }
+
+    /// One of `table`'s items, each as likely as its weight.
+    pub fn weighted<T: Copy>(&mut self, table: &[(u32, T)]) -> T {
+        let total: u32 = table.iter().map(|(w, _)| w).sum();
+        let mut pick = self.rng.gen_range(0..total);
+        for &(weight, item) in table {
+            if pick < weight {
+                return item;
+            }
+            pick -= weight;
+        }
+        unreachable!("weights sum to {total}")
     }
 
     pub fn call(&mut self, name: &str, rest: Vec<Vec<u8>>, check: Check) -> Vec<Step> {

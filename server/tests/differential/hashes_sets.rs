@@ -42,26 +42,7 @@ fn random_hash_and_set_commands_match_redis() {
         };
         peers.call(&argv, check);
     }
-    let total: u32 = HS_OPS.iter().map(|(w, _)| w).sum();
-    for seed in seeds() {
-        peers.begin(&format!("hashes and sets, seed {seed}"));
-        peers.run(Step::Call(args!["FLUSHALL"], Check::Exact));
-        peers.run(Step::Call(args!["SET", HS_STRING, "v"], Check::Exact));
-        let mut gen = Gen::new(seed);
-        for op in 0..OPS_PER_SEED {
-            peers.op = op;
-            let mut pick = gen.rng.gen_range(0..total);
-            for (weight, hsop) in HS_OPS {
-                if pick < *weight {
-                    for step in hsop(&mut gen) {
-                        peers.run(step);
-                    }
-                    break;
-                }
-                pick -= weight;
-            }
-        }
-    }
+    run_family(&mut peers, "hashes and sets", |_| vec![Step::Call(args!["SET", HS_STRING, "v"], Check::Exact)], HS_OPS);
 }
 
 /// Fixed cases: number edges of HINCRBY/HINCRBYFLOAT, the orders Redis checks arguments in,
@@ -232,11 +213,8 @@ pub fn same_sample(v: &Resp, r: &Resp, pairs: bool) -> bool {
     }
 }
 
-/// An operation of the hash and set test.
-type HsOp = fn(&mut Gen) -> Vec<Step>;
-
 /// Every operation the hash and set test runs, with its relative weight.
-const HS_OPS: &[(u32, HsOp)] = &[
+const HS_OPS: &[(u32, FamilyOp)] = &[
     (300, |g| {
         let k = g.hash_key();
         g.hash_op(k)
@@ -574,13 +552,6 @@ impl Gen {
             ("SMOVE", 4),
             ("SSCAN", -3),
         ];
-        let (name, arity) = self.pick(ARITY);
-        let argc = match arity {
-            n if n < 0 => self.rng.gen_range(1..-n),
-            n if self.chance(50) => n + 1,
-            n => n - 1,
-        };
-        let rest = (1..argc).map(|_| self.hash_key()).collect();
-        self.exact(name, rest)
+        self.wrong_arity_of(ARITY, Gen::hash_key, |_, _| None)
     }
 }

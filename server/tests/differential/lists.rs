@@ -26,26 +26,7 @@ fn random_list_commands_match_redis() {
     for argv in list_edge_cases() {
         peers.call(&argv, Check::Exact);
     }
-    let total: u32 = LIST_OPS.iter().map(|(w, _)| w).sum();
-    for seed in seeds() {
-        peers.begin(&format!("lists, seed {seed}"));
-        peers.run(Step::Call(args!["FLUSHALL"], Check::Exact));
-        peers.run(Step::Call(args!["SET", LIST_STRING, "v"], Check::Exact));
-        let mut gen = Gen::new(seed);
-        for op in 0..OPS_PER_SEED {
-            peers.op = op;
-            let mut pick = gen.rng.gen_range(0..total);
-            for (weight, lop) in LIST_OPS {
-                if pick < *weight {
-                    for step in lop(&mut gen) {
-                        peers.run(step);
-                    }
-                    break;
-                }
-                pick -= weight;
-            }
-        }
-    }
+    run_family(&mut peers, "lists", |_| vec![Step::Call(args!["SET", LIST_STRING, "v"], Check::Exact)], LIST_OPS);
 }
 
 /// Corners the random sequence rarely reaches: C's overflows kept by Redis, extreme ranges,
@@ -136,11 +117,8 @@ const LELEMS: &[&[u8]] = &[
     b"a very long element that does not fit a small listpack entry, being past 64 bytes",
 ];
 
-/// An operation of the list test.
-type LOp = fn(&mut Gen) -> Vec<Step>;
-
 /// Every operation the list test runs, with its relative weight.
-const LIST_OPS: &[(u32, LOp)] = &[
+const LIST_OPS: &[(u32, FamilyOp)] = &[
     (300, |g| {
         let k = g.lkey();
         g.list_op(k, false)
@@ -320,16 +298,8 @@ impl Gen {
             ("BLMOVE", 6),
             ("BRPOPLPUSH", 4),
         ];
-        let (name, arity) = self.pick(ARITY);
-        let argc = match arity {
-            // LPOP and RPOP take at most a count, checked by the command itself.
-            -2 if self.chance(50) => 4,
-            n if n < 0 => self.rng.gen_range(1..-n),
-            n if self.chance(50) => n + 1,
-            n => n - 1,
-        };
-        let rest = (1..argc).map(|_| self.lkey()).collect();
-        self.exact(name, rest)
+        // LPOP and RPOP take at most a count, checked by the command itself.
+        self.wrong_arity_of(ARITY, Gen::lkey, |g, arity| (arity == -2 && g.chance(50)).then_some(4))
     }
 
     /// A list operation on any key of the main random test (strings, other types, missing).

@@ -24,28 +24,7 @@ fn random_sorted_set_commands_match_redis() {
         return;
     };
     let mut peers = servers.peers();
-    let total: u32 = ZSET_OPS.iter().map(|(w, _)| w).sum();
-    for seed in seeds() {
-        peers.begin(&format!("sorted sets, seed {seed}"));
-        peers.call(&[b"FLUSHALL".to_vec()], Check::Exact);
-        let mut gen = Gen::new(seed);
-        for step in gen.zset_fixtures() {
-            peers.run(step);
-        }
-        for op in 0..OPS_PER_SEED {
-            peers.op = op;
-            let mut pick = gen.rng.gen_range(0..total);
-            for (weight, zop) in ZSET_OPS {
-                if pick < *weight {
-                    for step in zop(&mut gen) {
-                        peers.run(step);
-                    }
-                    break;
-                }
-                pick -= weight;
-            }
-        }
-    }
+    run_family(&mut peers, "sorted sets", Gen::zset_fixtures, ZSET_OPS);
 }
 
 /// The sorted set test's keys; the set and the string are made at the start of each seed.
@@ -125,11 +104,8 @@ const LEX_BOUNDS: &[&[u8]] = &[
 /// Members of `ZLEX`.
 const LEX_MEMBERS: &[&[u8]] = &[b"a", b"aa", b"ab", b"abc", b"b", b"ba", b"c", b"", b"A", b"\xff", b"a\x00", b"x"];
 
-/// An operation of the sorted set test.
-type ZOp = fn(&mut Gen) -> Vec<Step>;
-
 /// Every operation the sorted set test runs, with its relative weight.
-const ZSET_OPS: &[(u32, ZOp)] = &[
+const ZSET_OPS: &[(u32, FamilyOp)] = &[
     (300, |g| {
         let k = g.zkey();
         g.zset_op(k, false)
@@ -541,14 +517,7 @@ impl Gen {
             ("ZINTERSTORE", -4),
             ("ZSCAN", -3),
         ];
-        let (name, arity) = self.pick(ARITY);
-        let argc = match arity {
-            n if n < 0 => self.rng.gen_range(1..-n),
-            n if self.chance(50) => n + 1,
-            n => n - 1,
-        };
-        let rest = (1..argc).map(|_| self.zkey()).collect();
-        self.exact(name, rest)
+        self.wrong_arity_of(ARITY, Gen::zkey, |_, _| None)
     }
 }
 

@@ -270,15 +270,8 @@ impl Gen {
     /// One random operation, picked by weight from `OPS`.
     fn op(&mut self) -> Vec<Step> {
         let (k, v) = (self.key(), self.value());
-        let total: u32 = OPS.iter().map(|(w, _)| w).sum();
-        let mut pick = self.rng.gen_range(0..total);
-        for (weight, op) in OPS {
-            if pick < *weight {
-                return op(self, k, v);
-            }
-            pick -= weight;
-        }
-        unreachable!("weights sum to {total}")
+        let op = self.weighted(OPS);
+        op(self, k, v)
     }
 
     /// SET with a random, valid mix of NX/XX, GET and one kind of expiry or KEEPTTL, in any
@@ -549,16 +542,8 @@ impl Gen {
             ("ECHO", 2),
             ("PING", -1),
         ];
-        let (name, arity) = self.pick(ARITY);
-        let argc = match arity {
-            // PING takes at most one argument, checked by the command itself.
-            -1 => 3,
-            n if n < 0 => self.rng.gen_range(1..-n),
-            n if n == 1 || self.chance(50) => n + 1,
-            n => n - 1,
-        };
-        let rest = (1..argc).map(|_| self.key()).collect();
-        self.exact(name, rest)
+        // PING takes at most one argument, checked by the command itself.
+        self.wrong_arity_of(ARITY, Gen::key, |_, arity| (arity == -1).then_some(3))
     }
 
     fn object_invalid(&mut self, k: Vec<u8>) -> Vec<Step> {
