@@ -479,6 +479,9 @@ impl Writer {
                 }
                 self.engine.propagation().refuse_writes(Some(text.clone()));
                 self.status.lock().last_write_error = Some(text.clone());
+                // INFO shows the error before a waiting client learns of it (its connection
+                // closes), so a client that then asks INFO why finds the answer.
+                self.publish_info();
                 self.progress.send_modify(|p| p.error = Some(text));
             }
             None => {
