@@ -225,16 +225,18 @@ impl Watermark {
     }
 }
 
-static RUNNING: OnceLock<Arc<Aof>> = OnceLock::new();
-
-/// The process's AOF, when `--appendonly yes`.
-pub fn running() -> Option<&'static Arc<Aof>> {
-    RUNNING.get()
+impl std::fmt::Debug for Aof {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Aof").field("path", &self.status.lock().path).finish_non_exhaustive()
+    }
 }
 
+// The handle is passed to whoever needs it (connections, the admin API, shutdown) rather than
+// kept in a global, so two servers in one process (tests) each have their own, or none.
+
 /// The AOF's state for `/api/stats` (`{"enabled": false}` when it is off).
-pub fn status_json() -> serde_json::Value {
-    match running() {
+pub fn status_json(aof: Option<&Aof>) -> serde_json::Value {
+    match aof {
         Some(aof) => {
             let mut s = aof.status.lock();
             if let Some(since) = *aof.unsynced_since.lock() {
@@ -249,8 +251,8 @@ pub fn status_json() -> serde_json::Value {
 }
 
 /// At shutdown: writes and fsyncs everything propagated so far (waits up to `limit`).
-pub async fn sync_at_shutdown(engine: &Engine, limit: Duration) {
-    let Some(aof) = running() else { return };
+pub async fn sync_at_shutdown(aof: Option<&Aof>, engine: &Engine, limit: Duration) {
+    let Some(aof) = aof else { return };
     // Nothing is written before this point, whatever the policy, that has not been fsynced.
     aof.force_sync.store(true, std::sync::atomic::Ordering::Release);
     let target = engine.propagation().appended();
@@ -270,8 +272,8 @@ pub async fn sync_at_shutdown(engine: &Engine, limit: Duration) {
 
 /// Waits until the propagated bytes up to `offset` are as durable as `appendfsync` promises.
 /// `Err` when the AOF failed: the caller must not acknowledge.
-pub async fn wait_durable(offset: u64) -> Result<(), String> {
-    let Some(aof) = running() else { return Ok(()) };
+pub async fn wait_durable(aof: Option<&Aof>, offset: u64) -> Result<(), String> {
+    let Some(aof) = aof else { return Ok(()) };
     let _ = aof.kick.lock().send(());
     let mut rx = aof.progress.clone();
     loop {
@@ -301,15 +303,15 @@ pub async fn wait_durable(offset: u64) -> Result<(), String> {
 /// write was made after that write's bytes were counted in `appended`: `seen` covers them.
 /// When the file cannot be written or fsynced, `wait_durable` fails and the reply is never
 /// sent (its connection closes, as a writer's does; Redis exits on such an error).
-pub fn must_hold(seen: u64) -> bool {
-    let Some(aof) = running() else { return false };
+pub fn must_hold(aof: Option<&Aof>, seen: u64) -> bool {
+    let Some(aof) = aof else { return false };
     seen > aof.watermark.synced.load(Acquire) && aof.watermark.fsync() == Fsync::Always
 }
 
 /// `wait_durable(seen)` when `must_hold(seen)`: for replies that write nothing themselves.
-pub async fn hold_replies(seen: u64) -> Result<(), String> {
-    if must_hold(seen) {
-        wait_durable(seen).await
+pub async fn hold_replies(aof: Option<&Aof>, seen: u64) -> Result<(), String> {
+    if must_hold(aof, seen) {
+        wait_durable(aof, seen).await
     } else {
         Ok(())
     }
@@ -388,7 +390,6 @@ pub fn start(dir: &Path, filename: &str, fsync: Fsync, engine: Arc<Engine>, now_
     };
     writer.publish_info();
     std::thread::Builder::new().name("vitrine-aof".into()).spawn(move || writer.run(krx))?;
-    let _ = RUNNING.set(aof.clone());
     Ok(aof)
 }
 

@@ -61,6 +61,7 @@ pub struct Server {
     http_addr: SocketAddr,
     http_state: http::AppState,
     http_task: JoinHandle<()>,
+    aof: Option<Arc<aof::Aof>>,
     shutdown_tx: watch::Sender<bool>,
     /// `recv` returns `None` once every accept loop and connection has ended.
     done_rx: mpsc::Receiver<()>,
@@ -82,10 +83,12 @@ impl Server {
         let engine = Arc::new(Engine::new(engine_config, now_ms(), random_seed()));
         // Loaded before any port opens: a client never sees a half-loaded cache, and a file that
         // cannot be read stops the start instead of serving an empty one over it.
-        if config.appendonly == "yes" {
+        let aof = if config.appendonly == "yes" {
             let fsync = aof::Fsync::parse(&config.appendfsync)?;
-            aof::start(&config.dir_absolute(), &config.appendfilename, fsync, engine.clone(), now_ms())?;
-        }
+            Some(aof::start(&config.dir_absolute(), &config.appendfilename, fsync, engine.clone(), now_ms())?)
+        } else {
+            None
+        };
         let listeners = resp::bind(&config.bind_addrs(), config.port)?;
         let port = listeners[0].local_addr()?.port();
         // Bound before anything is announced, so a taken admin port fails the start cleanly.
@@ -130,6 +133,7 @@ impl Server {
                 listener,
                 engine.clone(),
                 options,
+                aof.clone(),
                 loops,
                 shutdown_rx.clone(),
                 done_tx.clone(),
@@ -154,6 +158,7 @@ impl Server {
                 request_timeout: Duration::from_secs(config.http_request_timeout),
                 max_connections: admin_connections,
             },
+            aof: aof.clone(),
         };
         let http_state = http::AppState::new(engine.clone(), http_options, shutdown_rx.clone());
         tokio::spawn(http::stats::run_sampler(http_state.clone(), shutdown_rx.clone()));
@@ -181,7 +186,7 @@ impl Server {
         if let Some(path) = &config.http_port_file {
             write_atomically(path, &format!("{}\n", http_addr.port()))?;
         }
-        Ok(Server { config, engine, resp_addrs, http_addr, http_state, http_task, shutdown_tx, done_rx })
+        Ok(Server { config, engine, resp_addrs, http_addr, http_state, http_task, aof, shutdown_tx, done_rx })
     }
 
     /// The RESP addresses bound (one per `--bind` address that could be bound), with the
@@ -199,7 +204,7 @@ impl Server {
     /// connections and admin requests (each for up to 3 s), syncs the AOF and removes the
     /// port files.
     pub async fn serve(self, shutdown: impl Future<Output = std::io::Result<&'static str>>) -> anyhow::Result<()> {
-        let Server { config, engine, http_state, http_task, shutdown_tx, mut done_rx, .. } = self;
+        let Server { config, engine, http_state, http_task, aof, shutdown_tx, mut done_rx, .. } = self;
         let signal = shutdown.await?;
         info!("received {signal}, shutting down");
         http_state.set_ready(false);
@@ -213,7 +218,7 @@ impl Server {
         if tokio::time::timeout(DRAIN_TIMEOUT, http_task).await.is_err() {
             warn!("admin HTTP requests still open after {DRAIN_TIMEOUT:?}; closing them");
         }
-        aof::sync_at_shutdown(&engine, DRAIN_TIMEOUT).await;
+        aof::sync_at_shutdown(aof.as_deref(), &engine, DRAIN_TIMEOUT).await;
         if let Some(path) = &config.port_file {
             let _ = std::fs::remove_file(path);
         }

@@ -115,3 +115,54 @@ async fn start_reports_the_bound_ports_and_serve_drains_them() {
     expect_closed(&mut s).await;
     assert!(TcpStream::connect(resp).await.is_err(), "the RESP port still accepts after shutdown");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_server_in_a_process_has_its_own_append_only_file() {
+    let (first, second) = (Scratch::new("aof-first"), Scratch::new("aof-second"));
+    let aof = ["--appendonly", "yes", "--appendfsync", "always"];
+    let one = Server::start(config(&first.0, &aof)).await.expect("start the first");
+    let two = Server::start(config(&second.0, &aof)).await.expect("start the second");
+    let (a, b) = (one.resp_addrs()[0], two.resp_addrs()[0]);
+    let (stop_one, stopped_one) = oneshot::channel::<()>();
+    let (stop_two, stopped_two) = oneshot::channel::<()>();
+    let serving_one = tokio::spawn(one.serve(async {
+        let _ = stopped_one.await;
+        Ok("the test's stop")
+    }));
+    let serving_two = tokio::spawn(two.serve(async {
+        let _ = stopped_two.await;
+        Ok("the test's stop")
+    }));
+    let (mut s1, mut s2) =
+        (TcpStream::connect(a).await.expect("connect"), TcpStream::connect(b).await.expect("connect"));
+    roundtrip(&mut s1, b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\none\r\n", b"+OK\r\n").await;
+    roundtrip(&mut s2, b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\ntwo\r\n", b"+OK\r\n").await;
+    stop_one.send(()).expect("the first waits for the stop");
+    stop_two.send(()).expect("the second waits for the stop");
+    for serving in [serving_one, serving_two] {
+        tokio::time::timeout(TIMEOUT, serving)
+            .await
+            .expect("stopped in time")
+            .expect("no panic")
+            .expect("a clean stop");
+    }
+
+    // Each file holds its own server's write, and a server started over it loads it back.
+    for (scratch, value) in [(&first, "one"), (&second, "two")] {
+        let again = Server::start(config(&scratch.0, &aof)).await.expect("start again");
+        let addr = again.resp_addrs()[0];
+        let (stop, stopped) = oneshot::channel::<()>();
+        let serving = tokio::spawn(again.serve(async {
+            let _ = stopped.await;
+            Ok("the test's stop")
+        }));
+        let mut s = TcpStream::connect(addr).await.expect("connect");
+        roundtrip(&mut s, b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", format!("$3\r\n{value}\r\n").as_bytes()).await;
+        stop.send(()).expect("the server waits for the stop");
+        tokio::time::timeout(TIMEOUT, serving)
+            .await
+            .expect("stopped in time")
+            .expect("no panic")
+            .expect("a clean stop");
+    }
+}
