@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::mpsc;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -385,7 +385,7 @@ pub fn start(dir: &Path, filename: &str, fsync: Fsync, engine: Arc<Engine>, now_
         pending_end: start,
         unsynced_since,
         force_sync,
-        aof: aof.clone(),
+        aof: Arc::downgrade(&aof),
         rewrite: None,
     };
     writer.publish_info();
@@ -413,8 +413,9 @@ struct Writer {
     pending_end: u64,
     unsynced_since: Arc<Mutex<Option<Instant>>>,
     force_sync: Arc<std::sync::atomic::AtomicBool>,
-    /// For the watermark it moves (`Watermark::synced`).
-    aof: Arc<Aof>,
+    /// For the watermark it moves (`Watermark::synced`). Weak, so that when the server drops
+    /// its last handle the `kick` sender goes with it and this thread ends.
+    aof: Weak<Aof>,
     rewrite: Option<Rewrite>,
 }
 
@@ -423,7 +424,13 @@ impl Writer {
         loop {
             match kicks.recv_timeout(Duration::from_millis(100)) {
                 Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {}
+                // The server is gone (its shutdown already synced the file): write what is
+                // left and end, so a process that starts servers one after another (tests)
+                // does not keep a writer and an open file for each.
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    self.step();
+                    return;
+                }
             }
             while kicks.try_recv().is_ok() {}
             self.step();
@@ -467,7 +474,9 @@ impl Writer {
                     let written = self.progress.borrow().written;
                     // Before the watch wakes the waiters: a reply made once they run finds
                     // these bytes synced and does not wait for them again.
-                    self.aof.watermark.synced.store(written, Release);
+                    if let Some(aof) = self.aof.upgrade() {
+                        aof.watermark.synced.store(written, Release);
+                    }
                     self.progress.send_modify(|p| p.synced = written);
                 }
             }

@@ -165,4 +165,21 @@ async fn each_server_in_a_process_has_its_own_append_only_file() {
             .expect("no panic")
             .expect("a clean stop");
     }
+    // A stopped server leaves no AOF writer behind (the only test here that starts one).
+    tokio::time::timeout(TIMEOUT, async {
+        while threads_named("vitrine-aof") > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("every AOF writer thread ends once its server has stopped");
+}
+
+/// How many of this process's threads have `name` (Linux; 0 elsewhere).
+fn threads_named(name: &str) -> usize {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .filter(|comm| comm.trim_end() == name)
+        .count()
 }
