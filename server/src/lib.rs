@@ -62,6 +62,10 @@ pub struct Server {
     http_state: http::AppState,
     http_task: JoinHandle<()>,
     aof: Option<Arc<aof::Aof>>,
+    /// Held until the connections have drained: a loop's thread ends, dropping the
+    /// connections still on it, once every handle to the loops is gone, and the accept loops
+    /// drop theirs as soon as the shutdown starts.
+    loops: event_loops::EventLoops,
     shutdown_tx: watch::Sender<bool>,
     /// `recv` returns `None` once every accept loop and connection has ended.
     done_rx: mpsc::Receiver<()>,
@@ -128,13 +132,12 @@ impl Server {
             resp::ConnOptions { keepalive_s: config.tcp_keepalive, auth_timeout_s: config.unauthenticated_timeout };
         let loops = event_loops::EventLoops::start(threads)?;
         for listener in listeners {
-            let loops = loops.clone();
             tokio::spawn(resp::accept_loop(
                 listener,
                 engine.clone(),
                 options,
                 aof.clone(),
-                loops,
+                loops.clone(),
                 shutdown_rx.clone(),
                 done_tx.clone(),
             ));
@@ -186,7 +189,7 @@ impl Server {
         if let Some(path) = &config.http_port_file {
             write_atomically(path, &format!("{}\n", http_addr.port()))?;
         }
-        Ok(Server { config, engine, resp_addrs, http_addr, http_state, http_task, aof, shutdown_tx, done_rx })
+        Ok(Server { config, engine, resp_addrs, http_addr, http_state, http_task, aof, loops, shutdown_tx, done_rx })
     }
 
     /// The RESP addresses bound (one per `--bind` address that could be bound), with the
@@ -204,7 +207,8 @@ impl Server {
     /// connections and admin requests (each for up to 3 s), syncs the AOF and removes the
     /// port files.
     pub async fn serve(self, shutdown: impl Future<Output = std::io::Result<&'static str>>) -> anyhow::Result<()> {
-        let Server { config, engine, http_state, http_task, aof, shutdown_tx, mut done_rx, .. } = self;
+        // `_loops` lives to the end: the connections keep their loops until the server is done.
+        let Server { config, engine, http_state, http_task, aof, loops: _loops, shutdown_tx, mut done_rx, .. } = self;
         let signal = shutdown.await?;
         info!("received {signal}, shutting down");
         http_state.set_ready(false);
