@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::mpsc;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -225,16 +225,18 @@ impl Watermark {
     }
 }
 
-static RUNNING: OnceLock<Arc<Aof>> = OnceLock::new();
-
-/// The process's AOF, when `--appendonly yes`.
-pub fn running() -> Option<&'static Arc<Aof>> {
-    RUNNING.get()
+impl std::fmt::Debug for Aof {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Aof").field("path", &self.status.lock().path).finish_non_exhaustive()
+    }
 }
 
+// The handle is passed to whoever needs it (connections, the admin API, shutdown) rather than
+// kept in a global, so two servers in one process (tests) each have their own, or none.
+
 /// The AOF's state for `/api/stats` (`{"enabled": false}` when it is off).
-pub fn status_json() -> serde_json::Value {
-    match running() {
+pub fn status_json(aof: Option<&Aof>) -> serde_json::Value {
+    match aof {
         Some(aof) => {
             let mut s = aof.status.lock();
             if let Some(since) = *aof.unsynced_since.lock() {
@@ -249,8 +251,8 @@ pub fn status_json() -> serde_json::Value {
 }
 
 /// At shutdown: writes and fsyncs everything propagated so far (waits up to `limit`).
-pub async fn sync_at_shutdown(engine: &Engine, limit: Duration) {
-    let Some(aof) = running() else { return };
+pub async fn sync_at_shutdown(aof: Option<&Aof>, engine: &Engine, limit: Duration) {
+    let Some(aof) = aof else { return };
     // Nothing is written before this point, whatever the policy, that has not been fsynced.
     aof.force_sync.store(true, std::sync::atomic::Ordering::Release);
     let target = engine.propagation().appended();
@@ -270,8 +272,8 @@ pub async fn sync_at_shutdown(engine: &Engine, limit: Duration) {
 
 /// Waits until the propagated bytes up to `offset` are as durable as `appendfsync` promises.
 /// `Err` when the AOF failed: the caller must not acknowledge.
-pub async fn wait_durable(offset: u64) -> Result<(), String> {
-    let Some(aof) = running() else { return Ok(()) };
+pub async fn wait_durable(aof: Option<&Aof>, offset: u64) -> Result<(), String> {
+    let Some(aof) = aof else { return Ok(()) };
     let _ = aof.kick.lock().send(());
     let mut rx = aof.progress.clone();
     loop {
@@ -301,15 +303,15 @@ pub async fn wait_durable(offset: u64) -> Result<(), String> {
 /// write was made after that write's bytes were counted in `appended`: `seen` covers them.
 /// When the file cannot be written or fsynced, `wait_durable` fails and the reply is never
 /// sent (its connection closes, as a writer's does; Redis exits on such an error).
-pub fn must_hold(seen: u64) -> bool {
-    let Some(aof) = running() else { return false };
+pub fn must_hold(aof: Option<&Aof>, seen: u64) -> bool {
+    let Some(aof) = aof else { return false };
     seen > aof.watermark.synced.load(Acquire) && aof.watermark.fsync() == Fsync::Always
 }
 
 /// `wait_durable(seen)` when `must_hold(seen)`: for replies that write nothing themselves.
-pub async fn hold_replies(seen: u64) -> Result<(), String> {
-    if must_hold(seen) {
-        wait_durable(seen).await
+pub async fn hold_replies(aof: Option<&Aof>, seen: u64) -> Result<(), String> {
+    if must_hold(aof, seen) {
+        wait_durable(aof, seen).await
     } else {
         Ok(())
     }
@@ -383,12 +385,11 @@ pub fn start(dir: &Path, filename: &str, fsync: Fsync, engine: Arc<Engine>, now_
         pending_end: start,
         unsynced_since,
         force_sync,
-        aof: aof.clone(),
+        aof: Arc::downgrade(&aof),
         rewrite: None,
     };
     writer.publish_info();
     std::thread::Builder::new().name("vitrine-aof".into()).spawn(move || writer.run(krx))?;
-    let _ = RUNNING.set(aof.clone());
     Ok(aof)
 }
 
@@ -412,8 +413,9 @@ struct Writer {
     pending_end: u64,
     unsynced_since: Arc<Mutex<Option<Instant>>>,
     force_sync: Arc<std::sync::atomic::AtomicBool>,
-    /// For the watermark it moves (`Watermark::synced`).
-    aof: Arc<Aof>,
+    /// For the watermark it moves (`Watermark::synced`). Weak, so that when the server drops
+    /// its last handle the `kick` sender goes with it and this thread ends.
+    aof: Weak<Aof>,
     rewrite: Option<Rewrite>,
 }
 
@@ -422,7 +424,13 @@ impl Writer {
         loop {
             match kicks.recv_timeout(Duration::from_millis(100)) {
                 Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {}
+                // The server is gone (its shutdown already synced the file): write what is
+                // left and end, so a process that starts servers one after another (tests)
+                // does not keep a writer and an open file for each.
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    self.step();
+                    return;
+                }
             }
             while kicks.try_recv().is_ok() {}
             self.step();
@@ -466,7 +474,9 @@ impl Writer {
                     let written = self.progress.borrow().written;
                     // Before the watch wakes the waiters: a reply made once they run finds
                     // these bytes synced and does not wait for them again.
-                    self.aof.watermark.synced.store(written, Release);
+                    if let Some(aof) = self.aof.upgrade() {
+                        aof.watermark.synced.store(written, Release);
+                    }
                     self.progress.send_modify(|p| p.synced = written);
                 }
             }
@@ -479,6 +489,9 @@ impl Writer {
                 }
                 self.engine.propagation().refuse_writes(Some(text.clone()));
                 self.status.lock().last_write_error = Some(text.clone());
+                // INFO shows the error before a waiting client learns of it (its connection
+                // closes), so a client that then asks INFO why finds the answer.
+                self.publish_info();
                 self.progress.send_modify(|p| p.error = Some(text));
             }
             None => {

@@ -3,8 +3,8 @@
 //! read wait for it and answer once it completes, without stopping the event loop; `everysec`
 //! holds no reader; a failed fsync still withholds the acknowledgement and refuses writes.
 //!
-//! In-process, because the hold is a test-only hook. The AOF is process-wide (`aof::running`),
-//! so this binary's other tests must not start one.
+//! In-process, because the hold is a test-only hook. The hook is process-wide
+//! (`aof::fsync_fault`), so this binary's other tests must not start an AOF.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -95,7 +95,8 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     let dir = TempDir::new("durability");
     let engine = Arc::new(Engine::new(Config::default(), crate::now_ms(), 7));
-    aof::start(&dir.0, "appendonly.aof", Fsync::Always, engine.clone(), crate::now_ms()).expect("start the AOF");
+    let aof =
+        aof::start(&dir.0, "appendonly.aof", Fsync::Always, engine.clone(), crate::now_ms()).expect("start the AOF");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let (_shutdown, shutdown_rx) = watch::channel(false);
     let (done, _all_done) = mpsc::channel(1);
@@ -104,8 +105,12 @@ fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
     let addr = listener.local_addr().unwrap();
     let options = ConnOptions { keepalive_s: 0, auth_timeout_s: 0 };
-    rt.spawn(accept_loop(listener, engine.clone(), options, loops, shutdown_rx, done));
-    let http = TestApp::over(engine.clone(), Setup::default(), TempDir::new("durability-http"));
+    rt.spawn(accept_loop(listener, engine.clone(), options, Some(aof.clone()), loops, shutdown_rx, done));
+    let http = TestApp::over(
+        engine.clone(),
+        Setup { aof: Some(aof.clone()), ..Setup::default() },
+        TempDir::new("durability-http"),
+    );
     // Reads the keyspace in-process, past every hold.
     let mut inside = engine.new_session("test", "", 0);
     let mut peek = |argv: &[&str]| engine.call(&mut inside, argv, crate::now_ms());
@@ -162,11 +167,11 @@ fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     expect(&mut writer, "+OK\r\n");
     send(&mut reader, &["GET", "k"]);
     expect(&mut reader, "$2\r\nv3\r\n");
-    assert!(!aof::must_hold(u64::MAX), "everysec holds nothing");
+    assert!(!aof::must_hold(Some(&aof), u64::MAX), "everysec holds nothing");
     fsync_fault::hold(false);
     send(&mut writer, &["CONFIG", "SET", "appendfsync", "always"]);
     expect(&mut writer, "+OK\r\n");
-    wait_until("everything is fsynced", || !aof::must_hold(engine.propagation().appended()));
+    wait_until("everything is fsynced", || !aof::must_hold(Some(&aof), engine.propagation().appended()));
 
     // A failed fsync: the write is not acknowledged (its connection closes), nor shown to
     // a reader; writes are refused until an fsync succeeds again, then all goes on.

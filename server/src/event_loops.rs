@@ -26,9 +26,9 @@ pub struct EventLoops {
 }
 
 impl EventLoops {
-    /// Starts `threads` loops (at least one), each on its own named thread. The threads run
-    /// until the process exits: connections are drained by the caller's shutdown signal,
-    /// not by stopping the loops under them.
+    /// Starts `threads` loops (at least one), each on its own named thread. A thread ends,
+    /// dropping the connections still on it, once the last handle is dropped, so the caller
+    /// keeps one until its shutdown signal has drained the connections.
     pub fn start(threads: usize) -> std::io::Result<EventLoops> {
         let mut loops = Vec::with_capacity(threads.max(1));
         for i in 0..threads.max(1) {

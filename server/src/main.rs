@@ -1,53 +1,25 @@
 //! `vitrine`: the server process. Reads the configuration (flags, `VITRINE_*` environment
-//! variables, an optional redis.conf-style file), starts tracing and a tokio runtime, serves
-//! the RESP port and runs the background task until SIGINT or SIGTERM.
-//!
-//! This crate is the only place that reads the wall clock ([`now_ms`]); the engine is always
-//! handed the time.
-
-mod alloc;
-mod aof;
-mod aof_load;
-mod banner;
-mod bench;
-mod config;
-#[cfg(test)]
-mod durability_tests;
-mod event_loops;
-mod guard;
-mod http;
-mod maintenance;
-mod rdb;
-mod resp;
+//! variables, an optional redis.conf-style file), starts tracing and a tokio runtime, and runs
+//! the server (the `vitrine_server` library) until SIGINT or SIGTERM.
 
 use std::io::IsTerminal;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use tokio::sync::{mpsc, watch};
-use tracing::{error, info, warn};
+use tracing::error;
 use tracing_subscriber::EnvFilter;
-use vitrine_engine::stats::HostFacts;
-use vitrine_engine::{Config, Engine};
-
-use crate::config::{write_atomically, ServerConfig};
+use vitrine_server::{alloc, ServerConfig};
 
 /// jemalloc for small blocks (keyspace nodes), glibc for large ones (see `alloc`).
 #[global_allocator]
 static ALLOC: alloc::Split = alloc::Split;
 
-/// How long shutdown waits for connections to close before the runtime drops them.
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(3);
-
 fn main() -> ExitCode {
     alloc::init();
-    let (config, engine_config) = match ServerConfig::from_process().and_then(|c| {
-        let engine_config = c.engine_config()?;
-        Ok((c, engine_config))
-    }) {
-        Ok(both) => both,
+    // The engine settings are checked here too, before tracing starts, so a bad flag is
+    // reported as a usage error on stderr, not as a log line.
+    let config = match ServerConfig::from_process().and_then(|c| c.engine_config().map(|_| c)) {
+        Ok(config) => config,
         Err(e) => {
             eprintln!("vitrine: {e:#}");
             return ExitCode::FAILURE;
@@ -58,9 +30,8 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    let threads = config.worker_threads();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
+        .worker_threads(config.worker_threads())
         .thread_name("vitrine-worker")
         .enable_all()
         .build()
@@ -71,7 +42,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(run(config, engine_config, threads));
+    let result = runtime.block_on(vitrine_server::run(config, shutdown_signal()));
     runtime.shutdown_timeout(Duration::from_secs(1));
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -82,132 +53,9 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run(config: ServerConfig, engine_config: Config, threads: usize) -> anyhow::Result<()> {
-    let http_ip: IpAddr = config
-        .http_bind
-        .parse()
-        .map_err(|e| anyhow::anyhow!("invalid --http-bind address '{}': {e}", config.http_bind))?;
-    let admin_token = config.admin_token()?;
-    http::check_exposure(http_ip, admin_token.as_deref(), config.admin_insecure)?;
-    let engine = Arc::new(Engine::new(engine_config, now_ms(), random_seed()));
-    // Loaded before any port opens: a client never sees a half-loaded cache, and a file that
-    // cannot be read stops the start instead of serving an empty one over it.
-    if config.appendonly == "yes" {
-        let fsync = aof::Fsync::parse(&config.appendfsync)?;
-        aof::start(&config.dir_absolute(), &config.appendfilename, fsync, engine.clone(), now_ms())?;
-    }
-    let listeners = resp::bind(&config.bind_addrs(), config.port)?;
-    let port = listeners[0].local_addr()?.port();
-    // Bound before anything is announced, so a taken admin port fails the start cleanly.
-    let http_listener = tokio::net::TcpListener::bind(SocketAddr::new(http_ip, config.http_port)).await.map_err(|e| {
-        anyhow::anyhow!(
-            "cannot listen on {} for the admin HTTP API: {e} (choose another port with --http-port; 0 picks a free one)",
-            SocketAddr::new(http_ip, config.http_port)
-        )
-    })?;
-    let http_addr = http_listener.local_addr()?;
-    engine.config().set_host_param("port", &port.to_string());
-    engine.config().set_host_param("http-port", &http_addr.port().to_string());
-    let resp_addrs: Vec<SocketAddr> = listeners.iter().filter_map(|l| l.local_addr().ok()).collect();
-    if let Some(path) = &config.port_file {
-        write_atomically(path, &format!("{port}\n"))?;
-    }
-
-    let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    // Every accept loop and connection holds a clone of `done_tx`; `recv` returns `None`
-    // once they have all ended.
-    let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
-    let facts = HostFacts {
-        process_id: std::process::id(),
-        tcp_port: port,
-        rss_bytes: 0,
-        allocator_bytes: 0,
-        threads: threads as u32,
-        executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
-    };
-    tokio::spawn(maintenance::run(engine.clone(), facts, shutdown_rx.clone()));
-    resp::clamp_maxclients_to_fd_limit(&engine);
-    // The admin port's connections get descriptors of their own, taken from RESP's share.
-    let admin_connections = http::accept::fd_budget(config.http_max_connections as usize, guard::open_files_limit());
-    http::accept::reserve_admin_fds(&engine, admin_connections);
-    let options =
-        resp::ConnOptions { keepalive_s: config.tcp_keepalive, auth_timeout_s: config.unauthenticated_timeout };
-    let loops = event_loops::EventLoops::start(threads)?;
-    for listener in listeners {
-        let loops = loops.clone();
-        tokio::spawn(resp::accept_loop(listener, engine.clone(), options, loops, shutdown_rx.clone(), done_tx.clone()));
-    }
-    drop(done_tx);
-
-    // The admin HTTP API: its own port, the same engine. The benchmark runner in it connects
-    // to our RESP port over loopback.
-    let resp_target = banner::reachable(
-        resp_addrs.first().copied().unwrap_or(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)),
-    );
-    let http_options = http::HttpOptions {
-        token: admin_token,
-        bind_ip: http_ip,
-        web_dir: config.web_dir.clone(),
-        data_dir: config.dir.clone(),
-        resp_addr: resp_target,
-        limits: http::accept::Limits {
-            header_timeout: Duration::from_secs(config.http_header_timeout),
-            body_timeout: Duration::from_secs(config.http_body_timeout),
-            request_timeout: Duration::from_secs(config.http_request_timeout),
-            max_connections: admin_connections,
-        },
-    };
-    let http_state = http::AppState::new(engine.clone(), http_options, shutdown_rx.clone());
-    tokio::spawn(http::stats::run_sampler(http_state.clone(), shutdown_rx.clone()));
-    let http_task = tokio::spawn(http::serve(http_listener, http_state.clone(), shutdown_rx.clone()));
-    http_state.set_ready(true);
-    let cfg = engine.config();
-    if let Some(warning) = guard::protected_mode_warning(&resp_addrs, cfg.protected_mode(), cfg.auth_required()) {
-        warn!("{warning}");
-    }
-    info!(
-        "{}",
-        banner::banner(&banner::Listening {
-            version: vitrine_engine::VERSION,
-            maxmemory: cfg.maxmemory(),
-            policy: cfg.policy().name(),
-            threads,
-            resp: &resp_addrs,
-            password_set: cfg.auth_required(),
-            http: http_addr,
-            token_required: http_state.security.token_required(),
-            web: banner::WebBuild::of(&config.web_dir),
-        })
-    );
-    // Written last, so a script or test that waits for it finds the block above in the log.
-    if let Some(path) = &config.http_port_file {
-        write_atomically(path, &format!("{}\n", http_addr.port()))?;
-    }
-
-    let signal = shutdown_signal().await?;
-    info!("received {signal}, shutting down");
-    http_state.set_ready(false);
-    http_state.bench.cancel_active();
-    shutdown_tx.send_replace(true);
-    // Connections look at the shutdown flag when woken; wake the idle ones.
-    engine.wake_all_clients();
-    if tokio::time::timeout(DRAIN_TIMEOUT, done_rx.recv()).await.is_err() {
-        warn!("connections still open after {DRAIN_TIMEOUT:?}; closing them");
-    }
-    if tokio::time::timeout(DRAIN_TIMEOUT, http_task).await.is_err() {
-        warn!("admin HTTP requests still open after {DRAIN_TIMEOUT:?}; closing them");
-    }
-    aof::sync_at_shutdown(&engine, DRAIN_TIMEOUT).await;
-    if let Some(path) = &config.port_file {
-        let _ = std::fs::remove_file(path);
-    }
-    if let Some(path) = &config.http_port_file {
-        let _ = std::fs::remove_file(path);
-    }
-    info!("bye");
-    Ok(())
-}
-
+/// Resolves on the first SIGINT or SIGTERM with its name. The handlers are installed when it
+/// is first polled, once the server has started: a signal during start-up (a long AOF load)
+/// still ends the process at once.
 async fn shutdown_signal() -> std::io::Result<&'static str> {
     #[cfg(unix)]
     {
@@ -222,19 +70,4 @@ async fn shutdown_signal() -> std::io::Result<&'static str> {
     {
         tokio::signal::ctrl_c().await.map(|()| "ctrl-c")
     }
-}
-
-/// The wall clock in unix milliseconds: the only clock the engine ever sees.
-pub fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
-}
-
-/// A seed for the engine's hashers and samplers that a client cannot predict: `RandomState`
-/// is keyed from the OS's random source, mixed with the time and pid.
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
-    h.write_u32(std::process::id());
-    h.finish()
 }

@@ -33,6 +33,7 @@ use tokio::time::{sleep_until, timeout, Instant};
 use tracing::{debug, error, info, warn};
 use vitrine_engine::{Engine, ProtocolError, Session};
 
+use crate::aof::Aof;
 use crate::event_loops::EventLoops;
 use crate::guard::{OutputPolicy, SoftLimitClock};
 use crate::now_ms;
@@ -115,6 +116,7 @@ pub async fn accept_loop(
     listener: TcpListener,
     engine: Arc<Engine>,
     options: ConnOptions,
+    aof: Option<Arc<Aof>>,
     loops: EventLoops,
     mut shutdown: watch::Receiver<bool>,
     done: mpsc::Sender<()>,
@@ -157,7 +159,7 @@ pub async fn accept_loop(
             Err(_) => String::new(),
         };
         let session = engine.new_session(&peer.to_string(), &local, now_ms());
-        let open = Open { engine: engine.clone(), session };
+        let open = Open { engine: engine.clone(), session, aof: aof.clone() };
         debug!(id = open.session.id(), %peer, "client connected");
         let auth_deadline = auth_deadline(&open.session, options);
         // Handed to an event loop as a std socket: a tokio socket belongs to the reactor of
@@ -276,6 +278,8 @@ fn configure(stream: &TcpStream, options: ConnOptions) {
 struct Open {
     engine: Arc<Engine>,
     session: Session,
+    /// The server's append-only file, when on: replies wait on its fsyncs.
+    aof: Option<Arc<Aof>>,
 }
 
 impl Drop for Open {
@@ -352,6 +356,8 @@ async fn serve(
     auth_deadline: Option<Instant>,
 ) {
     let engine = open.engine.clone();
+    let aof = open.aof.clone();
+    let aof = aof.as_deref();
     let session = &mut open.session;
     let id = session.id();
     // Woken by CLIENT KILL from another connection and by pub/sub messages for this one;
@@ -389,7 +395,7 @@ async fn serve(
         // A message may tell of a write (its publisher's SET just before the PUBLISH): under
         // appendfsync always it waits for that write's fsync, as every reply does (below).
         if out.len() > before_pushes {
-            if let Err(e) = crate::aof::hold_replies(engine.propagation().appended()).await {
+            if let Err(e) = crate::aof::hold_replies(aof, engine.propagation().appended()).await {
                 break End::Io(io::Error::other(e));
             }
         }
@@ -399,8 +405,8 @@ async fn serve(
             held.commands = !input.is_empty();
             // The pop done on this client's behalf (and any writes after it) must be in the
             // append-only file before the reply says so.
-            if crate::aof::running().is_some() {
-                if let Err(e) = crate::aof::wait_durable(engine.propagation().appended()).await {
+            if aof.is_some() {
+                if let Err(e) = crate::aof::wait_durable(aof, engine.propagation().appended()).await {
                     break End::Io(io::Error::other(e));
                 }
             }
@@ -432,8 +438,8 @@ async fn serve(
             if held.over_limit(&policy, out.len() - sent, &mut soft_clock) {
                 break End::OutputBufferFull(out.len() - sent, policy);
             }
-            if crate::aof::running().is_some() {
-                if let Err(e) = crate::aof::wait_durable(engine.propagation().appended()).await {
+            if aof.is_some() {
+                if let Err(e) = crate::aof::wait_durable(aof, engine.propagation().appended()).await {
                     break End::Io(io::Error::other(e));
                 }
             }
@@ -500,8 +506,8 @@ async fn serve(
                     // acknowledgement at all. Under appendfsync always, a reader's replies also
                     // wait until every write they could have seen is fsynced, so nobody sees a
                     // write that a crash then loses (`aof::must_hold`).
-                    if logged_after != logged_before || crate::aof::must_hold(logged_after) {
-                        if let Err(e) = crate::aof::wait_durable(logged_after).await {
+                    if logged_after != logged_before || crate::aof::must_hold(aof, logged_after) {
+                        if let Err(e) = crate::aof::wait_durable(aof, logged_after).await {
                             break End::Io(io::Error::other(e));
                         }
                     }
@@ -544,8 +550,8 @@ async fn serve(
             () = block_timeout => {
                 engine.unblock_timeout(session, &mut out);
                 held.commands = !input.is_empty();
-                if crate::aof::running().is_some() {
-                    if let Err(e) = crate::aof::wait_durable(engine.propagation().appended()).await {
+                if aof.is_some() {
+                    if let Err(e) = crate::aof::wait_durable(aof, engine.propagation().appended()).await {
                         break End::Io(io::Error::other(e));
                     }
                 }

@@ -44,6 +44,7 @@ use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutBody, TimeoutLayer};
 use tower_http::trace::TraceLayer;
 use vitrine_engine::{Engine, Reply};
 
+use crate::aof::Aof;
 use crate::bench::Bench;
 use crate::now_ms;
 pub use security::Security;
@@ -68,6 +69,8 @@ pub struct HttpOptions {
     pub resp_addr: SocketAddr,
     /// Timeouts and the connection cap of the admin port.
     pub limits: accept::Limits,
+    /// The server's append-only file, when on: answers that show keys wait on its fsyncs.
+    pub aof: Option<Arc<Aof>>,
 }
 
 /// Shared by every handler; cheap to clone.
@@ -83,6 +86,8 @@ pub struct Shared {
     /// Console sessions kept between `POST /api/command` requests (see `sessions`).
     pub sessions: sessions::Sessions,
     pub limits: accept::Limits,
+    /// See [`HttpOptions::aof`].
+    pub aof: Option<Arc<Aof>>,
     ready: AtomicBool,
     /// Turns true when the process shuts down; long-lived responses (SSE) end then.
     pub shutdown: watch::Receiver<bool>,
@@ -108,6 +113,7 @@ impl AppState {
             web_dir: options.web_dir,
             sessions: sessions::Sessions::default(),
             limits: options.limits,
+            aof: options.aof,
             ready: AtomicBool::new(false),
             shutdown,
             engine,
@@ -257,7 +263,7 @@ async fn hold_until_durable(
     if !shows_keys {
         return response;
     }
-    match crate::aof::hold_replies(state.engine.propagation().appended()).await {
+    match crate::aof::hold_replies(state.aof.as_deref(), state.engine.propagation().appended()).await {
         Ok(()) => response,
         Err(e) => error::ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "persistence_error", e).into_response(),
     }

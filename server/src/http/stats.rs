@@ -190,7 +190,7 @@ pub async fn run_sampler(state: AppState, mut shutdown: watch::Receiver<bool>) {
 async fn stats(State(state): State<AppState>) -> Json<serde_json::Value> {
     let snapshot: StatsSnapshot = state.engine.snapshot(now_ms());
     let mut v = serde_json::to_value(snapshot).unwrap_or_else(|_| json!({}));
-    v["persistence"] = crate::aof::status_json();
+    v["persistence"] = crate::aof::status_json(state.aof.as_deref());
     Json(v)
 }
 

@@ -54,6 +54,8 @@ pub struct Setup {
     pub resp_addr: SocketAddr,
     pub web_dir: Option<PathBuf>,
     pub limits: super::accept::Limits,
+    /// An append-only file the app's key answers wait on (`aof::start`); none by default.
+    pub aof: Option<Arc<crate::aof::Aof>>,
 }
 
 impl Default for Setup {
@@ -66,6 +68,7 @@ impl Default for Setup {
             resp_addr: SocketAddr::from(([127, 0, 0, 1], 1)),
             web_dir: None,
             limits: super::accept::Limits::default(),
+            aof: None,
         }
     }
 }
@@ -90,6 +93,7 @@ impl TestApp {
             data_dir: dir.0.clone(),
             resp_addr: setup.resp_addr,
             limits: setup.limits,
+            aof: setup.aof,
         };
         let state = AppState::new(engine, options, shutdown_rx);
         state.set_ready(true);

@@ -552,7 +552,7 @@ async fn app_with_resp() -> (TestApp, tokio::sync::watch::Sender<bool>) {
     for l in listeners {
         let options = crate::resp::ConnOptions { keepalive_s: 0, auth_timeout_s: 0 };
         let loops = crate::event_loops::EventLoops::start(1).expect("event loop");
-        tokio::spawn(crate::resp::accept_loop(l, engine.clone(), options, loops, stop_rx.clone(), done.clone()));
+        tokio::spawn(crate::resp::accept_loop(l, engine.clone(), options, None, loops, stop_rx.clone(), done.clone()));
     }
     let t = TestApp::over(engine, Setup { resp_addr: addr, ..Setup::default() }, TempDir::new("bench"));
     (t, stop)
