@@ -86,12 +86,12 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-// It starts the AOF, whose handle is process-global (`aof::running`), and pauses its fsync:
-// every other test in the same process that serves a connection would then wait on this
-// file's fsync, and they on it. So it runs alone, in a process of its own: scripts/test runs
-// it as its own step (`cargo test -p vitrine-server --bin vitrine durability -- --ignored`).
+// It pauses and fails fsyncs through `aof::fsync_fault`, a test hook that is process-wide:
+// any other test in the same process with an append-only file would stall or fail with it.
+// So it runs alone, in a process of its own, timed by nothing else: scripts/test runs it as
+// its own step (`cargo test -p vitrine-server --lib durability -- --ignored`).
 #[test]
-#[ignore = "starts the process-global AOF; scripts/test runs it alone"]
+#[ignore = "pauses every fsync in the process; scripts/test runs it alone"]
 fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     let dir = TempDir::new("durability");
     let engine = Arc::new(Engine::new(Config::default(), crate::now_ms(), 7));
