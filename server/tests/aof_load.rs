@@ -345,8 +345,11 @@ fn write_every_type(c: &mut redis::Connection) {
 
 #[test]
 fn redis_7_multi_part_aof_loads_with_every_key_value_and_ttl_and_is_not_modified() {
-    let Some(binary) = common::find_in_path("redis-server") else {
-        eprintln!("SKIPPED redis_7_multi_part_aof_loads...: redis-server is not on PATH");
+    let Some(binary) = common::tool_or_skip(
+        "redis_7_multi_part_aof_loads_with_every_key_value_and_ttl_and_is_not_modified",
+        "redis-server",
+        "redis-server",
+    ) else {
         return;
     };
     let dir = Dir::new("redis7");
@@ -417,8 +420,11 @@ fn wait_for_redis_rewrite(c: &mut redis::Connection) {
 
 #[test]
 fn redis_7_rdb_base_loads_with_every_key_value_and_ttl_and_a_flipped_byte_is_refused() {
-    let Some(binary) = common::find_in_path("redis-server") else {
-        eprintln!("SKIPPED redis_7_rdb_base_loads...: redis-server is not on PATH");
+    let Some(binary) = common::tool_or_skip(
+        "redis_7_rdb_base_loads_with_every_key_value_and_ttl_and_a_flipped_byte_is_refused",
+        "redis-server",
+        "redis-server",
+    ) else {
         return;
     };
     let dir = Dir::new("redisrdb");

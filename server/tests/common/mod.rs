@@ -176,16 +176,7 @@ impl RedisServer {
     /// `None` so the caller can skip, except under CI (`CI` set and not `false`/`0`), where
     /// the comparison must run and a missing redis-server fails the test.
     pub fn start_or_skip(test: &str) -> Option<RedisServer> {
-        match find_in_path("redis-server") {
-            Some(binary) => Some(RedisServer::start(&binary)),
-            None if is_ci() => {
-                panic!("{test}: redis-server is not on PATH, and CI must run this test (scripts/test installs it)")
-            }
-            None => {
-                eprintln!("SKIPPED {test}: redis-server is not on PATH (install Debian's redis-server to run it)");
-                None
-            }
-        }
+        Some(RedisServer::start(&tool_or_skip(test, "redis-server", "redis-server")?))
     }
 
     /// Starts `binary` on a free port and waits (bounded) until it answers PING.
@@ -317,6 +308,28 @@ pub fn find_in_path(name: &str) -> Option<PathBuf> {
             candidate.is_file()
         }
     })
+}
+
+/// A program on PATH, or in /usr/sbin (where Debian keeps `ip`, and which a non-root PATH
+/// may lack).
+pub fn find_program(name: &str) -> Option<PathBuf> {
+    find_in_path(name).or_else(|| Some(Path::new("/usr/sbin").join(name)).filter(|p| p.is_file()))
+}
+
+/// The program `name` ([`find_program`]). When it is missing this says so and answers `None`
+/// so the caller can skip, except under CI (see [`is_ci`]), where the test must run and a
+/// missing program fails it: scripts/test installs every one (`package` is the Debian package
+/// that has it).
+pub fn tool_or_skip(test: &str, name: &str, package: &str) -> Option<PathBuf> {
+    let found = find_program(name);
+    if found.is_none() {
+        assert!(
+            !is_ci(),
+            "{test}: {name} is not installed, and CI must run this test (scripts/test installs {package})"
+        );
+        eprintln!("SKIPPED {test}: {name} is not installed (Debian's {package} has it)");
+    }
+    found
 }
 
 /// Whether this runs under CI, where tests that would skip locally must run.
