@@ -405,10 +405,8 @@ async fn serve(
             held.commands = !input.is_empty();
             // The pop done on this client's behalf (and any writes after it) must be in the
             // append-only file before the reply says so.
-            if aof.is_some() {
-                if let Err(e) = crate::aof::wait_durable(aof, engine.propagation().appended()).await {
-                    break End::Io(io::Error::other(e));
-                }
+            if let Err(end) = logged_is_durable(aof, &engine).await {
+                break end;
             }
         }
         let unblock_at = block_deadline(session);
@@ -438,10 +436,8 @@ async fn serve(
             if held.over_limit(&policy, out.len() - sent, &mut soft_clock) {
                 break End::OutputBufferFull(out.len() - sent, policy);
             }
-            if aof.is_some() {
-                if let Err(e) = crate::aof::wait_durable(aof, engine.propagation().appended()).await {
-                    break End::Io(io::Error::other(e));
-                }
+            if let Err(end) = logged_is_durable(aof, &engine).await {
+                break end;
             }
             continue;
         }
@@ -550,10 +546,8 @@ async fn serve(
             () = block_timeout => {
                 engine.unblock_timeout(session, &mut out);
                 held.commands = !input.is_empty();
-                if aof.is_some() {
-                    if let Err(e) = crate::aof::wait_durable(aof, engine.propagation().appended()).await {
-                        break End::Io(io::Error::other(e));
-                    }
+                if let Err(end) = logged_is_durable(aof, &engine).await {
+                    break end;
                 }
             }
             () = idle => break End::Idle,
@@ -705,6 +699,13 @@ fn run_held(
     }
     held.after_feed(session, !input.is_empty(), out.len() >= *sent + policy.stop_at);
     Ok(())
+}
+
+/// Waits until the append-only file holds everything logged so far (fsynced, under appendfsync
+/// always), for replies that follow writes done on this client's behalf (a served blocking
+/// pop, held-back commands). No file: nothing to wait for.
+async fn logged_is_durable(aof: Option<&Aof>, engine: &Engine) -> Result<(), End> {
+    crate::aof::wait_durable(aof, engine.propagation().appended()).await.map_err(|e| End::Io(io::Error::other(e)))
 }
 
 /// Drops the sent bytes at the front of `out` once they are at least half of it, so a buffer
