@@ -132,6 +132,24 @@ fn edge_cases_match_redis() {
         args!["EXPIRE", "n", "10", "a\rb\r\n"],
         args!["OBJECT", "EN\0C", "n"],
         args!["OBJECT", "e".repeat(200), "n"],
+        // protected-mode is a bool config, settable at run time (it decides later accepts
+        // only: these connections are on loopback).
+        args!["CONFIG", "SET", "protected-mode", "yes"],
+        args!["CONFIG", "GET", "protected-mode"],
+        args!["CONFIG", "SET", "protected-mode", "NO"],
+        args!["CONFIG", "GET", "protected-mode"],
+        args!["CONFIG", "SET", "protected-mode", "maybe"],
+        args!["CONFIG", "SET", "protected-mode", "1"],
+        args!["CONFIG", "SET", "protected-mode", ""],
+        args!["CONFIG", "GET", "protected-mode"],
+        // The normal class of client-output-buffer-limit, as connections now enforce it.
+        args!["CONFIG", "SET", "client-output-buffer-limit", "normal 64mb 16mb 10"],
+        args!["CONFIG", "GET", "client-output-buffer-limit"],
+        args!["CONFIG", "SET", "client-output-buffer-limit", "normal 64mb"],
+        args!["CONFIG", "SET", "client-output-buffer-limit", "normal x 0 0"],
+        args!["CONFIG", "SET", "client-output-buffer-limit", "everyone 1 0 0"],
+        args!["CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0"],
+        args!["CONFIG", "GET", "client-output-buffer-limit"],
     ];
     for argv in cases {
         let check = match &argv[0][..] {
