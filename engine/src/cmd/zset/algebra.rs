@@ -1,0 +1,214 @@
+//! ZUNIONSTORE and ZINTERSTORE: weights, aggregates and the stored result.
+
+use foldhash::fast::RandomState;
+use indexmap::IndexMap;
+
+use crate::args::Args;
+use crate::engine::Ctx;
+use crate::error::CmdError;
+use crate::reply::Reply;
+use crate::store::entry::{Entry, ValueRef};
+use crate::store::zset::ZSetValue;
+
+use super::create;
+use super::parse::parse_score;
+
+/// How the scores of one member in several sources combine.
+#[derive(Debug, Clone, Copy)]
+enum Aggregate {
+    Sum,
+    Min,
+    Max,
+}
+
+impl Aggregate {
+    /// Redis's `zunionInterAggregate`: a sum of +inf and -inf is 0, not NaN.
+    fn apply(self, target: &mut f64, value: f64) {
+        match self {
+            Aggregate::Sum => {
+                *target += value;
+                if target.is_nan() {
+                    *target = 0.0;
+                }
+            }
+            Aggregate::Min => {
+                if value < *target {
+                    *target = value;
+                }
+            }
+            Aggregate::Max => {
+                if value > *target {
+                    *target = value;
+                }
+            }
+        }
+    }
+}
+
+/// Stores at destination the union of sorted sets (and sets, whose members score 1), each
+/// source's scores multiplied by its weight and combined by SUM (default), MIN or MAX.
+/// Answers the size of the result; an empty result deletes the destination.
+///
+/// ```text
+/// ZUNIONSTORE destination numkeys key [key ...] [WEIGHTS weight [weight ...]]
+///     [AGGREGATE SUM | MIN | MAX]
+/// ```
+pub fn zunionstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    store_generic(ctx, args, false)
+}
+
+/// Stores at destination the intersection of sorted sets (and sets), scores weighted and
+/// combined as in ZUNIONSTORE. Answers the size of the result.
+///
+/// ```text
+/// ZINTERSTORE destination numkeys key [key ...] [WEIGHTS weight [weight ...]]
+///     [AGGREGATE SUM | MIN | MAX]
+/// ```
+pub fn zinterstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    store_generic(ctx, args, true)
+}
+
+/// Redis's `zunionInterDiffGenericCommand` for the STORE forms: numkeys, the sources' types,
+/// then the options, each with its own error in that order. Sources are combined smallest
+/// first (a stable sort by size, as Redis's `qsort` with glibc), which fixes the order in which
+/// floating-point sums are taken, so results agree with Redis to the last bit.
+fn store_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, inter: bool) -> Result<Reply, CmdError> {
+    let name = if inter { "zinterstore" } else { "zunionstore" };
+    let now = ctx.now;
+    let dest = args.key()?;
+    let numkeys = args.int()?;
+    if numkeys < 1 {
+        return Err(CmdError::err(format!("at least 1 input key is needed for '{name}' command")));
+    }
+    if numkeys as u64 > args.len() as u64 {
+        return Err(CmdError::Syntax);
+    }
+    let keys = (0..numkeys).map(|_| args.key()).collect::<Result<Vec<_>, _>>()?;
+    let mut sizes = Vec::with_capacity(keys.len());
+    for key in &keys {
+        sizes.push(match ctx.db.lookup(key, now) {
+            None => 0,
+            Some(entry) => match entry.value {
+                ValueRef::ZSet(z) => z.len(),
+                ValueRef::Set(s) => s.len(),
+                _ => return Err(CmdError::WrongType),
+            },
+        });
+    }
+    let mut weights = vec![1.0; keys.len()];
+    let mut aggregate = Aggregate::Sum;
+    while !args.is_empty() {
+        let remaining = args.len();
+        let opt = args.bytes()?;
+        if remaining > keys.len() && opt.eq_ignore_ascii_case(b"WEIGHTS") {
+            for w in weights.iter_mut() {
+                *w = parse_score(args.bytes()?).ok_or_else(|| CmdError::err("weight value is not a float"))?;
+            }
+        } else if remaining >= 2 && opt.eq_ignore_ascii_case(b"AGGREGATE") {
+            aggregate = match args.bytes()?.to_ascii_uppercase().as_slice() {
+                b"SUM" => Aggregate::Sum,
+                b"MIN" => Aggregate::Min,
+                b"MAX" => Aggregate::Max,
+                _ => return Err(CmdError::Syntax),
+            };
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| sizes[i]);
+    let result = if inter {
+        intersection(ctx, &keys, &order, &weights, aggregate)
+    } else {
+        union(ctx, &keys, &order, &weights, aggregate)
+    };
+    let shard = ctx.db.shard(dest);
+    if result.is_empty() {
+        shard.remove(dest);
+        return Ok(Reply::Int(0));
+    }
+    let len = result.len();
+    create(ctx, dest, ZSetValue::from_distinct(result));
+    Ok(Reply::Int(len as i64))
+}
+
+/// Every element of a source (a sorted set, or a set whose members score 1) in `visit`.
+fn for_each_element(entry: Option<Entry<'_>>, mut visit: impl FnMut(&[u8], f64)) {
+    match entry.map(|e| e.value) {
+        Some(ValueRef::ZSet(z)) => (0..z.len()).filter_map(|i| z.get_index(i)).for_each(|(m, s)| visit(m, s)),
+        Some(ValueRef::Set(s)) => s.iter().for_each(|m| visit(m, 1.0)),
+        _ => {}
+    }
+}
+
+fn union(
+    ctx: &mut Ctx<'_>,
+    keys: &[&[u8]],
+    order: &[usize],
+    weights: &[f64],
+    aggregate: Aggregate,
+) -> Vec<(Box<[u8]>, f64)> {
+    let now = ctx.now;
+    let mut acc: IndexMap<Box<[u8]>, f64, RandomState> = IndexMap::default();
+    for &i in order {
+        let weight = weights[i];
+        for_each_element(ctx.db.peek(keys[i], now), |member, score| {
+            // Redis zeroes a NaN product (inf × 0) before combining it, in a union.
+            let mut value = weight * score;
+            if value.is_nan() {
+                value = 0.0;
+            }
+            match acc.get_mut(member) {
+                Some(target) => aggregate.apply(target, value),
+                None => {
+                    acc.insert(member.into(), value);
+                }
+            }
+        });
+    }
+    acc.into_iter().collect()
+}
+
+fn intersection(
+    ctx: &mut Ctx<'_>,
+    keys: &[&[u8]],
+    order: &[usize],
+    weights: &[f64],
+    aggregate: Aggregate,
+) -> Vec<(Box<[u8]>, f64)> {
+    let now = ctx.now;
+    // The smallest source's elements are the candidates; each other source, in order of
+    // size, keeps those it holds and adds its score to theirs.
+    let mut found = Vec::new();
+    let first = order[0];
+    for_each_element(ctx.db.peek(keys[first], now), |member, score| {
+        let mut value = weights[first] * score;
+        if value.is_nan() {
+            value = 0.0;
+        }
+        found.push((Box::<[u8]>::from(member), value));
+    });
+    for &i in &order[1..] {
+        if found.is_empty() {
+            break;
+        }
+        let weight = weights[i];
+        let entry = ctx.db.peek(keys[i], now);
+        found.retain_mut(|(member, score)| {
+            let other = match entry.map(|e| e.value) {
+                Some(ValueRef::ZSet(z)) => z.score(member),
+                Some(ValueRef::Set(s)) => s.contains(member).then_some(1.0),
+                _ => None,
+            };
+            match other {
+                // Unlike the union, a NaN product here goes to the aggregate as it is.
+                Some(other) => {
+                    aggregate.apply(score, other * weight);
+                    true
+                }
+                None => false,
+            }
+        });
+    }
+    found
+}
