@@ -1,0 +1,313 @@
+//! GET, SET with its options (NX/XX/GET/EX/PX/EXAT/PXAT/KEEPTTL), SETNX, SETEX, PSETEX, GETSET,
+//! GETDEL and GETEX.
+
+use crate::args::{parse_i64, Args};
+use crate::engine::Ctx;
+use crate::error::CmdError;
+use crate::reply::Reply;
+use crate::store::entry::Value;
+
+use super::{default_expiry, store, str_of};
+
+/// GET: the string at a key, or nil.
+///
+/// ```text
+/// GET key
+/// ```
+pub fn get(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    match ctx.db.read(key, ctx.now) {
+        Some(entry) => Ok(Reply::bulk(str_of(entry)?)),
+        None => Ok(Reply::Nil),
+    }
+}
+
+/// SET: stores a string, optionally only if the key is absent (NX) or present (XX), with an
+/// expiry, keeping the old TTL (KEEPTTL), and returning the old value (GET).
+///
+/// ```text
+/// SET key value [NX | XX] [GET] [EX seconds | PX milliseconds |
+///     EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]
+/// ```
+pub fn set(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let value = args.bytes()?;
+    let opts = parse_options(args, Family::Set)?;
+    let ttl = match opts.ttl {
+        TtlOpt::Expire(unit, arg) => Ttl::At(resolve_expire(unit, arg, ctx.now, "set")?),
+        TtlOpt::KeepTtl => Ttl::Keep,
+        TtlOpt::Unset | TtlOpt::Persist => Ttl::Default,
+    };
+    let cond = Cond { nx: opts.nx, xx: opts.xx };
+    let written = set_generic(ctx, key, value, cond, opts.get, ttl)?;
+    Ok(if opts.get {
+        Reply::opt_bulk(written.old)
+    } else if written.done {
+        Reply::Ok
+    } else {
+        Reply::Nil
+    })
+}
+
+/// SETNX: stores a string only if the key does not exist; 1 if it was set, 0 if not.
+///
+/// ```text
+/// SETNX key value
+/// ```
+pub fn setnx(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let value = args.bytes()?;
+    let cond = Cond { nx: true, xx: false };
+    let written = set_generic(ctx, key, value, cond, false, Ttl::Default)?;
+    Ok(Reply::Int(written.done as i64))
+}
+
+/// SETEX: stores a string that expires after a number of seconds.
+///
+/// ```text
+/// SETEX key seconds value
+/// ```
+pub fn setex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    set_with_expire(ctx, args, Unit::Ex, "setex")
+}
+
+/// PSETEX: stores a string that expires after a number of milliseconds.
+///
+/// ```text
+/// PSETEX key milliseconds value
+/// ```
+pub fn psetex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    set_with_expire(ctx, args, Unit::Px, "psetex")
+}
+
+fn set_with_expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>, unit: Unit, cmd: &str) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let time = args.bytes()?;
+    let value = args.bytes()?;
+    let at = resolve_expire(unit, time, ctx.now, cmd)?;
+    set_generic(ctx, key, value, Cond::default(), false, Ttl::At(at))?;
+    Ok(Reply::Ok)
+}
+
+/// GETSET: stores a string and returns the old one (nil if none). Clears the TTL.
+///
+/// ```text
+/// GETSET key value
+/// ```
+pub fn getset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let value = args.bytes()?;
+    let written = set_generic(ctx, key, value, Cond::default(), true, Ttl::Default)?;
+    Ok(Reply::opt_bulk(written.old))
+}
+
+/// GETDEL: returns the string at a key and deletes the key.
+///
+/// ```text
+/// GETDEL key
+/// ```
+pub fn getdel(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let Some(entry) = ctx.db.read(key, ctx.now) else {
+        return Ok(Reply::Nil);
+    };
+    str_of(entry)?;
+    Ok(match ctx.db.shard(key).remove(key) {
+        Some(node) => match node.into_value() {
+            Value::Str(s) => Reply::Bulk(s),
+            _ => Reply::Nil,
+        },
+        None => Reply::Nil,
+    })
+}
+
+/// GETEX: returns the string at a key and optionally sets (EX, PX, EXAT, PXAT) or removes
+/// (PERSIST) its expiry. An absolute time already past deletes the key.
+///
+/// ```text
+/// GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds |
+///     PXAT unix-time-milliseconds | PERSIST]
+/// ```
+pub fn getex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let opts = parse_options(args, Family::GetEx)?;
+    let now = ctx.now;
+    let Some(entry) = ctx.db.read(key, now) else {
+        return Ok(Reply::Nil);
+    };
+    let value = str_of(entry)?.to_vec();
+    match opts.ttl {
+        TtlOpt::Expire(unit, arg) => {
+            let at = resolve_expire(unit, arg, now, "getex")?;
+            let shard = ctx.db.shard(key);
+            if at <= now {
+                shard.remove(key);
+            } else {
+                shard.set_expire(key, at, now);
+            }
+        }
+        TtlOpt::Persist => {
+            ctx.db.shard(key).set_expire(key, 0, now);
+        }
+        TtlOpt::Unset | TtlOpt::KeepTtl => {}
+    }
+    Ok(Reply::Bulk(value))
+}
+
+/// NX / XX.
+#[derive(Clone, Copy, Default)]
+struct Cond {
+    nx: bool,
+    xx: bool,
+}
+
+/// What a SET-family write does with the TTL.
+#[derive(Clone, Copy)]
+enum Ttl {
+    /// Replace it with `default-ttl` (none unless configured), as a plain SET clears it.
+    Default,
+    /// Keep the existing key's TTL (a new key gets the default).
+    Keep,
+    /// Expire at this unix-ms time.
+    At(u64),
+}
+
+/// The outcome of `set_generic`: whether it wrote, and the old string when asked for it.
+struct Written {
+    done: bool,
+    old: Option<Vec<u8>>,
+}
+
+/// Redis's `setGenericCommand`: the old value first when `get` (WRONGTYPE if it is not a
+/// string, before anything changes), then the NX/XX condition, then the write.
+fn set_generic(
+    ctx: &mut Ctx<'_>,
+    key: &[u8],
+    value: &[u8],
+    cond: Cond,
+    get: bool,
+    ttl: Ttl,
+) -> Result<Written, CmdError> {
+    let now = ctx.now;
+    if !get && !cond.nx && !cond.xx && !matches!(ttl, Ttl::Keep) {
+        // A plain SET needs nothing from the old entry: one lookup (the insert's) instead of
+        // two. The insert still counts an expired old entry as expired, as a lookup would.
+        let expire_at = if let Ttl::At(at) = ttl { at } else { default_expiry(ctx) };
+        store(ctx, key, value, expire_at);
+        return Ok(Written { done: true, old: None });
+    }
+    // Returning the old value is a read (counted as a hit or miss, as Redis does).
+    let existing = if get { ctx.db.read(key, now) } else { ctx.db.lookup(key, now) };
+    let (found, old_expire, old) = match existing {
+        Some(entry) => (true, entry.expire_at, if get { Some(str_of(entry)?.to_vec()) } else { None }),
+        None => (false, 0, None),
+    };
+    if (cond.nx && found) || (cond.xx && !found) {
+        return Ok(Written { done: false, old });
+    }
+    let expire_at = match ttl {
+        Ttl::At(at) => at,
+        Ttl::Keep if found => old_expire,
+        Ttl::Keep | Ttl::Default => default_expiry(ctx),
+    };
+    store(ctx, key, value, expire_at);
+    Ok(Written { done: true, old })
+}
+
+/// The unit of an expiry option.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Unit {
+    Ex,
+    Px,
+    ExAt,
+    PxAt,
+}
+
+/// The TTL clause of SET or GETEX.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum TtlOpt<'a> {
+    Unset,
+    Expire(Unit, &'a [u8]),
+    KeepTtl,
+    Persist,
+}
+
+/// Which command's options are being parsed: SET takes NX/XX/GET/KEEPTTL, GETEX PERSIST.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Set,
+    GetEx,
+}
+
+struct Options<'a> {
+    nx: bool,
+    xx: bool,
+    get: bool,
+    ttl: TtlOpt<'a>,
+}
+
+/// Redis's `parseExtendedStringArgumentsOrReply`: options in any order; repeating one is
+/// fine (the last expiry wins) but conflicting ones (NX with XX, two kinds of expiry,
+/// KEEPTTL or PERSIST with an expiry) are a syntax error, as is an expiry with no value.
+fn parse_options<'a>(args: &mut Args<'a>, family: Family) -> Result<Options<'a>, CmdError> {
+    let set = family == Family::Set;
+    let mut o = Options { nx: false, xx: false, get: false, ttl: TtlOpt::Unset };
+    while !args.is_empty() {
+        let opt = args.bytes()?;
+        let is = |name: &str| opt.eq_ignore_ascii_case(name.as_bytes());
+        let unit = if is("EX") {
+            Some(Unit::Ex)
+        } else if is("PX") {
+            Some(Unit::Px)
+        } else if is("EXAT") {
+            Some(Unit::ExAt)
+        } else if is("PXAT") {
+            Some(Unit::PxAt)
+        } else {
+            None
+        };
+        if set && is("NX") && !o.xx {
+            o.nx = true;
+        } else if set && is("XX") && !o.nx {
+            o.xx = true;
+        } else if set && is("GET") {
+            o.get = true;
+        } else if set && is("KEEPTTL") && matches!(o.ttl, TtlOpt::Unset | TtlOpt::KeepTtl) {
+            o.ttl = TtlOpt::KeepTtl;
+        } else if !set && is("PERSIST") && matches!(o.ttl, TtlOpt::Unset | TtlOpt::Persist) {
+            o.ttl = TtlOpt::Persist;
+        } else if let Some(unit) = unit {
+            let compatible = match o.ttl {
+                TtlOpt::Unset => true,
+                TtlOpt::Expire(u, _) => u == unit,
+                TtlOpt::KeepTtl | TtlOpt::Persist => false,
+            };
+            if !compatible || args.is_empty() {
+                return Err(CmdError::Syntax);
+            }
+            o.ttl = TtlOpt::Expire(unit, args.bytes()?);
+        } else {
+            return Err(CmdError::Syntax);
+        }
+    }
+    Ok(o)
+}
+
+/// Redis's `getExpireMillisecondsOrReply`: an absolute unix-ms time from an expiry option.
+/// Zero, negative, or overflowing (seconds to ms, or now + ms) is an invalid expire time.
+fn resolve_expire(unit: Unit, arg: &[u8], now: u64, cmd: &str) -> Result<u64, CmdError> {
+    let n = parse_i64(arg).ok_or(CmdError::NotInteger)?;
+    let invalid = || CmdError::InvalidExpire(cmd.to_string());
+    if n <= 0 {
+        return Err(invalid());
+    }
+    let ms = match unit {
+        Unit::Ex | Unit::ExAt => n.checked_mul(1000).ok_or_else(invalid)?,
+        Unit::Px | Unit::PxAt => n,
+    };
+    let at = match unit {
+        Unit::Ex | Unit::Px => ms.checked_add(i64::try_from(now).unwrap_or(i64::MAX)).ok_or_else(invalid)?,
+        Unit::ExAt | Unit::PxAt => ms,
+    };
+    Ok(at as u64)
+}
