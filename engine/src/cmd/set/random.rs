@@ -1,0 +1,94 @@
+//! Random members: SPOP and SRANDMEMBER, with Redis's strategies for large counts.
+
+use std::mem::size_of;
+
+use crate::args::{parse_i64, Args};
+use crate::cmd::collection::{check_reply_size, distinct_positions, rand_count};
+use crate::engine::Ctx;
+use crate::error::CmdError;
+use crate::reply::Reply;
+
+use super::{modify, read_set};
+
+/// Redis's SPOP_MOVE_STRATEGY_MUL: when what is left is this many times smaller than what
+/// is popped, Redis builds a new set from what is left (and picks its encoding afresh).
+const SPOP_MOVE_STRATEGY_MUL: usize = 5;
+
+/// SPOP: removes and answers a random member (nil if no such key), or with a count, up to
+/// that many distinct members (a RESP3 set). Deletes the set when it is empty.
+///
+/// ```text
+/// SPOP key [count]
+/// ```
+pub fn spop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let engine = ctx.engine;
+    let random = move || engine.store().common.random();
+    let count = match args.rest() {
+        [] => None,
+        [count] => Some(
+            parse_i64(count)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| CmdError::err("value is out of range, must be positive"))?,
+        ),
+        _ => return Err(CmdError::Syntax),
+    };
+    let Some(count) = count else {
+        let popped = modify(ctx, key, |s| s.remove_index((random() % s.len() as u64) as usize))?;
+        return Ok(Reply::opt_bulk(popped.flatten()));
+    };
+    let popped = modify(ctx, key, |s| {
+        if count >= s.len() {
+            return std::mem::take(s).iter().map(Reply::bulk).collect();
+        }
+        let mut out = Vec::with_capacity(count);
+        for _ in 0..count {
+            let pick = (random() % s.len() as u64) as usize;
+            out.extend(s.remove_index(pick).map(Reply::bulk));
+        }
+        if s.len() * SPOP_MOVE_STRATEGY_MUL <= count {
+            s.reencode();
+        }
+        out
+    })?;
+    Ok(Reply::Set(popped.unwrap_or_default()))
+}
+
+/// SRANDMEMBER: a random member (nil if no such key), or with a positive count up to that
+/// many distinct members, or with a negative count that many picks that may repeat.
+///
+/// ```text
+/// SRANDMEMBER key [count]
+/// ```
+pub fn srandmember(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let engine = ctx.engine;
+    let random = move || engine.store().common.random();
+    let count = match args.rest() {
+        [] => None,
+        [count] => Some(rand_count(count)?),
+        _ => return Err(CmdError::Syntax),
+    };
+    let Some(count) = count else {
+        let Some(s) = read_set(ctx, key)? else {
+            return Ok(Reply::Nil);
+        };
+        return Ok(Reply::opt_bulk(s.get_index((random() % s.len() as u64) as usize)));
+    };
+    let limit = engine.config().proto_max_bulk_len();
+    let Some(s) = read_set(ctx, key)? else {
+        return Ok(Reply::Array(vec![]));
+    };
+    let picks = count.unsigned_abs();
+    let positions: Vec<usize> = if count == 0 {
+        Vec::new()
+    } else if count < 0 {
+        check_reply_size(picks, s.heap_size() / s.len() + size_of::<Reply>(), limit)?;
+        (0..picks).map(|_| (random() % s.len() as u64) as usize).collect()
+    } else if picks >= s.len() as u64 {
+        (0..s.len()).collect()
+    } else {
+        distinct_positions(s.len(), picks as usize, random)
+    };
+    Ok(Reply::Array(positions.into_iter().filter_map(|p| s.get_index(p)).map(Reply::bulk).collect()))
+}
