@@ -1,0 +1,52 @@
+//! Hash commands: HSET and friends, reads of fields, keys and values, HINCRBY/HINCRBYFLOAT
+//! (INCRBYFLOAT's long double arithmetic), HRANDFIELD and HSCAN. A hash that loses its last
+//! field is deleted, as in Redis.
+//!
+//! `field` holds writes and reads of fields (HSET, HMSET, HSETNX, HGET, HMGET, HDEL, HEXISTS,
+//! HLEN, HSTRLEN, HKEYS, HVALS, HGETALL); `numeric` HINCRBY and HINCRBYFLOAT; `random`
+//! HRANDFIELD and HSCAN. The typed access the sub-families share lives here.
+
+mod field;
+mod numeric;
+mod random;
+#[cfg(test)]
+mod tests;
+
+pub use field::{
+    field_growth, hdel, hexists, hget, hgetall, hkeys, hlen, hmget, hmset, hset, hsetnx, hstrlen, hvals, pairs_growth,
+};
+pub use numeric::{hincrby, hincrbyfloat};
+pub use random::{hrandfield, hscan};
+
+use crate::cmd::collection;
+use crate::engine::Ctx;
+use crate::error::CmdError;
+use crate::store::hash::HashValue;
+
+// --- Shared by the hash commands ------------------------------------------------------------
+
+/// The hash at a key for reading (a keyspace hit or miss), `None` if there is none, or
+/// WRONGTYPE.
+pub(super) fn read_hash<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a HashValue>, CmdError> {
+    collection::read(ctx, key)
+}
+
+/// Runs `f` on the hash at a key, creating the hash when there is none (it is stored only
+/// if `f` left it non-empty, with the default TTL). WRONGTYPE for any other value.
+pub(super) fn upsert<R>(
+    ctx: &mut Ctx<'_>,
+    key: &[u8],
+    f: impl FnMut(&mut HashValue) -> Result<R, CmdError>,
+) -> Result<R, CmdError> {
+    collection::upsert(ctx, key, HashValue::new, f)
+}
+
+/// Runs `f` on an existing hash (`None` if there is none); `Shard::update` deletes the key
+/// if `f` emptied it. WRONGTYPE for any other value.
+pub(super) fn modify<R>(
+    ctx: &mut Ctx<'_>,
+    key: &[u8],
+    f: impl FnOnce(&mut HashValue) -> R,
+) -> Result<Option<R>, CmdError> {
+    collection::modify(&mut ctx.db, key, ctx.now, f)
+}

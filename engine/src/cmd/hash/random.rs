@@ -1,0 +1,91 @@
+//! Visiting a hash a part at a time: HRANDFIELD and HSCAN.
+
+use std::mem::size_of;
+
+use crate::args::Args;
+use crate::cmd::collection::{check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
+use crate::engine::Ctx;
+use crate::error::CmdError;
+use crate::reply::Reply;
+
+use super::read_hash;
+
+/// HRANDFIELD: random fields. Without a count, one field (nil if no such key). With a
+/// positive count, that many distinct fields (at most the whole hash); with a negative one,
+/// that many picks that may repeat. WITHVALUES adds each value (RESP3: [field, value] pairs).
+///
+/// ```text
+/// HRANDFIELD key [count [WITHVALUES]]
+/// ```
+pub fn hrandfield(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let engine = ctx.engine;
+    let random = || engine.store().common.random();
+    if args.is_empty() {
+        let Some(h) = read_hash(ctx, key)? else {
+            return Ok(Reply::Nil);
+        };
+        let pick = (random() % h.len() as u64) as usize;
+        return Ok(Reply::opt_bulk(h.get_index(pick).map(|(f, _)| f)));
+    }
+    let count = rand_count(args.bytes()?)?;
+    let with_values = match args.rest() {
+        [] => false,
+        [opt] if opt.eq_ignore_ascii_case(b"WITHVALUES") => true,
+        _ => return Err(CmdError::Syntax),
+    };
+    // Redis's guard against overflowing the doubled reply length.
+    if with_values && !(-i64::MAX / 2..=i64::MAX / 2).contains(&count) {
+        return Err(CmdError::err("value is out of range"));
+    }
+    let resp3 = ctx.session.resp3;
+    let limit = engine.config().proto_max_bulk_len();
+    let Some(h) = read_hash(ctx, key)? else {
+        return Ok(Reply::Array(vec![]));
+    };
+    let picks = count.unsigned_abs();
+    let positions: Vec<usize> = if count == 0 {
+        Vec::new()
+    } else if count < 0 {
+        let per_pick = h.heap_size() / h.len() + size_of::<Reply>() * (1 + with_values as usize);
+        check_reply_size(picks, per_pick, limit)?;
+        (0..picks).map(|_| (random() % h.len() as u64) as usize).collect()
+    } else if picks >= h.len() as u64 {
+        (0..h.len()).collect()
+    } else {
+        distinct_positions(h.len(), picks as usize, random)
+    };
+    let mut out = Vec::with_capacity(positions.len() * if with_values && !resp3 { 2 } else { 1 });
+    for (field, value) in positions.into_iter().filter_map(|p| h.get_index(p)) {
+        match (with_values, resp3) {
+            (false, _) => out.push(Reply::bulk(field)),
+            (true, false) => out.extend([Reply::bulk(field), Reply::bulk(value)]),
+            (true, true) => out.push(Reply::Array(vec![Reply::bulk(field), Reply::bulk(value)])),
+        }
+    }
+    Ok(Reply::Array(out))
+}
+
+/// HSCAN: one step of an iteration over a hash's fields and values; answers the next
+/// cursor (0 when done) and alternating fields and values. A small hash comes whole in one
+/// step, as in Redis.
+///
+/// ```text
+/// HSCAN key cursor [MATCH pattern] [COUNT count]
+/// ```
+pub fn hscan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let cursor = scan_cursor(args.bytes()?)?;
+    // As in Redis: a missing key answers an empty page before the options are looked at.
+    let Some(h) = read_hash(ctx, key)? else {
+        return Ok(scan_reply(0, vec![]));
+    };
+    let opts = ScanOptions::parse(args)?;
+    let mut items = Vec::new();
+    let next = h.scan(cursor, opts.count, |f, v| {
+        if opts.matches(f) {
+            items.extend([Reply::bulk(f), Reply::bulk(v)]);
+        }
+    });
+    Ok(scan_reply(next, items))
+}
