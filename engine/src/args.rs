@@ -2,6 +2,7 @@
 //! (integers, floats, flags, keys) and reports Redis's error for each kind of bad input.
 
 use crate::error::CmdError;
+use crate::num::{parse_f64, parse_i64};
 
 /// The arguments after the command name. Handlers take what they need in order and call
 /// [`Args::finish`] (or check [`Args::is_empty`]) so trailing junk is a syntax error.
@@ -85,88 +86,9 @@ impl<'a> Args<'a> {
     }
 }
 
-/// Parses a signed 64-bit integer exactly as Redis's `string2ll`: optional `-`, digits, no
-/// `+`, no spaces, no leading zeros (except `0` itself), within range.
-pub fn parse_i64(s: &[u8]) -> Option<i64> {
-    if s.is_empty() || s.len() > 20 {
-        return None;
-    }
-    let (neg, digits) = match s[0] {
-        b'-' => (true, &s[1..]),
-        _ => (false, s),
-    };
-    if digits.is_empty() || (digits[0] == b'0' && (digits.len() > 1 || neg)) {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &c in digits {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add((c - b'0') as u64)?;
-    }
-    if neg {
-        if v > i64::MAX as u64 + 1 {
-            None
-        } else {
-            Some((v as i64).wrapping_neg())
-        }
-    } else {
-        i64::try_from(v).ok()
-    }
-}
-
-/// Parses a float as Redis's `string2ld`/`strtold` accepts it for INCRBYFLOAT and scores:
-/// decimal or exponent notation, `inf`/`-inf`; no spaces, no NaN.
-pub fn parse_f64(s: &[u8]) -> Option<f64> {
-    let text = std::str::from_utf8(s).ok()?;
-    if text.is_empty() || text.starts_with(|c: char| c.is_whitespace()) || text.ends_with(|c: char| c.is_whitespace()) {
-        return None;
-    }
-    let lower = text.to_ascii_lowercase();
-    let v = match lower.as_str() {
-        "inf" | "+inf" | "infinity" | "+infinity" => f64::INFINITY,
-        "-inf" | "-infinity" => f64::NEG_INFINITY,
-        _ => {
-            if lower.contains("inf") || lower.contains("nan") {
-                return None;
-            }
-            text.parse::<f64>().ok()?
-        }
-    };
-    if v.is_nan() {
-        None
-    } else {
-        Some(v)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn integers_parse_like_redis() {
-        assert_eq!(parse_i64(b"0"), Some(0));
-        assert_eq!(parse_i64(b"-1"), Some(-1));
-        assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
-        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
-        for bad in
-            [&b""[..], b"-", b"+1", b"01", b"-0", b" 1", b"1 ", b"1a", b"9223372036854775808", b"99999999999999999999"]
-        {
-            assert_eq!(parse_i64(bad), None, "{:?}", String::from_utf8_lossy(bad));
-        }
-    }
-
-    #[test]
-    fn floats_parse_like_redis() {
-        assert_eq!(parse_f64(b"1.5"), Some(1.5));
-        assert_eq!(parse_f64(b"1e3"), Some(1000.0));
-        assert_eq!(parse_f64(b"-inf"), Some(f64::NEG_INFINITY));
-        assert_eq!(parse_f64(b"nan"), None);
-        assert_eq!(parse_f64(b" 1"), None);
-        assert_eq!(parse_f64(b"abc"), None);
-    }
 
     #[test]
     fn cursor_takes_flags_and_rejects_leftovers() {

@@ -23,6 +23,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod glob;
+pub mod num;
 mod prefetch;
 pub mod propagate;
 pub mod pubsub;

@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use parking_lot::Mutex;
 
-use crate::reply::{encode_bulk, format_g17, Reply};
+use crate::num::{format_g17, parse_i64};
+use crate::reply::{encode_bulk, Reply};
 use crate::store::entry::{Entry, ValueRef};
 
 /// The propagation buffer of one engine.
@@ -125,10 +126,6 @@ pub fn encode_command<A: AsRef<[u8]>>(out: &mut Vec<u8>, argv: &[A]) {
 
 fn upper(a: &[u8]) -> Vec<u8> {
     a.to_ascii_uppercase()
-}
-
-fn parse_i64(a: &[u8]) -> Option<i64> {
-    std::str::from_utf8(a).ok()?.parse().ok()
 }
 
 fn abs_ms(unit_ms: i64, amount: &[u8], now_ms: u64) -> Option<Vec<u8>> {

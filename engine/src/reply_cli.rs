@@ -14,7 +14,8 @@
 
 use std::fmt::Write as _;
 
-use crate::reply::{format_double, Reply};
+use crate::num::format_double;
+use crate::reply::Reply;
 
 /// `argv`'s reply as redis-cli prints it on a terminal: raw for the commands it prints raw,
 /// formatted otherwise. `resp3` says which protocol the session speaks.

@@ -26,7 +26,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use serde_json::{json, Value as Json};
 
-use crate::reply::{format_double, Reply};
+use crate::num::format_double;
+use crate::reply::Reply;
 use crate::store::entry::ValueRef;
 use crate::table::COMMANDS;
 

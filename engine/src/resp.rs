@@ -32,6 +32,7 @@
 use std::borrow::Cow;
 
 use crate::error::ProtocolError;
+use crate::num::parse_i64;
 
 /// Redis's `PROTO_INLINE_MAX_SIZE`.
 const INLINE_MAX: usize = 64 * 1024;
@@ -424,39 +425,6 @@ impl<'a> Word<'a> {
             Some(bytes) => Cow::Owned(bytes),
             None => Cow::Borrowed(&self.line[self.start..self.end]),
         }
-    }
-}
-
-/// Redis's `string2ll`: an optional `-`, then `0` alone or digits without a leading zero; at most
-/// 20 characters; within `i64`. Nothing else (no `+`, no spaces).
-fn parse_i64(s: &[u8]) -> Option<i64> {
-    // LONG_STR_SIZE is 21 in Redis: a valid string is at most 20 characters.
-    if s.is_empty() || s.len() > 20 {
-        return None;
-    }
-    if s == b"0" {
-        return Some(0);
-    }
-    let (negative, digits) = match s {
-        [b'-', rest @ ..] => (true, rest),
-        _ => (false, s),
-    };
-    match digits.first() {
-        Some(b'1'..=b'9') => {}
-        _ => return None,
-    }
-    let mut value: u64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        value = value.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-    }
-    if negative {
-        // -(2^63) is the one negative value whose magnitude does not fit in i64.
-        0i64.checked_sub_unsigned(value)
-    } else {
-        i64::try_from(value).ok()
     }
 }
 
@@ -887,28 +855,6 @@ mod tests {
     fn empty_input_is_incomplete() {
         assert_eq!(parse(b""), Ok(None));
         assert_eq!(bytes_needed_hint(b""), None);
-    }
-
-    #[test]
-    fn integer_parsing_matches_string2ll() {
-        assert_eq!(parse_i64(b"0"), Some(0));
-        assert_eq!(parse_i64(b"-1"), Some(-1));
-        assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
-        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
-        for bad in [
-            &b""[..],
-            b"-",
-            b"00",
-            b"-0",
-            b"+5",
-            b"1a",
-            b" 1",
-            b"9223372036854775808",
-            b"-9223372036854775809",
-            b"000000000000000000001",
-        ] {
-            assert_eq!(parse_i64(bad), None, "{bad:?}");
-        }
     }
 
     #[test]

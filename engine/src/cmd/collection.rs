@@ -5,10 +5,11 @@
 
 use std::collections::HashSet;
 
-use crate::args::{parse_i64, Args};
+use crate::args::Args;
 use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
 use crate::glob;
+use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::{Value, ValueRef};
 use crate::store::hash::HashValue;

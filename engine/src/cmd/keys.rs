@@ -4,10 +4,11 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use crate::args::{parse_i64, Args};
+use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::{c_str_lossy, CmdError};
 use crate::glob;
+use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::evict::lfu_decay;
 

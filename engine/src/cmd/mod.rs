@@ -5,7 +5,6 @@ pub mod collection;
 pub mod hash;
 pub mod keys;
 pub mod list;
-pub mod long_double;
 pub mod pubsub;
 pub mod server;
 pub mod set;

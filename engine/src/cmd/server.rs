@@ -231,7 +231,7 @@ pub fn client(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
                 } else if args.flag("ID") {
                     let mut list = vec![];
                     while let Some(a) = args.peek() {
-                        let id = crate::args::parse_i64(a)
+                        let id = crate::num::parse_i64(a)
                             .filter(|n| *n > 0)
                             .ok_or_else(|| CmdError::err("Invalid client ID"))?;
                         list.push(id as u64);
@@ -331,7 +331,7 @@ fn client_kill(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
         match opt.as_str() {
             "ID" => {
                 id = Some(
-                    crate::args::parse_i64(val)
+                    crate::num::parse_i64(val)
                         .filter(|n| *n > 0)
                         .ok_or_else(|| CmdError::err("client-id should be greater than 0"))? as u64,
                 )

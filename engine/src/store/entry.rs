@@ -135,7 +135,7 @@ impl<'a> ValueRef<'a> {
     pub fn encoding(&self) -> &'static str {
         match self {
             ValueRef::Str(s) => {
-                if s.len() <= 20 && crate::args::parse_i64(s).is_some() {
+                if s.len() <= 20 && crate::num::parse_i64(s).is_some() {
                     "int"
                 } else if s.len() <= 44 {
                     "embstr"

@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use crate::args::parse_i64;
+use crate::num::parse_i64;
 
 use super::entry::alloc_size;
 

@@ -17,7 +17,7 @@ use indexmap::IndexSet;
 use serde_json::Value as Json;
 
 use super::entry::alloc_size;
-use crate::args::parse_i64;
+use crate::num::parse_i64;
 use crate::reply_json::bytes_to_json;
 
 /// Redis's `set-max-intset-entries`.

@@ -167,7 +167,7 @@ impl ZSetValue {
         Json::Array(
             self.iter()
                 .map(|(m, s)| {
-                    let score = if s.is_finite() { Json::from(s) } else { Json::from(crate::reply::format_double(s)) };
+                    let score = if s.is_finite() { Json::from(s) } else { Json::from(crate::num::format_double(s)) };
                     Json::Array(vec![bytes_to_json(m), score])
                 })
                 .collect(),

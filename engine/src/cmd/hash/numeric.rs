@@ -1,10 +1,12 @@
 //! Fields as numbers: HINCRBY and HINCRBYFLOAT (INCRBYFLOAT's long double arithmetic).
 
-use crate::args::{parse_i64, Args};
-use crate::cmd::long_double::{self, Num};
+use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
-use crate::reply::{format_i64, Reply};
+use crate::num::format_i64;
+use crate::num::long_double::{self, Num};
+use crate::num::parse_i64;
+use crate::reply::Reply;
 
 use super::upsert;
 

@@ -5,9 +5,9 @@ use std::mem::size_of;
 
 use crate::args::Args;
 use crate::blocking::{BlockOp, Blocked};
-use crate::cmd::long_double;
 use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
+use crate::num::long_double;
 use crate::reply::Reply;
 use crate::store::entry::{alloc_size, ValueRef};
 use crate::store::list::ListValue;

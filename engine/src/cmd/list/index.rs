@@ -1,9 +1,10 @@
 //! Reading and editing a list by position or value: LLEN, LRANGE, LINDEX, LSET, LINSERT, LREM,
 //! LTRIM and LPOS.
 
-use crate::args::{parse_i64, Args};
+use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::num::parse_i64;
 use crate::reply::Reply;
 
 use super::{list_of, modify};

@@ -2,9 +2,10 @@
 
 use std::mem::size_of;
 
-use crate::args::{parse_i64, Args};
+use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::alloc_size;
 use crate::store::list::ListValue;

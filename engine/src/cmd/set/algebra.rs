@@ -1,9 +1,10 @@
 //! The set algebra: SINTER, SUNION, SDIFF, their STORE forms and SINTERCARD.
 
-use crate::args::{parse_i64, Args};
+use crate::args::Args;
 use crate::cmd::string::default_expiry;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::{Entry, Value, ValueRef};
 use crate::store::set::SetValue;

@@ -2,10 +2,11 @@
 
 use std::mem::size_of;
 
-use crate::args::{parse_i64, Args};
+use crate::args::Args;
 use crate::cmd::collection::{check_reply_size, distinct_positions, rand_count};
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::num::parse_i64;
 use crate::reply::Reply;
 
 use super::{modify, read_set};

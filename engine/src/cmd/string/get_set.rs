@@ -1,9 +1,10 @@
 //! GET, SET with its options (NX/XX/GET/EX/PX/EXAT/PXAT/KEEPTTL), SETNX, SETEX, PSETEX, GETSET,
 //! GETDEL and GETEX.
 
-use crate::args::{parse_i64, Args};
+use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::Value;
 

@@ -1,10 +1,12 @@
 //! Strings as numbers: INCR, DECR, INCRBY, DECRBY and INCRBYFLOAT.
 
-use crate::args::{parse_i64, Args};
-use crate::cmd::long_double;
+use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
-use crate::reply::{format_i64, Reply};
+use crate::num::format_i64;
+use crate::num::long_double;
+use crate::num::parse_i64;
+use crate::reply::Reply;
 
 use super::{default_expiry, store, str_mut};
 

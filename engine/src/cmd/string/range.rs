@@ -128,5 +128,5 @@ fn write_span(offset: u64, len: usize, max: u64) -> Result<(usize, usize), CmdEr
 
 /// Bytes SETRANGE may add: its offset.
 pub fn setrange_growth(argv: &[&[u8]]) -> usize {
-    argv.get(2).and_then(|a| crate::args::parse_i64(a)).map(|n| n.max(0) as usize).unwrap_or(0)
+    argv.get(2).and_then(|a| crate::num::parse_i64(a)).map(|n| n.max(0) as usize).unwrap_or(0)
 }

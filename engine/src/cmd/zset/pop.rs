@@ -1,8 +1,9 @@
 //! ZPOPMIN and ZPOPMAX.
 
-use crate::args::{parse_i64, Args};
+use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::num::parse_i64;
 use crate::reply::Reply;
 
 use super::range::scored_reply;

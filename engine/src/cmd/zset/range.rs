@@ -1,9 +1,10 @@
 //! The ZRANGE family (by rank, score or lex, REV, LIMIT, WITHSCORES), ZCOUNT, ZLEXCOUNT and the
 //! ZREMRANGEBY* removals.
 
-use crate::args::{parse_i64, Args};
+use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::zset::{LexBound, ScoreBound, ZSetValue};
 

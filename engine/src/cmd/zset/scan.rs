@@ -4,7 +4,8 @@ use crate::args::Args;
 use crate::cmd::keys::parse_cursor;
 use crate::engine::Ctx;
 use crate::error::CmdError;
-use crate::reply::{format_double, format_g17, Reply};
+use crate::num::{format_double, format_g17};
+use crate::reply::Reply;
 
 use super::read;
 

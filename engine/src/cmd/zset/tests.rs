@@ -1,6 +1,7 @@
 //! Unit tests of the sorted set family, through the command table.
 
-use crate::reply::{format_double, Reply};
+use crate::num::format_double;
+use crate::reply::Reply;
 use crate::store::zset::ZSetValue;
 use crate::testing::{arr, bulk, err, int, nil, TestEngine, NOT_FLOAT, NOT_INT, SYNTAX, WRONGTYPE};
 
