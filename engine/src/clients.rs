@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::table::COMMANDS;
+use crate::config::BufferLimit;
 
 type Waker = Box<dyn Fn() + Send + Sync>;
 
@@ -19,7 +19,8 @@ pub struct Client {
     pub laddr: String,
     pub created_ms: u64,
     pub last_ms: AtomicU64,
-    /// Index into `COMMANDS` of the last command run (usize::MAX = none yet).
+    /// The command table's index of the last command run (usize::MAX = none yet); the
+    /// table names it (see [`Client::describe`]).
     pub last_cmd: AtomicUsize,
     pub resp: AtomicU8,
     pub name: Mutex<Option<Vec<u8>>>,
@@ -45,35 +46,6 @@ pub struct Outbox {
     len: AtomicUsize,
     /// When the buffer went over the soft limit (unix ms; 0 = it is under it).
     soft_since: AtomicU64,
-}
-
-/// One class of `client-output-buffer-limit`: bytes (0 = no limit) and seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct BufferLimit {
-    pub hard: u64,
-    pub soft: u64,
-    pub soft_seconds: u64,
-}
-
-impl BufferLimit {
-    /// Whether `used` bytes break the limit: at or over the hard limit, or at or over the soft
-    /// one for longer than its seconds (`since` is when that began; updated here), as Redis's
-    /// `checkClientOutputBufferLimits`.
-    fn exceeded(&self, used: u64, since: &AtomicU64, now_ms: u64) -> bool {
-        if self.hard > 0 && used >= self.hard {
-            return true;
-        }
-        if self.soft == 0 || used < self.soft {
-            since.store(0, Relaxed);
-            return false;
-        }
-        let began = since.load(Relaxed);
-        if began == 0 {
-            since.store(now_ms.max(1), Relaxed);
-            return false;
-        }
-        now_ms.saturating_sub(began) / 1000 > self.soft_seconds
-    }
 }
 
 impl Client {
@@ -167,15 +139,13 @@ impl Client {
         f
     }
 
-    /// One `CLIENT LIST` line, with Redis's field names.
-    pub fn describe(&self, now_ms: u64, db: u32) -> String {
+    /// One `CLIENT LIST` line, with Redis's field names; `name_of` names the last command's
+    /// table index (the table sits above this registry).
+    pub fn describe(&self, now_ms: u64, db: u32, name_of: fn(usize) -> Option<String>) -> String {
         let text = |m: &Mutex<Option<Vec<u8>>>| {
             m.lock().as_ref().map(|v| String::from_utf8_lossy(v).replace(' ', "_")).unwrap_or_default()
         };
-        let cmd = COMMANDS
-            .get(self.last_cmd.load(Relaxed))
-            .map(|c| c.name.to_ascii_lowercase())
-            .unwrap_or_else(|| "NULL".into());
+        let cmd = name_of(self.last_cmd.load(Relaxed)).unwrap_or_else(|| "NULL".into());
         format!(
             "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
             self.id,

@@ -5,7 +5,34 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Re
 
 use parking_lot::RwLock;
 
-use crate::clients::BufferLimit;
+/// One class of `client-output-buffer-limit`: bytes (0 = no limit) and seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BufferLimit {
+    pub hard: u64,
+    pub soft: u64,
+    pub soft_seconds: u64,
+}
+
+impl BufferLimit {
+    /// Whether `used` bytes break the limit: at or over the hard limit, or at or over the soft
+    /// one for longer than its seconds (`since` is when that began; updated here), as Redis's
+    /// `checkClientOutputBufferLimits`.
+    pub(crate) fn exceeded(&self, used: u64, since: &AtomicU64, now_ms: u64) -> bool {
+        if self.hard > 0 && used >= self.hard {
+            return true;
+        }
+        if self.soft == 0 || used < self.soft {
+            since.store(0, Relaxed);
+            return false;
+        }
+        let began = since.load(Relaxed);
+        if began == 0 {
+            since.store(now_ms.max(1), Relaxed);
+            return false;
+        }
+        now_ms.saturating_sub(began) / 1000 > self.soft_seconds
+    }
+}
 
 /// `maxmemory-policy`: what to do when a write needs room.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use parking_lot::RwLock;
 
-use crate::clients::{BufferLimit, Client};
+use crate::clients::Client;
+use crate::config::BufferLimit;
 use crate::engine::Session;
 use crate::glob;
 use crate::reply::Reply;

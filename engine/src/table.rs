@@ -272,6 +272,12 @@ pub fn lookup(name: &[u8]) -> Option<(usize, &'static Command)> {
     index.get(&*upper).map(|&i| (i, &COMMANDS[i]))
 }
 
+/// The name CLIENT LIST shows for the row at `index` (lower case), or `None` for none; the
+/// clients registry keeps only the index (it sits below the table).
+pub fn name_of(index: usize) -> Option<String> {
+    COMMANDS.get(index).map(|c| c.name.to_ascii_lowercase())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

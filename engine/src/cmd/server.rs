@@ -9,7 +9,7 @@ use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::glob;
 use crate::reply::Reply;
-use crate::table::{lookup, Command, COMMANDS};
+use crate::table::{self, lookup, Command, COMMANDS};
 
 /// The Redis version Vitrine answers as, so tools that gate features on it work.
 pub const REDIS_COMPAT_VERSION: &str = "7.2.0";
@@ -212,7 +212,9 @@ pub fn client(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
     let db = ctx.session.db;
     match sub.as_str() {
         "ID" if args.is_empty() => Ok(Reply::Int(ctx.session.id() as i64)),
-        "INFO" if args.is_empty() => Ok(Reply::Verbatim(format!("{}\n", ctx.session.client.describe(ctx.now, db)))),
+        "INFO" if args.is_empty() => {
+            Ok(Reply::Verbatim(format!("{}\n", ctx.session.client.describe(ctx.now, db, table::name_of))))
+        }
         "LIST" => {
             let mut ids: Option<Vec<u64>> = None;
             // TYPE pubsub: subscribers only; TYPE normal: everyone else.
@@ -247,7 +249,7 @@ pub fn client(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
                 if ids.as_ref().is_none_or(|ids| ids.contains(&c.id))
                     && subscribers.is_none_or(|s| s == c.is_subscriber())
                 {
-                    out.push_str(&c.describe(ctx.now, db));
+                    out.push_str(&c.describe(ctx.now, db, table::name_of));
                     out.push('\n');
                 }
             }
