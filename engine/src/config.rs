@@ -1,9 +1,12 @@
 //! Run-time settings the engine obeys (maxmemory, policy, limits, ...), readable and
 //! writable with `CONFIG GET/SET` by Redis's parameter names. Lock-free reads on the hot path.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
 use parking_lot::RwLock;
+
+use crate::store::limits::{MemoryLimits, Policy};
 
 /// One class of `client-output-buffer-limit`: bytes (0 = no limit) and seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,59 +34,6 @@ impl BufferLimit {
             return false;
         }
         now_ms.saturating_sub(began) / 1000 > self.soft_seconds
-    }
-}
-
-/// `maxmemory-policy`: what to do when a write needs room.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Policy {
-    NoEviction,
-    AllkeysLru,
-    AllkeysLfu,
-    AllkeysRandom,
-    VolatileLru,
-    VolatileLfu,
-    VolatileRandom,
-    VolatileTtl,
-}
-
-impl Policy {
-    pub const ALL: [Policy; 8] = [
-        Policy::NoEviction,
-        Policy::AllkeysLru,
-        Policy::AllkeysLfu,
-        Policy::AllkeysRandom,
-        Policy::VolatileLru,
-        Policy::VolatileLfu,
-        Policy::VolatileRandom,
-        Policy::VolatileTtl,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::NoEviction => "noeviction",
-            Policy::AllkeysLru => "allkeys-lru",
-            Policy::AllkeysLfu => "allkeys-lfu",
-            Policy::AllkeysRandom => "allkeys-random",
-            Policy::VolatileLru => "volatile-lru",
-            Policy::VolatileLfu => "volatile-lfu",
-            Policy::VolatileRandom => "volatile-random",
-            Policy::VolatileTtl => "volatile-ttl",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Policy> {
-        Policy::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(s))
-    }
-
-    /// volatile-* policies only ever evict keys that have a TTL.
-    pub fn volatile_only(self) -> bool {
-        matches!(self, Policy::VolatileLru | Policy::VolatileLfu | Policy::VolatileRandom | Policy::VolatileTtl)
-    }
-
-    pub fn is_lfu(self) -> bool {
-        matches!(self, Policy::AllkeysLfu | Policy::VolatileLfu)
     }
 }
 
@@ -128,11 +78,9 @@ fn yes_no(on: bool) -> &'static str {
 
 /// The engine's settings. Every field is readable without a lock.
 pub struct Config {
-    maxmemory: AtomicU64,
-    policy: AtomicU8,
-    samples: AtomicU32,
-    lfu_log_factor: AtomicU32,
-    lfu_decay_time: AtomicU32,
+    /// maxmemory, its policy, samples and the LFU settings: the store's own type, shared
+    /// with the store (see `Config::memory_limits`).
+    memory: Arc<MemoryLimits>,
     hz: AtomicU32,
     default_ttl_s: AtomicU64,
     proto_max_bulk_len: AtomicU64,
@@ -157,11 +105,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            maxmemory: AtomicU64::new(0),
-            policy: AtomicU8::new(0),
-            samples: AtomicU32::new(5),
-            lfu_log_factor: AtomicU32::new(10),
-            lfu_decay_time: AtomicU32::new(1),
+            memory: Arc::default(),
             hz: AtomicU32::new(10),
             default_ttl_s: AtomicU64::new(0),
             proto_max_bulk_len: AtomicU64::new(512 * 1024 * 1024),
@@ -186,20 +130,34 @@ macro_rules! getter {
 }
 
 impl Config {
-    getter!(maxmemory, u64);
-    getter!(lfu_log_factor, u32);
-    getter!(lfu_decay_time, u32);
     getter!(hz, u32);
     getter!(proto_max_bulk_len, u64);
     getter!(client_query_buffer_limit, u64);
     getter!(maxclients, u64);
 
+    /// The memory settings, shared with the store: it reads them, `set` writes them.
+    pub fn memory_limits(&self) -> &Arc<MemoryLimits> {
+        &self.memory
+    }
+
+    pub fn maxmemory(&self) -> u64 {
+        self.memory.maxmemory()
+    }
+
     pub fn policy(&self) -> Policy {
-        Policy::ALL[self.policy.load(Relaxed) as usize]
+        self.memory.policy()
     }
 
     pub fn samples(&self) -> usize {
-        self.samples.load(Relaxed).max(1) as usize
+        self.memory.samples()
+    }
+
+    pub fn lfu_log_factor(&self) -> u32 {
+        self.memory.lfu_log_factor()
+    }
+
+    pub fn lfu_decay_time(&self) -> u32 {
+        self.memory.lfu_decay_time()
     }
 
     /// `default-ttl` in milliseconds (0 = keys without an explicit TTL live forever).
@@ -345,21 +303,21 @@ impl Config {
         match name {
             "maxmemory" => {
                 let v = parse_memory(value).ok_or("argument must be a memory value")?;
-                self.maxmemory.store(v, Relaxed);
+                self.memory.set_maxmemory(v);
             }
             "maxmemory-policy" => {
                 let p = Policy::parse(value).ok_or("argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction")?;
-                self.policy.store(Policy::ALL.iter().position(|x| *x == p).unwrap_or(0) as u8, Relaxed);
+                self.memory.set_policy(p);
             }
             "maxmemory-samples" => {
                 let v = num(value)?;
                 if !(1..=64).contains(&v) {
                     return Err("argument must be between 1 and 64 inclusive".into());
                 }
-                self.samples.store(v as u32, Relaxed);
+                self.memory.set_samples(v as u32);
             }
-            "lfu-log-factor" => self.lfu_log_factor.store(num(value)?.min(u32::MAX as u64) as u32, Relaxed),
-            "lfu-decay-time" => self.lfu_decay_time.store(num(value)?.min(u32::MAX as u64) as u32, Relaxed),
+            "lfu-log-factor" => self.memory.set_lfu_log_factor(num(value)?.min(u32::MAX as u64) as u32),
+            "lfu-decay-time" => self.memory.set_lfu_decay_time(num(value)?.min(u32::MAX as u64) as u32),
             "hz" => {
                 let v = num(value)?;
                 self.hz.store(v.clamp(1, 500) as u32, Relaxed);

@@ -16,6 +16,7 @@ use crate::cmd::tx::{self, Queued, Transaction};
 use crate::config::Config;
 use crate::error::{c_str, c_str_lossy, CmdError, ProtocolError};
 use crate::prefetch::Prefetcher;
+use crate::propagate::Propagation;
 use crate::pubsub::PubSub;
 use crate::reply::{encode_error, Reply};
 use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
@@ -67,6 +68,10 @@ pub struct Ctx<'a> {
 
 pub struct Engine {
     pub(crate) store: Store,
+    config: Config,
+    stats: Stats,
+    /// Shared with the store, which logs its evictions and expirations to it.
+    propagation: Arc<Propagation>,
     pub(crate) clients: Clients,
     pub(crate) pubsub: PubSub,
     pub(crate) blocking: blocking::Registry,
@@ -78,8 +83,13 @@ impl Engine {
     /// A new, empty engine. `seed` keys the hash functions and samplers; pass something
     /// unpredictable in a server.
     pub fn new(config: Config, now_ms: u64, seed: u64) -> Engine {
+        let propagation = Arc::new(Propagation::default());
+        let store = Store::new(config.memory_limits().clone(), propagation.clone(), SHARDS, seed, now_ms);
         Engine {
-            store: Store::new(config, SHARDS, seed, now_ms),
+            stats: Stats::new(table::COMMANDS.len(), store.counters().clone()),
+            store,
+            config,
+            propagation,
             clients: Clients::default(),
             pubsub: PubSub::default(),
             blocking: blocking::Registry::default(),
@@ -89,11 +99,11 @@ impl Engine {
     }
 
     pub fn config(&self) -> &Config {
-        self.store.config()
+        &self.config
     }
 
     pub fn stats(&self) -> &Stats {
-        self.store.stats()
+        &self.stats
     }
 
     pub fn store(&self) -> &Store {
@@ -133,8 +143,8 @@ impl Engine {
     }
 
     /// The write commands propagated for the host's append-only file (see `crate::propagate`).
-    pub fn propagation(&self) -> &crate::propagate::Propagation {
-        &self.store.common.propagation
+    pub fn propagation(&self) -> &Propagation {
+        &self.propagation
     }
 
     /// Wakes every connection's task through the waker its host set (at shutdown, so each
@@ -481,7 +491,7 @@ impl Engine {
                 .map(|(q, argv)| self.estimate_growth(q.cmd, argv))
                 .sum();
             let config = self.config();
-            if config.policy() != crate::config::Policy::NoEviction && config.maxmemory() > 0 {
+            if config.policy() != crate::store::limits::Policy::NoEviction && config.maxmemory() > 0 {
                 // The estimate assumes every key new; a batch larger than the whole limit
                 // may still fit once the keys it replaces are counted, and evicting
                 // everything is as far as admission can go. `enforce_limit` has the last word.
@@ -618,7 +628,7 @@ impl Engine {
             client_output_buffer_limit_disconnections: s.client_output_buffer_limit_disconnections.load(Relaxed),
             acl_access_denied_auth: s.acl_access_denied_auth.load(Relaxed),
             host: self.host_facts(),
-            commands: StatsSnapshot::command_stats(s),
+            commands: StatsSnapshot::command_stats(s, table::COMMANDS.iter().map(|c| c.name)),
         }
     }
 }

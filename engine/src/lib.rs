@@ -20,6 +20,7 @@ pub mod blocking;
 pub mod clients;
 pub mod cmd;
 pub mod config;
+pub mod counter;
 pub mod engine;
 pub mod error;
 pub mod glob;
@@ -36,11 +37,12 @@ pub mod store;
 pub mod table;
 pub mod testing;
 
-pub use config::{Config, Policy};
+pub use config::Config;
 pub use engine::{Ctx, Engine, Session};
 pub use error::{CmdError, ProtocolError};
 pub use reply::Reply;
 pub use stats::StatsSnapshot;
+pub use store::limits::Policy;
 
 /// The version INFO and the admin API report.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

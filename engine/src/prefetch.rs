@@ -66,7 +66,6 @@ impl Prefetcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
 
     fn set(key: &str) -> Vec<u8> {
         format!("*3\r\n$3\r\nSET\r\n${}\r\n{key}\r\n$1\r\nv\r\n", key.len()).into_bytes()
@@ -74,7 +73,7 @@ mod tests {
 
     #[test]
     fn plans_the_commands_after_the_first_and_keeps_them_in_order() {
-        let store = Store::new(Config::default(), 4, 7, 0);
+        let store = Store::new(Default::default(), std::sync::Arc::new(()), 4, 7, 0);
         let mut input = Vec::new();
         let mut ends = Vec::new();
         for k in ["a", "b", "c", "d", "e", "f"] {
@@ -100,7 +99,7 @@ mod tests {
 
     #[test]
     fn one_command_or_unusual_input_plans_nothing() {
-        let store = Store::new(Config::default(), 4, 7, 0);
+        let store = Store::new(Default::default(), std::sync::Arc::new(()), 4, 7, 0);
         let one = set("a");
         let mut p = Prefetcher::default();
         p.before_command(&store, &one, one.len());

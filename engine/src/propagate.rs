@@ -16,6 +16,7 @@ use parking_lot::Mutex;
 use crate::num::{format_g17, parse_i64};
 use crate::reply::{encode_bulk, Reply};
 use crate::store::entry::{Entry, ValueRef};
+use crate::store::RemovalLog;
 
 /// The propagation buffer of one engine.
 #[derive(Default)]
@@ -73,13 +74,6 @@ impl Propagation {
         self.append_raw(&out);
     }
 
-    /// A key removed by eviction or expiry, logged as DEL.
-    pub fn deleted(&self, key: &[u8]) {
-        if self.enabled() {
-            self.append(&[&b"DEL"[..], key]);
-        }
-    }
-
     /// BGREWRITEAOF: the host picks this up with `take_rewrite_request`.
     pub fn request_rewrite(&self) {
         self.rewrite.store(true, Release);
@@ -111,6 +105,15 @@ impl Propagation {
             return None;
         }
         Some(self.refusal.lock().clone())
+    }
+}
+
+/// The store's evictions and expirations, logged as DEL.
+impl RemovalLog for Propagation {
+    fn removed(&self, key: &[u8]) {
+        if self.enabled() {
+            self.append(&[&b"DEL"[..], key]);
+        }
     }
 }
 
@@ -341,7 +344,7 @@ mod tests {
         assert_eq!(p.appended(), 0, "disabled: nothing");
         p.set_enabled(true);
         p.append(&["SET", "k", "v"]);
-        p.deleted(b"k");
+        p.removed(b"k");
         let (bytes, end) = p.take();
         assert_eq!(bytes, b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n");
         assert_eq!(end, bytes.len() as u64);

@@ -2,28 +2,24 @@
 //! type that INFO, the admin API, metrics, the dashboard and the playground all read.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use serde::Serialize;
 
-use crate::store::misses::MissCause;
-use crate::table::COMMANDS;
+use crate::counter::{stripe, Counter, STRIPES};
+use crate::store::counters::KeyspaceCounters;
 
 /// Live counters. Each is exact on its own, and a snapshot is a consistent-enough moment
 /// for monitoring. The ones bumped on every command or read are [`Counter`]s (striped per
 /// thread); `connected_clients` is a gauge that also goes down, a plain atomic.
 pub struct Stats {
+    /// The keyspace's hits, misses by cause, evictions and expirations: bumped by the store,
+    /// which owns them (it sits below stats); `Stats` derefs to them so they read as its own.
+    pub keyspace: Arc<KeyspaceCounters>,
     pub commands_processed: Counter,
-    pub hits: Counter,
-    pub misses: Counter,
-    /// `misses` split by cause (they add up to `misses`).
-    pub misses_never_seen: Counter,
-    pub misses_expired: Counter,
-    pub misses_evicted: Counter,
-    pub expired_keys: Counter,
-    pub evicted_keys: Counter,
     pub rejected_oom: Counter,
     pub connections_received: Counter,
     pub connected_clients: AtomicU64,
@@ -37,65 +33,14 @@ pub struct Stats {
     /// Wrong passwords given to AUTH or HELLO (Redis 7.2's `acl_access_denied_auth`; like
     /// Redis's, `CONFIG RESETSTAT` leaves it).
     pub acl_access_denied_auth: Counter,
-    /// Per command, indexed like `table::COMMANDS`: calls and calls that answered an error.
+    /// Per command, indexed like the command table's rows: calls and calls that answered an error.
     pub calls: PerCommand,
     pub failed_calls: PerCommand,
     /// Recent (time, commands, bytes in, bytes out) samples for per-second rates.
     rates: Mutex<VecDeque<RateSample>>,
 }
 
-/// How many stripes a [`Counter`] has: more than the threads that bump counters on a
-/// typical machine (one event loop per core, the admin runtime, the AOF writer), so two
-/// busy threads rarely share one.
-const STRIPES: usize = 16;
-
-std::thread_local! {
-    /// This thread's stripe, handed out in turn the first time a thread bumps a counter.
-    static STRIPE: usize = {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        NEXT.fetch_add(1, Relaxed) % STRIPES
-    };
-}
-
-fn stripe() -> usize {
-    STRIPE.with(|s| *s)
-}
-
-/// One atomic alone on its cache line (64 bytes; 128 keeps adjacent-line prefetch apart).
-#[repr(align(128))]
-#[derive(Default)]
-struct Padded(AtomicU64);
-
-/// An event counter bumped by many threads at once. One shared atomic would move its cache
-/// line between cores on every bump (a contended read-modify-write costs tens to hundreds of
-/// ns; several of them per command showed in profiles of pipelined GET/SET across two event
-/// loops), so each thread adds to its own stripe and a read sums the stripes.
-///
-/// `fetch_add` and `load` have `AtomicU64`'s shape so counters read like the atomics they
-/// replace; the ordering is always relaxed.
-#[derive(Default)]
-pub struct Counter {
-    stripes: [Padded; STRIPES],
-}
-
-impl Counter {
-    pub fn fetch_add(&self, n: u64, _: Ordering) {
-        self.stripes[stripe()].0.fetch_add(n, Relaxed);
-    }
-
-    /// The sum of the stripes.
-    pub fn load(&self, _: Ordering) -> u64 {
-        self.stripes.iter().fold(0u64, |sum, s| sum.wrapping_add(s.0.load(Relaxed)))
-    }
-
-    fn reset(&self) {
-        for s in &self.stripes {
-            s.0.store(0, Relaxed);
-        }
-    }
-}
-
-/// A counter per command (indexed like `table::COMMANDS`), striped like [`Counter`]: each
+/// A counter per command (indexed like the command table's rows), striped like [`Counter`]: each
 /// stripe is its own array, so two threads counting the same command touch different lines.
 pub struct PerCommand {
     stripes: Box<[Box<[AtomicU64]>]>,
@@ -146,18 +91,14 @@ pub struct Rates {
     pub net_output_per_sec: f64,
 }
 
-impl Default for Stats {
-    fn default() -> Stats {
-        let n = COMMANDS.len();
+impl Stats {
+    /// Counters for a table of `commands` rows (the per-command ones are indexed by row),
+    /// reading the store's `keyspace` counters.
+    pub fn new(commands: usize, keyspace: Arc<KeyspaceCounters>) -> Stats {
+        let n = commands;
         Stats {
+            keyspace,
             commands_processed: Counter::default(),
-            hits: Counter::default(),
-            misses: Counter::default(),
-            misses_never_seen: Counter::default(),
-            misses_expired: Counter::default(),
-            misses_evicted: Counter::default(),
-            expired_keys: Counter::default(),
-            evicted_keys: Counter::default(),
             rejected_oom: Counter::default(),
             connections_received: Counter::default(),
             connected_clients: AtomicU64::new(0),
@@ -176,17 +117,6 @@ impl Default for Stats {
 }
 
 impl Stats {
-    /// Counts a keyspace miss, in the total and under its cause.
-    pub fn count_miss(&self, cause: MissCause) {
-        self.misses.fetch_add(1, Relaxed);
-        let by_cause = match cause {
-            MissCause::NeverSeen => &self.misses_never_seen,
-            MissCause::Expired => &self.misses_expired,
-            MissCause::Evicted => &self.misses_evicted,
-        };
-        by_cause.fetch_add(1, Relaxed);
-    }
-
     /// Records a rate sample if the last one is at least 100 ms old. The host's timer (via
     /// `Engine::sweep`) calls this; the engine itself has no clock.
     pub fn sample_rates(&self, now_ms: u64) {
@@ -225,13 +155,6 @@ impl Stats {
     pub fn reset(&self) {
         for c in [
             &self.commands_processed,
-            &self.hits,
-            &self.misses,
-            &self.misses_never_seen,
-            &self.misses_expired,
-            &self.misses_evicted,
-            &self.expired_keys,
-            &self.evicted_keys,
             &self.rejected_oom,
             &self.connections_received,
             &self.rejected_connections,
@@ -243,8 +166,17 @@ impl Stats {
         ] {
             c.reset();
         }
+        self.keyspace.reset();
         self.calls.reset();
         self.failed_calls.reset();
+    }
+}
+
+impl std::ops::Deref for Stats {
+    type Target = KeyspaceCounters;
+
+    fn deref(&self) -> &KeyspaceCounters {
+        &self.keyspace
     }
 }
 
@@ -321,14 +253,15 @@ pub struct StatsSnapshot {
 }
 
 impl StatsSnapshot {
-    pub(crate) fn command_stats(stats: &Stats) -> Vec<CommandStat> {
-        COMMANDS
-            .iter()
+    /// The commands called since the last reset; `names` are the table's, row by row (stats
+    /// sit below the table, so dispatch passes them in).
+    pub(crate) fn command_stats(stats: &Stats, names: impl Iterator<Item = &'static str>) -> Vec<CommandStat> {
+        names
             .enumerate()
-            .filter_map(|(i, c)| {
+            .filter_map(|(i, name)| {
                 let calls = stats.calls.get(i);
                 let failed = stats.failed_calls.get(i);
-                (calls > 0 || failed > 0).then_some(CommandStat { name: c.name, calls, failed })
+                (calls > 0 || failed > 0).then_some(CommandStat { name, calls, failed })
             })
             .collect()
     }
@@ -340,7 +273,7 @@ mod tests {
 
     #[test]
     fn striped_counters_sum_every_threads_bumps_and_reset_to_zero() {
-        let stats = Stats::default();
+        let stats = Stats::new(3, Arc::default());
         std::thread::scope(|s| {
             for t in 0..(STRIPES + 3) {
                 let stats = &stats;

@@ -648,7 +648,8 @@ fn memory_doctor(ctx: &Ctx<'_>) -> String {
     let oom = engine.stats().rejected_oom.load(Relaxed);
     let allocator = engine.host_facts().allocator_bytes;
     let mut issues = Vec::new();
-    if max > 0 && policy == crate::config::Policy::NoEviction && used.saturating_mul(10) >= max.saturating_mul(9) {
+    if max > 0 && policy == crate::store::limits::Policy::NoEviction && used.saturating_mul(10) >= max.saturating_mul(9)
+    {
         issues.push(format!(
             " * Near the memory limit: {used} of {max} bytes are used and the maxmemory-policy is noeviction, so writes will soon be refused. Raise maxmemory or choose an eviction policy.\n\n"
         ));

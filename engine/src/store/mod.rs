@@ -9,11 +9,13 @@
 //! a handler evicts (the pool would be locked after shards).
 
 pub mod clock;
+pub mod counters;
 pub mod entry;
 pub mod evict;
 pub mod hash;
 pub mod key;
 pub mod keyhash;
+pub mod limits;
 pub mod list;
 pub mod misses;
 pub mod node;
@@ -32,11 +34,11 @@ use parking_lot::{Mutex, MutexGuard};
 use serde::Serialize;
 use smallvec::SmallVec;
 
-use crate::config::{Config, Policy};
 use crate::error::CmdError;
-use crate::stats::Stats;
+use counters::KeyspaceCounters;
 use entry::Entry;
 use evict::{lfu_decay, lfu_increment, lfu_minutes, Candidate, Pool, LFU_INIT_VAL};
+use limits::{MemoryLimits, Policy};
 use node::Stamps;
 pub use shard::{Shard, Touch};
 
@@ -71,10 +73,24 @@ pub struct KeyEvent {
     pub at_ms: u64,
 }
 
+/// Told of every key the store removes on its own (an eviction, an expiry), so the host's
+/// append-only log can record its deletion. The store defines it because the log
+/// (`propagate`) sits above it; it is called once per removal, never on a read or write.
+pub trait RemovalLog: Send + Sync {
+    fn removed(&self, key: &[u8]);
+}
+
+/// No log: for a store that nothing records (tests, tools).
+impl RemovalLog for () {
+    fn removed(&self, _key: &[u8]) {}
+}
+
 /// State every shard shares: settings, counters, the memory total, the access clock.
 pub struct Common {
-    pub config: Config,
-    pub stats: Stats,
+    /// The memory settings, shared with `Config` (which parses `CONFIG SET` into them).
+    pub limits: Arc<MemoryLimits>,
+    /// Hits, misses, evictions, expirations; shared with `Stats`, which reports them.
+    pub counters: Arc<KeyspaceCounters>,
     /// Accounted bytes of all entries (`used_memory`).
     pub used: AtomicUsize,
     /// Logical clock stamped on every access, ordering keys for LRU.
@@ -87,8 +103,8 @@ pub struct Common {
     pub misses: misses::MissRecord,
     /// Keys that became lists while clients were blocked on them (BLPOP and friends).
     pub ready: ready::ReadyKeys,
-    /// Write commands for the host's append-only file (off unless the host turns it on).
-    pub propagation: crate::propagate::Propagation,
+    /// Where evictions and expirations are logged (the engine's propagation).
+    removals: Arc<dyn RemovalLog>,
 }
 
 impl Common {
@@ -122,9 +138,9 @@ impl Common {
     pub(crate) fn touch(&self, stamps: &mut Stamps, now_ms: u64) {
         stamps.seq = self.clock.tick() as u32;
         stamps.atime = self.rel_ms(now_ms);
-        if self.config.policy().is_lfu() {
+        if self.limits.policy().is_lfu() {
             let r = self.random();
-            lfu_increment(stamps, now_ms, self.config.lfu_log_factor(), self.config.lfu_decay_time(), r);
+            lfu_increment(stamps, now_ms, self.limits.lfu_log_factor(), self.limits.lfu_decay_time(), r);
         }
     }
 
@@ -145,9 +161,9 @@ impl Common {
         KeyEvent {
             kind,
             key: shown.to_vec(),
-            policy: (kind == EventKind::Evicted).then(|| self.config.policy().name()),
+            policy: (kind == EventKind::Evicted).then(|| self.limits.policy().name()),
             idle_ms: self.idle_ms(entry, now_ms),
-            freq: lfu_decay(entry, now_ms, self.config.lfu_decay_time()),
+            freq: lfu_decay(entry, now_ms, self.limits.lfu_decay_time()),
             size: entry.size,
             at_ms: now_ms,
         }
@@ -155,7 +171,7 @@ impl Common {
 
     pub(crate) fn record_expired(&self, key: &[u8], entry: &Entry, now_ms: u64) {
         self.misses.remember(key, misses::MissCause::Expired);
-        self.propagation.deleted(key);
+        self.removals.removed(key);
         self.record(self.event(EventKind::Expired, key, entry, now_ms));
     }
 }
@@ -200,11 +216,18 @@ impl Drop for Reservation<'_> {
 
 impl Store {
     /// `seed` keys the hash functions (pass something unpredictable to resist hash flooding)
-    /// and the sampler; `now_ms` is when the store starts.
-    pub fn new(config: Config, shards: usize, seed: u64, now_ms: u64) -> Store {
+    /// and the sampler; `now_ms` is when the store starts. `limits` are read live (shared with
+    /// the config); `removals` hears of every eviction and expiry.
+    pub fn new(
+        limits: Arc<MemoryLimits>,
+        removals: Arc<dyn RemovalLog>,
+        shards: usize,
+        seed: u64,
+        now_ms: u64,
+    ) -> Store {
         let common = Arc::new(Common {
-            config,
-            stats: Stats::default(),
+            limits,
+            counters: Arc::default(),
             used: AtomicUsize::new(0),
             clock: clock::AccessClock::default(),
             base_ms: now_ms,
@@ -212,7 +235,7 @@ impl Store {
             recent: Mutex::new(VecDeque::new()),
             misses: misses::MissRecord::new(seed.rotate_left(29) ^ 0x6d69_7373),
             ready: ready::ReadyKeys::default(),
-            propagation: crate::propagate::Propagation::default(),
+            removals,
         });
         let shards =
             (0..shards.max(1)).map(|i| Mutex::new(Shard::new(common.clone(), seed.wrapping_add(i as u64)))).collect();
@@ -227,12 +250,12 @@ impl Store {
         }
     }
 
-    pub fn config(&self) -> &Config {
-        &self.common.config
+    pub fn limits(&self) -> &MemoryLimits {
+        &self.common.limits
     }
 
-    pub fn stats(&self) -> &Stats {
-        &self.common.stats
+    pub fn counters(&self) -> &Arc<KeyspaceCounters> {
+        &self.common.counters
     }
 
     pub fn shard_count(&self) -> usize {
@@ -335,7 +358,7 @@ impl Store {
     /// not already claimed. Fails with OOM under `noeviction`, when the policy has nothing
     /// left to evict, or when `need` alone exceeds the limit.
     pub fn make_room(&self, need: usize, now_ms: u64) -> Result<Reservation<'_>, CmdError> {
-        let max = self.config().maxmemory() as usize;
+        let max = self.limits().maxmemory() as usize;
         if max == 0 || need == 0 {
             return Ok(Reservation { store: self, bytes: 0 });
         }
@@ -350,7 +373,7 @@ impl Store {
                 }
                 continue;
             }
-            if self.config().policy() == Policy::NoEviction || !self.evict_one(now_ms) {
+            if self.limits().policy() == Policy::NoEviction || !self.evict_one(now_ms) {
                 return Err(CmdError::Oom);
             }
         }
@@ -363,7 +386,7 @@ impl Store {
 
     /// Whether memory is over the limit right now (writes under `noeviction` are refused).
     pub fn over_limit(&self) -> bool {
-        let max = self.config().maxmemory() as usize;
+        let max = self.limits().maxmemory() as usize;
         max != 0 && self.used_memory() > max
     }
 
@@ -372,7 +395,7 @@ impl Store {
     /// (noeviction, or nothing evictable).
     pub fn enforce_limit(&self, now_ms: u64) -> bool {
         while self.over_limit() {
-            if self.config().policy() == Policy::NoEviction || !self.evict_one(now_ms) {
+            if self.limits().policy() == Policy::NoEviction || !self.evict_one(now_ms) {
                 return false;
             }
         }
@@ -381,7 +404,7 @@ impl Store {
 
     /// Evicts one key chosen by the current policy. Returns false when no key qualifies.
     pub fn evict_one(&self, now_ms: u64) -> bool {
-        let policy = self.config().policy();
+        let policy = self.limits().policy();
         match policy {
             Policy::NoEviction => false,
             Policy::AllkeysRandom | Policy::VolatileRandom => self.evict_random(policy, now_ms),
@@ -424,10 +447,10 @@ impl Store {
     fn evict_at(&self, shard: &mut Shard, pos: usize, now_ms: u64) -> bool {
         let Some(node) = shard.remove_at(pos) else { return false };
         let key = node.key();
-        self.common.stats.evicted_keys.fetch_add(1, Relaxed);
+        self.common.counters.evicted_keys.fetch_add(1, Relaxed);
         self.watches.touch(key);
         self.common.misses.remember(key, misses::MissCause::Evicted);
-        self.common.propagation.deleted(key);
+        self.common.removals.removed(key);
         self.common.record(self.common.event(EventKind::Evicted, key, &Entry::of(&node), now_ms));
         true
     }
@@ -436,7 +459,7 @@ impl Store {
         match policy {
             Policy::AllkeysLfu | Policy::VolatileLfu => {
                 // Least frequent first; among equals, least recently used first.
-                let freq = lfu_decay(entry, now_ms, self.config().lfu_decay_time());
+                let freq = lfu_decay(entry, now_ms, self.limits().lfu_decay_time());
                 ((255 - freq as u64) << 32) | self.common.lru_rank(entry)
             }
             Policy::VolatileTtl => u64::MAX - entry.expire_at,
@@ -448,7 +471,7 @@ impl Store {
     /// pool's best candidate that still exists (Redis's `performEvictions` loop).
     fn evict_from_pool(&self, policy: Policy, now_ms: u64) -> bool {
         let volatile = policy.volatile_only();
-        let samples = self.config().samples();
+        let samples = self.limits().samples();
         let mut pool = self.pool.lock();
         for _ in 0..8 {
             if let Some(i) = self.pick_shard(volatile) {
@@ -741,9 +764,9 @@ impl<'a> Locked<'a> {
         let store = self.store;
         let found = self.shard(key).lookup(key, now_ms, Touch::Yes);
         if found.is_some() {
-            store.common.stats.hits.fetch_add(1, Relaxed);
+            store.common.counters.hits.fetch_add(1, Relaxed);
         } else {
-            store.common.stats.count_miss(store.common.misses.classify(key));
+            store.common.counters.count_miss(store.common.misses.classify(key));
         }
         found
     }

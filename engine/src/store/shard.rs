@@ -118,7 +118,7 @@ impl Shard {
 
     /// Counts and logs a node that left the keyspace because it expired.
     fn count_expired(&self, node: &Node, now_ms: u64) {
-        self.common.stats.expired_keys.fetch_add(1, Relaxed);
+        self.common.counters.expired_keys.fetch_add(1, Relaxed);
         self.common.record_expired(node.key(), &Entry::of(node), now_ms);
     }
 
@@ -318,7 +318,7 @@ impl Shard {
 
     /// LFU counter after decay, as `OBJECT FREQ` reports it.
     pub fn lfu_counter(&self, entry: &Entry<'_>, now_ms: u64) -> u8 {
-        lfu_decay(entry, now_ms, self.common.config.lfu_decay_time())
+        lfu_decay(entry, now_ms, self.common.limits.lfu_decay_time())
     }
 
     /// Active expiry: samples up to `count` keys with a TTL and deletes the stale ones.

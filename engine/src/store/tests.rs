@@ -4,7 +4,7 @@ use super::*;
 use crate::store::entry::Value;
 
 fn store() -> Store {
-    Store::new(Config::default(), 8, 42, 1_000)
+    Store::new(Arc::default(), Arc::new(()), 8, 42, 1_000)
 }
 
 fn set(s: &Store, key: &str, val_len: usize, expire_at: u64, now: u64) {
@@ -33,7 +33,7 @@ fn accounting_returns_to_zero() {
 #[test]
 fn noeviction_refuses_and_lru_evicts_oldest() {
     let s = store();
-    s.config().set("maxmemory", "20000").unwrap();
+    s.limits().set_maxmemory(20_000);
     assert_eq!(s.make_room(30_000, 1_000).err(), Some(CmdError::Oom));
     for i in 0..1000 {
         if s.make_room(200, 1_000).is_err() {
@@ -44,7 +44,7 @@ fn noeviction_refuses_and_lru_evicts_oldest() {
     assert!(s.used_memory() <= 20_000);
     assert_eq!(s.make_room(200, 1_000).err(), Some(CmdError::Oom));
 
-    s.config().set("maxmemory-policy", "allkeys-lru").unwrap();
+    s.limits().set_policy(Policy::AllkeysLru);
     s.flush(1_000);
     for i in 0..1000 {
         let _room = s.make_room(200, 1_000).unwrap();
@@ -55,15 +55,15 @@ fn noeviction_refuses_and_lru_evicts_oldest() {
     assert!(l.peek(b"k999", 1_000).is_some());
     assert!(l.peek(b"k0", 1_000).is_none());
     drop(l);
-    assert!(s.stats().evicted_keys.load(Relaxed) > 800);
+    assert!(s.counters().evicted_keys.load(Relaxed) > 800);
     assert!(s.recent_events().iter().any(|e| e.kind == EventKind::Evicted));
 }
 
 #[test]
 fn volatile_policies_never_evict_persistent_keys() {
     let s = store();
-    s.config().set("maxmemory", "20000").unwrap();
-    s.config().set("maxmemory-policy", "volatile-lru").unwrap();
+    s.limits().set_maxmemory(20_000);
+    s.limits().set_policy(Policy::VolatileLru);
     for i in 0..50 {
         set(&s, &format!("p{i}"), 100, 0, 1_000);
     }
@@ -93,7 +93,7 @@ fn sweep_removes_expired_keys_without_a_clock() {
     }
     assert_eq!(total, 150);
     assert_eq!(s.len(), 50);
-    assert_eq!(s.stats().expired_keys.load(Relaxed), 150);
+    assert_eq!(s.counters().expired_keys.load(Relaxed), 150);
 }
 
 #[test]
