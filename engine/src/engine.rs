@@ -9,51 +9,35 @@ use parking_lot::RwLock;
 use smallvec::SmallVec;
 
 use crate::args::Args;
-use crate::blocking::{self, Blocked};
-use crate::clients::{Client, Clients};
-use crate::cmd::pubsub::{self, Subscriptions};
-use crate::cmd::tx::{self, Queued, Transaction};
+use crate::blocking;
+use crate::clients::Clients;
+use crate::cmd::pubsub;
+use crate::cmd::tx;
 use crate::config::Config;
 use crate::error::{c_str, c_str_lossy, CmdError, ProtocolError};
 use crate::prefetch::Prefetcher;
 use crate::propagate::Propagation;
-use crate::pubsub::PubSub;
+use crate::pubsub::{PubSub, Subscriptions};
 use crate::reply::{encode_error, Reply};
 use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
+use crate::session::tx::{Queued, Transaction};
+use crate::session::Session;
 use crate::stats::{HostFacts, KeysByType, Stats, StatsSnapshot};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
 use crate::store::{KeyEvent, Locked, Store, SweepReport};
 use crate::table::{self, Command, DENYOOM, NOAUTH, WRITE};
 
+mod blocked;
+
 /// Shards per engine: enough that threads rarely meet on one lock, few enough that SCAN and
 /// sampling stay cheap.
 pub const SHARDS: usize = 64;
 
-/// Per-connection state.
-pub struct Session {
-    pub resp3: bool,
-    pub db: u32,
-    pub authenticated: bool,
-    /// Set by QUIT: the host writes the pending replies and closes.
-    pub closing: bool,
-    pub client: Arc<Client>,
-    /// MULTI queue and WATCHed keys (cmd::tx).
-    pub tx: Transaction,
-    /// Channels and patterns subscribed to (cmd::pubsub).
-    pub subs: Subscriptions,
-    /// What a blocking command (BLPOP, ...) waits for; `feed` runs nothing more meanwhile.
-    pub blocked: Option<Blocked>,
-    /// While an EXEC runs with propagation on: its writes, logged as MULTI ... EXEC.
-    pub(crate) prop_batch: Option<Vec<u8>>,
-    /// Wrong passwords given on this connection (AUTH, HELLO ... AUTH). `feed` stops after
-    /// each, so the host can hold the connection back before the next guess runs.
-    pub auth_failures: u32,
-}
-
-impl Session {
-    pub fn id(&self) -> u64 {
-        self.client.id
-    }
+/// A queued command with its table row, as EXEC runs it.
+struct Job<'q> {
+    cmd: &'static Command,
+    index: usize,
+    argv: &'q [Vec<u8>],
 }
 
 /// What a handler gets: the engine, the caller's session, the locked shards of the keys the
@@ -145,6 +129,18 @@ impl Engine {
     /// The write commands propagated for the host's append-only file (see `crate::propagate`).
     pub fn propagation(&self) -> &Propagation {
         &self.propagation
+    }
+
+    /// A compact image of the whole keyspace as commands (one per key, plus PEXPIREAT), taken
+    /// under every shard's lock, and the propagation offset it corresponds to: everything
+    /// appended up to that offset is in the image, everything after it is not.
+    pub fn rewrite_image(&self, now_ms: u64) -> (Vec<u8>, u64) {
+        let mut db = self.store.lock_all();
+        let mut out = Vec::new();
+        db.for_each(now_ms, |key, entry| crate::propagate::encode_entry(&mut out, key, entry, 128));
+        let offset = self.propagation().appended();
+        drop(db);
+        (out, offset)
     }
 
     /// Wakes every connection's task through the waker its host set (at shutdown, so each
@@ -477,6 +473,9 @@ impl Engine {
     /// batch cannot get the memory it needs.
     pub(crate) fn exec_queued(&self, session: &mut Session, queue: &[Queued], now_ms: u64) -> Result<Reply, CmdError> {
         let stats = self.stats();
+        // The session keeps each command's table index only (it sits below the table).
+        let queue: Vec<Job<'_>> =
+            queue.iter().map(|q| Job { cmd: table::row(q.index), index: q.index, argv: &q.argv }).collect();
         if queue.iter().any(|q| q.cmd.flags & WRITE != 0) {
             if let Some(why) = self.propagation().refusal() {
                 return Err(CmdError::Other(format!("EXECABORT Transaction discarded because of: {why}")));

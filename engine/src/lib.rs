@@ -32,15 +32,18 @@ pub mod reply;
 pub mod reply_cli;
 pub mod reply_json;
 pub mod resp;
+pub mod session;
 pub mod stats;
 pub mod store;
 pub mod table;
+#[doc(hidden)]
 pub mod testing;
 
 pub use config::Config;
-pub use engine::{Ctx, Engine, Session};
+pub use engine::{Ctx, Engine};
 pub use error::{CmdError, ProtocolError};
 pub use reply::Reply;
+pub use session::Session;
 pub use stats::StatsSnapshot;
 pub use store::limits::Policy;
 

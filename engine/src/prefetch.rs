@@ -8,6 +8,9 @@
 //! stage one warms the slots of the commands [`AHEAD`] places on, stage two, one command
 //! ahead, reads the (now cached) slot and warms its node. A single command per read (no
 //! pipeline) costs nothing extra. Everything here is a hint: a wrong guess wastes a prefetch.
+//!
+//! Part of dispatch (only `Engine::feed` uses it), which is why it may reach both the RESP
+//! decoder and the store.
 
 use crate::resp::peek_key;
 use crate::store::Store;

@@ -421,17 +421,3 @@ mod engine_tests {
         assert_eq!(t.run(&["SET", "k", "v"]), crate::testing::ok());
     }
 }
-
-impl crate::Engine {
-    /// A compact image of the whole keyspace as commands (one per key, plus PEXPIREAT), taken
-    /// under every shard's lock, and the propagation offset it corresponds to: everything
-    /// appended up to that offset is in the image, everything after it is not.
-    pub fn rewrite_image(&self, now_ms: u64) -> (Vec<u8>, u64) {
-        let mut db = self.store.lock_all();
-        let mut out = Vec::new();
-        db.for_each(now_ms, |key, entry| encode_entry(&mut out, key, entry, 128));
-        let offset = self.propagation().appended();
-        drop(db);
-        (out, offset)
-    }
-}

@@ -1,5 +1,5 @@
-//! Pub/sub delivery: which clients are subscribed to which channels and patterns, and
-//! PUBLISH's fan-out. A message is encoded once per protocol, appended to each receiver's
+//! Pub/sub delivery and each session's [`Subscriptions`]: which clients are subscribed to
+//! which channels and patterns, and PUBLISH's fan-out. A message is encoded once per protocol, appended to each receiver's
 //! outbox (`Client::push`, which enforces the pubsub output buffer limit) and the receiver's
 //! connection is woken to send it. The registry's locks are leaves: nothing is locked while
 //! they are held except a receiver's outbox.
@@ -8,14 +8,33 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use parking_lot::RwLock;
 
 use crate::clients::Client;
 use crate::config::BufferLimit;
-use crate::engine::Session;
 use crate::glob;
 use crate::reply::Reply;
+use crate::session::Session;
+
+/// A session's channels and patterns, in subscription order.
+#[derive(Default)]
+pub struct Subscriptions {
+    pub channels: IndexSet<Vec<u8>>,
+    pub patterns: IndexSet<Vec<u8>>,
+}
+
+impl Subscriptions {
+    /// Subscribed to anything (Redis's `CLIENT_PUBSUB` context).
+    pub fn any(&self) -> bool {
+        !self.channels.is_empty() || !self.patterns.is_empty()
+    }
+
+    /// The count every confirmation reports: channels plus patterns.
+    pub(crate) fn count(&self) -> i64 {
+        (self.channels.len() + self.patterns.len()) as i64
+    }
+}
 
 /// Subscribers of one channel or pattern, by client id, in subscription order.
 type Subscribers = IndexMap<u64, Arc<Client>, foldhash::fast::RandomState>;

@@ -272,6 +272,11 @@ pub fn lookup(name: &[u8]) -> Option<(usize, &'static Command)> {
     index.get(&*upper).map(|&i| (i, &COMMANDS[i]))
 }
 
+/// The row at `index` (one `lookup` returned).
+pub fn row(index: usize) -> &'static Command {
+    &COMMANDS[index]
+}
+
 /// The name CLIENT LIST shows for the row at `index` (lower case), or `None` for none; the
 /// clients registry keeps only the index (it sits below the table).
 pub fn name_of(index: usize) -> Option<String> {

@@ -2,8 +2,9 @@
 //! Public (not `cfg(test)`) so integration tests, property tests and fuzz targets share it.
 
 use crate::config::Config;
-use crate::engine::{Engine, Session};
+use crate::engine::Engine;
 use crate::reply::Reply;
+use crate::session::Session;
 
 /// An engine with one session and a clock that tests move by hand.
 pub struct TestEngine {

@@ -1,5 +1,5 @@
-//! Pub/sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, PUBSUB, and each
-//! session's subscriptions. Delivery lives in `crate::pubsub`.
+//! Pub/sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, PUBSUB. Each session's
+//! subscriptions and delivery live in `crate::pubsub`.
 //!
 //! Over RESP2 a subscribed connection may only (un)subscribe, PING, QUIT and RESET (dispatch
 //! enforces it with Redis's error); over RESP3 it runs any command, and messages arrive as
@@ -8,32 +8,12 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use indexmap::IndexSet;
-
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::pubsub::Subscriptions;
 use crate::reply::Reply;
 use crate::table::Command;
-
-/// A session's channels and patterns, in subscription order.
-#[derive(Default)]
-pub struct Subscriptions {
-    pub channels: IndexSet<Vec<u8>>,
-    pub patterns: IndexSet<Vec<u8>>,
-}
-
-impl Subscriptions {
-    /// Subscribed to anything (Redis's `CLIENT_PUBSUB` context).
-    pub fn any(&self) -> bool {
-        !self.channels.is_empty() || !self.patterns.is_empty()
-    }
-
-    /// The count every confirmation reports: channels plus patterns.
-    fn count(&self) -> i64 {
-        (self.channels.len() + self.patterns.len()) as i64
-    }
-}
 
 /// Commands a RESP2 connection may run while subscribed.
 pub(crate) fn allowed_while_subscribed(cmd: &Command) -> bool {
@@ -233,7 +213,7 @@ const PUBSUB_HELP: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::Session;
+    use crate::session::Session;
     use crate::testing::*;
     use crate::Reply;
 

@@ -16,62 +16,16 @@
 //! member already there), where Redis would not. EXEC then answers nil and the client
 //! retries: never a lost update, at worst one retry more than Redis.
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
 
 use crate::args::Args;
-use crate::engine::{Ctx, Engine, Session};
+use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
 use crate::reply::Reply;
+use crate::session::tx::Queued;
+use crate::session::Session;
 use crate::store::watch::Watcher;
 use crate::table::Command;
-
-/// One command queued by MULTI.
-pub struct Queued {
-    pub cmd: &'static Command,
-    /// Its index in `COMMANDS`, for stats.
-    pub index: usize,
-    pub argv: Vec<Vec<u8>>,
-}
-
-/// A session's transaction state: the MULTI queue and the watched keys.
-#[derive(Default)]
-pub struct Transaction {
-    /// Commands queued since MULTI; `None` outside a transaction.
-    queue: Option<Vec<Queued>>,
-    /// A command was refused while queuing: EXEC discards the transaction.
-    refused: bool,
-    /// Keys WATCHed, each with the time it expires if it was alive with a TTL at WATCH time
-    /// (0 otherwise): EXEC fails once that time has passed, deleted by expiry or not.
-    watched: Vec<(Vec<u8>, u64)>,
-    /// Set by anyone who modifies a watched key (shared with the engine's registry).
-    dirty: Arc<AtomicBool>,
-    /// EXEC is running the queue (a blocking command then answers at once, as in Redis).
-    executing: bool,
-}
-
-impl Transaction {
-    /// Between MULTI and EXEC/DISCARD.
-    pub fn in_multi(&self) -> bool {
-        self.queue.is_some()
-    }
-
-    /// Inside EXEC, running the queued commands.
-    pub fn executing(&self) -> bool {
-        self.executing
-    }
-
-    /// Marks the transaction as refused (a command failed its checks while queuing).
-    pub fn refuse(&mut self) {
-        if self.in_multi() {
-            self.refused = true;
-        }
-    }
-
-    pub fn watching(&self) -> bool {
-        !self.watched.is_empty()
-    }
-}
 
 /// Commands that run at once between MULTI and EXEC instead of being queued.
 fn runs_inside_multi(cmd: &Command) -> bool {
@@ -101,7 +55,7 @@ pub(crate) fn queue(
         }
     }
     let queue = session.tx.queue.as_mut()?;
-    queue.push(Queued { cmd, index, argv: argv.iter().map(|a| a.to_vec()).collect() });
+    queue.push(Queued { index, argv: argv.iter().map(|a| a.to_vec()).collect() });
     session.client.multi.store(queue.len() as i64, Relaxed);
     Some(Reply::status("QUEUED"))
 }
@@ -257,7 +211,8 @@ mod tests {
     use std::time::Duration;
 
     use crate::config::Config;
-    use crate::engine::{Engine, Session};
+    use crate::engine::Engine;
+    use crate::session::Session;
     use crate::testing::*;
     use crate::Reply;
 

@@ -1,7 +1,7 @@
 //! Unit tests of the list family, through the command table.
 
-use crate::engine::Session;
 use crate::reply::Reply;
+use crate::session::Session;
 use crate::testing::{arity, arr, bulk, bulks, err, int, nil, ok, TestEngine, NOT_INT, POSITIVE, SYNTAX, WRONGTYPE};
 
 fn ints(items: &[i64]) -> Reply {

@@ -1,0 +1,161 @@
+//! Serving blocked clients (see `crate::blocking` for the semantics): dispatch's part, as it
+//! locks shards, pops through the list family (`cmd::list::serve_blocked`) and logs to the
+//! propagation, none of which the blocking registry below may import.
+
+use crate::blocking::{BlockOp, Forgotten};
+use crate::cmd;
+use crate::engine::Engine;
+use crate::reply::Reply;
+use crate::session::Session;
+
+impl Engine {
+    /// Called by `feed` when its command has just blocked: registers the session, then looks
+    /// at its keys once more (data may have arrived since the handler looked). Returns true
+    /// when it was served at once; the reply is then in `out` and the session unblocked.
+    pub(crate) fn block(&self, session: &mut Session, out: &mut Vec<u8>, now_ms: u64) -> bool {
+        let Some(blocked) = &session.blocked else { return false };
+        let ready = &self.store.common.ready;
+        self.blocking.register(ready, session.client.clone(), blocked);
+        let keys = blocked.keys.clone();
+        self.serve_keys(keys, now_ms);
+        self.take_served(session, out)
+    }
+
+    /// For a blocked session whose connection was woken: when a key it waits on has received
+    /// data, its reply (served in FIFO order among the clients waiting on that key) goes to
+    /// `out`, the session is unblocked and this answers true. Otherwise it stays blocked and
+    /// this answers false. The host then feeds the commands it held back.
+    pub fn retry_blocked(&self, session: &mut Session, out: &mut Vec<u8>, now_ms: u64) -> bool {
+        let Some(keys) = session.blocked.as_ref().map(|b| b.keys.clone()) else { return false };
+        if self.take_served(session, out) {
+            return true;
+        }
+        // Nothing served yet: look again, in case the wake-up came before the serving (or
+        // the host calls this without being woken). Serving stays first come, first served.
+        self.serve_keys(keys, now_ms);
+        self.take_served(session, out)
+    }
+
+    /// For a blocked session whose deadline has passed: unblocks it with the null reply
+    /// (`*-1` in RESP2, `_` in RESP3), or with the data it was served if that came first.
+    pub fn unblock_timeout(&self, session: &mut Session, out: &mut Vec<u8>) {
+        if session.blocked.take().is_none() {
+            return;
+        }
+        let reply = match self.blocking.forget(&self.store.common.ready, session.id()) {
+            Forgotten::Served(reply) => reply,
+            Forgotten::Waiting | Forgotten::Unknown => Reply::NilArray,
+        };
+        reply.encode(session.resp3, out);
+    }
+
+    /// A closing session stops waiting (a reply served to it and not yet sent is dropped).
+    pub(crate) fn forget_blocked(&self, session: &Session) {
+        if self.store.common.ready.any_waiting() || session.blocked.is_some() {
+            self.blocking.forget(&self.store.common.ready, session.id());
+        }
+    }
+
+    /// How many clients are blocked.
+    pub fn blocked_clients(&self) -> usize {
+        if self.store.common.ready.any_waiting() {
+            self.blocking.len()
+        } else {
+            0
+        }
+    }
+
+    /// Serves the clients waiting on keys that received data (called after every command;
+    /// one atomic load when nothing is pending).
+    pub(crate) fn serve_ready(&self, now_ms: u64) {
+        let ready = &self.store.common.ready;
+        if ready.has_pending() {
+            let keys = ready.take();
+            self.serve_keys(keys, now_ms);
+        }
+    }
+
+    fn take_served(&self, session: &mut Session, out: &mut Vec<u8>) -> bool {
+        match self.blocking.take_served(session.id()) {
+            Some(reply) => {
+                session.blocked = None;
+                reply.encode(session.resp3, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Serves the waiters of `keys`, and of any key that serving itself fills (a BLMOVE
+    /// pushing onto a list that others wait on).
+    fn serve_keys(&self, mut keys: Vec<Vec<u8>>, now_ms: u64) {
+        let ready = &self.store.common.ready;
+        loop {
+            for key in &keys {
+                self.serve_key(key, now_ms);
+            }
+            if !ready.has_pending() {
+                return;
+            }
+            keys = ready.take();
+        }
+    }
+
+    /// Serves the clients waiting on `key`, longest waiting first, while it holds data.
+    fn serve_key(&self, key: &[u8], now_ms: u64) {
+        loop {
+            // Who is first, and which shards serving it needs (a move's destination too).
+            let (id, ticket, dst) = {
+                let inner = self.blocking.inner.lock();
+                let Some((id, waiter)) = inner.head(key) else { return };
+                let dst = match &waiter.op {
+                    BlockOp::Move { dst, .. } => Some(dst.clone()),
+                    BlockOp::Pop { .. } => None,
+                };
+                (id, waiter.ticket, dst)
+            };
+            let keys = std::iter::once(key).chain(dst.as_deref());
+            let mut db = self.store.lock_keys(keys);
+            let mut inner = self.blocking.inner.lock();
+            // Still first in line and the same registration? (It may have timed out, or
+            // been served from another key, while nothing was locked.)
+            match inner.head(key) {
+                Some((head, waiter)) if head == id && waiter.ticket == ticket => {}
+                _ => continue,
+            }
+            let Some(waiter) = inner.waiters.get(&id) else { continue };
+            let Some(reply) = cmd::list::serve_blocked(self, &mut db, key, &waiter.op, now_ms) else {
+                // The key holds no list data (anymore): the rest keep waiting.
+                return;
+            };
+            if !reply.is_error() && self.propagation().enabled() {
+                // Logged as the non-blocking command that has the same effect.
+                let side = |left: bool| if left { "LEFT" } else { "RIGHT" };
+                match &waiter.op {
+                    BlockOp::Pop { left } => {
+                        self.propagation().append(&[if *left { &b"LPOP"[..] } else { b"RPOP" }, key]);
+                    }
+                    BlockOp::Move { dst, from_left, to_left } => self.propagation().append(&[
+                        &b"LMOVE"[..],
+                        key,
+                        dst,
+                        side(*from_left).as_bytes(),
+                        side(*to_left).as_bytes(),
+                    ]),
+                }
+            }
+            if !reply.is_error() {
+                // Keys changed outside any command's own write: WATCH must still see them.
+                self.store.watches.touch(key);
+                if let Some(dst) = &dst {
+                    self.store.watches.touch(dst);
+                }
+            }
+            if let Some(waiter) = inner.remove(id) {
+                self.store.common.ready.remove_waiting();
+                inner.served.insert(id, reply);
+                waiter.client.wake();
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! `Session`: one connection's state (protocol, database, authentication, its client entry,
+//! transaction, subscriptions, what it is blocked on). The session layer: it sits above the
+//! store, stats and config, and below the command families, which reach it through `Ctx`.
+
+pub mod tx;
+
+use std::sync::Arc;
+
+use crate::blocking::Blocked;
+use crate::clients::Client;
+use crate::pubsub::Subscriptions;
+use tx::Transaction;
+
+/// Per-connection state.
+pub struct Session {
+    pub resp3: bool,
+    pub db: u32,
+    pub authenticated: bool,
+    /// Set by QUIT: the host writes the pending replies and closes.
+    pub closing: bool,
+    pub client: Arc<Client>,
+    /// MULTI queue and WATCHed keys (`session::tx`; the commands are `cmd::tx`).
+    pub tx: Transaction,
+    /// Channels and patterns subscribed to (`pubsub`; the commands are `cmd::pubsub`).
+    pub subs: Subscriptions,
+    /// What a blocking command (BLPOP, ...) waits for; `feed` runs nothing more meanwhile.
+    pub blocked: Option<Blocked>,
+    /// While an EXEC runs with propagation on: its writes, logged as MULTI ... EXEC.
+    pub(crate) prop_batch: Option<Vec<u8>>,
+    /// Wrong passwords given on this connection (AUTH, HELLO ... AUTH). `feed` stops after
+    /// each, so the host can hold the connection back before the next guess runs.
+    pub auth_failures: u32,
+}
+
+impl Session {
+    pub fn id(&self) -> u64 {
+        self.client.id
+    }
+}
