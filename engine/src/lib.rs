@@ -2,18 +2,26 @@
 //! and no clock (time is always a parameter), so the same code runs in the server and, compiled
 //! to WebAssembly, in a browser tab.
 //!
-//! A map of the crate:
-//! - [`engine`]: `Engine` (`feed`, `call`, `sweep`, `snapshot`), `Session`, and dispatch.
-//! - [`resp`]: incremental request decoding with Redis's limits; [`reply`]: `Reply` and its encodings.
-//! - [`reply_json`]: `Reply::to_json` and the JSON encoding of binary-safe keys and values.
-//! - [`reply_cli`]: replies as `redis-cli` prints them (`(integer) 1`, `1) "a"`), for consoles.
-//! - [`table`]: the command table; [`cmd`]: the handlers, one file per family; [`args`]: argument parsing.
-//! - [`store`]: shards, entries, memory accounting, eviction and expiry.
-//! - [`pubsub`]: pub/sub subscriptions and delivery to each subscriber's outbox.
-//! - [`propagate`]: write commands in canonical form for the host's append-only file.
-//! - [`blocking`]: clients blocked by BLPOP, BRPOP, BLMOVE, and serving them when data arrives.
-//! - [`stats`]: counters and `StatsSnapshot`; [`config`]: run-time settings; [`clients`]: connected clients.
-//! - [`error`]: `CmdError` (exact Redis texts) and `ProtocolError`.
+//! A map of the crate, in layers whose imports point down only (`tests/layers.rs` checks it;
+//! when a lower layer must call up, it defines a small trait, as `store::RemovalLog`):
+//! - dispatch, the table and the command families (they may use each other):
+//!   [`engine`]: `Engine` (`feed`, `call`, `sweep`, `snapshot`), `Ctx` and dispatch, with
+//!   serving blocked clients in `engine/blocked.rs` and pipeline prefetching in `prefetch`;
+//!   [`table`]: the command table; [`cmd`]: the handlers, one module per family;
+//!   [`args`]: argument parsing.
+//! - sessions and their services: [`session`]: `Session` and its transaction state;
+//!   [`clients`]: connected clients; [`pubsub`]: subscriptions and delivery to each
+//!   subscriber's outbox; [`blocking`]: clients blocked by BLPOP, BRPOP, BLMOVE;
+//!   [`propagate`]: write commands in canonical form for the host's append-only file.
+//! - stats and config: [`stats`]: counters and `StatsSnapshot`; [`config`]: run-time settings.
+//! - the store: [`store`]: shards, entries, memory accounting and its limits, eviction,
+//!   expiry, the keyspace counters.
+//! - leaves: [`num`]: number parsing and formatting; [`glob`]; [`error`]: `CmdError` (exact
+//!   Redis texts) and `ProtocolError`; [`reply`]: `Reply` and its RESP encodings, with
+//!   [`reply_json`] (`Reply::to_json`, binary-safe byte strings) and [`reply_cli`] (replies as
+//!   `redis-cli` prints them); [`resp`]: incremental request decoding with Redis's limits;
+//!   [`counter`]: striped counters.
+//! - [`testing`]: the test harness (public for integration tests, benches and fuzz targets).
 
 pub mod args;
 pub mod blocking;
