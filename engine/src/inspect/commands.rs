@@ -4,9 +4,38 @@
 
 use std::fmt::Write as _;
 
+use serde::Deserialize;
 use serde_json::{json, Value as Json};
+use ts_rs::TS;
 
 use crate::table::{Command, COMMANDS};
+
+/// The shape of [`commands_json`], for its TypeScript type; a test reads the real body into it
+/// (unknown fields refused), so a field added to the body must be added here too.
+#[derive(Debug, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(rename = "Commands")]
+pub struct CommandsShape {
+    pub commands: Vec<CommandInfo>,
+}
+
+/// One row of the command table.
+#[derive(Debug, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct CommandInfo {
+    pub name: String,
+    /// Argument count including the name; `-N` means at least N.
+    pub arity: i32,
+    pub flags: Vec<String>,
+    /// Key positions: first, last (negative counts from the end), step; 0, 0, 0 = no keys.
+    pub first_key: i32,
+    pub last_key: i32,
+    pub step: i32,
+    pub group: String,
+    pub summary: String,
+    /// Syntax after the name, as Redis's docs write it.
+    pub syntax: String,
+}
 
 /// The command table as `GET /api/commands` and the playground's autocomplete read it.
 pub fn commands_json() -> Json {
@@ -112,5 +141,8 @@ mod tests {
         let set = list.iter().find(|c| c["name"] == "SET").unwrap();
         assert_eq!(set["arity"], -3);
         assert_eq!(set["group"], "string");
+        // The generated TypeScript type (`Commands`) has exactly the body's fields.
+        let shape: CommandsShape = serde_json::from_value(v).expect("commands_json has the fields of CommandInfo");
+        assert_eq!(shape.commands.len(), COMMANDS.len());
     }
 }

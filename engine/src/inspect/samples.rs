@@ -146,6 +146,7 @@ impl SampleRing {
 
 /// `GET /api/stats/history`: samples a second apart, oldest first.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
+#[ts(rename = "History")]
 pub struct HistoryView {
     pub interval_ms: u64,
     pub samples: Vec<Sample>,

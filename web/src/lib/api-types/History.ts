@@ -4,4 +4,4 @@ import type { Sample } from "./Sample";
 /**
  * `GET /api/stats/history`: samples a second apart, oldest first.
  */
-export type HistoryView = { interval_ms: number, samples: Array<Sample>, };
+export type History = { interval_ms: number, samples: Array<Sample>, };
