@@ -19,13 +19,19 @@ import type { Bytes, CommandInfo, KeyPage, KeyRow, RecentEvents, Reply, StatsSna
 
 /** The wasm-bindgen class (see wasm/src/lib.rs for each method). */
 export interface WasmPlayground {
-  run_line(line: string, now_ms: number): string;
+  console(line: string, now_ms: number): string;
   call(argv: string[], now_ms: number): string;
   stats_json(now_ms: number): string;
-  keys_json(pattern: string, count: number, now_ms: number): string;
-  scan_keys_json(pattern: string, type_name: string, cursor: string, count: number, now_ms: number): string;
-  events_json(now_ms: number): string;
-  sweep(now_ms: number): number;
+  sample_json(now_ms: number): string;
+  history_json(seconds?: number | null): string;
+  keys_json(pattern: string, type_name: string, cursor: string, count: number, now_ms: number): string;
+  key_json(key_json: string, now_ms: number): string;
+  put_key(key_json: string, body_json: string, now_ms: number): string;
+  delete_key(key_json: string, now_ms: number): string;
+  evictions_json(now_ms: number): string;
+  config_json(): string;
+  patch_config(body_json: string, now_ms: number): string;
+  expiry_cycle(now_ms: number): number;
   set_config(name: string, value: string, now_ms: number): void;
   fill(count: number, value_size: number, now_ms: number): string;
   free(): void;
@@ -72,7 +78,7 @@ export class PlaygroundEngine {
 
   /** Runs a line as typed into redis-cli. A Redis error is a reply, not an exception. */
   runLine(line: string): LineResult {
-    return parseReplyJson(this.#pg.run_line(line, this.#now())) as unknown as LineResult;
+    return parseReplyJson(this.#pg.console(line, this.#now())) as unknown as LineResult;
   }
 
   /** Runs one already-split command; its reply as tagged JSON. */
@@ -86,21 +92,31 @@ export class PlaygroundEngine {
 
   /** Up to `count` keys matching `pattern`, for a live list with TTLs counting down. */
   keys(pattern = '*', count = 200): { keys: PlaygroundKey[]; truncated: boolean } {
-    return JSON.parse(this.#pg.keys_json(pattern, count, this.#now())) as { keys: PlaygroundKey[]; truncated: boolean };
+    const now = this.#now();
+    const keys: PlaygroundKey[] = [];
+    let cursor = '0';
+    for (;;) {
+      const page = JSON.parse(this.#pg.keys_json(pattern, '', cursor, 1000, now)) as KeyPage;
+      keys.push(...(page.keys as PlaygroundKey[]));
+      cursor = page.cursor;
+      if (page.done || keys.length >= count) break;
+    }
+    const truncated = keys.length > count || (cursor !== '0' && keys.length === count);
+    return { keys: keys.slice(0, count), truncated };
   }
 
   /** One SCAN step, as GET /api/keys answers it: a `FetchPage` for the dashboard's KeyBrowser. */
   fetchPage: FetchPage = (q) =>
-    Promise.resolve(JSON.parse(this.#pg.scan_keys_json(q.match, q.type, q.cursor, q.count, this.#now())) as KeyPage);
+    Promise.resolve(JSON.parse(this.#pg.keys_json(q.match, q.type, q.cursor, q.count, this.#now())) as KeyPage);
 
   /** Recent evictions and expirations, newest first. */
   events(): RecentEvents {
-    return JSON.parse(this.#pg.events_json(this.#now())) as RecentEvents;
+    return JSON.parse(this.#pg.evictions_json(this.#now())) as RecentEvents;
   }
 
   /** Active expiry; call from a timer (the server runs it 10 times a second). Keys expired. */
   sweep(): number {
-    return this.#pg.sweep(this.#now());
+    return this.#pg.expiry_cycle(this.#now());
   }
 
   /** CONFIG SET; throws the Redis error text when the setting is refused. */

@@ -1,13 +1,62 @@
-//! What the playground's console says to `help`, `help <command>` and `help @<group>` (as
-//! redis-cli answers them locally, in plain text without its terminal colours), and the command
-//! table as JSON for autocomplete.
+//! The command table for help and autocomplete (`GET /api/commands`), and what a console says
+//! to `help`, `help <command>` and `help @<group>` (as redis-cli answers them locally, in
+//! plain text without its terminal colours).
 
 use std::fmt::Write as _;
 
-use vitrine_engine::table::{Command, COMMANDS};
+use serde::Deserialize;
+use serde_json::{json, Value as Json};
+use ts_rs::TS;
 
-/// The command table in the shape of `GET /api/commands` (the engine builds it for both).
-pub use vitrine_engine::reply_json::commands_json;
+use crate::table::{Command, COMMANDS};
+
+/// The shape of [`commands_json`], for its TypeScript type; a test reads the real body into it
+/// (unknown fields refused), so a field added to the body must be added here too.
+#[derive(Debug, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(rename = "Commands")]
+pub struct CommandsShape {
+    pub commands: Vec<CommandInfo>,
+}
+
+/// One row of the command table.
+#[derive(Debug, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct CommandInfo {
+    pub name: String,
+    /// Argument count including the name; `-N` means at least N.
+    pub arity: i32,
+    pub flags: Vec<String>,
+    /// Key positions: first, last (negative counts from the end), step; 0, 0, 0 = no keys.
+    pub first_key: i32,
+    pub last_key: i32,
+    pub step: i32,
+    pub group: String,
+    pub summary: String,
+    /// Syntax after the name, as Redis's docs write it.
+    pub syntax: String,
+}
+
+/// The command table as `GET /api/commands` and the playground's autocomplete read it.
+pub fn commands_json() -> Json {
+    let list: Vec<Json> = COMMANDS
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name,
+                "arity": c.arity,
+                "flags": c.flag_names(),
+                "first_key": c.first_key,
+                "last_key": c.last_key,
+                "step": c.step,
+                "group": c.group,
+                "summary": c.summary,
+                "syntax": c.syntax,
+            })
+        })
+        .collect();
+    json!({ "commands": list })
+}
 
 /// The groups of the command table, in table order.
 fn groups() -> Vec<&'static str> {
@@ -44,7 +93,7 @@ pub fn help(args: &[Vec<u8>]) -> String {
              \"help @<group>\" to get a list of commands in <group>\n      \
              \"help <command>\" for help on <command>\n\
              Groups: {}\n",
-            vitrine_engine::VERSION,
+            crate::VERSION,
             groups().iter().map(|g| format!("@{g}")).collect::<Vec<_>>().join(" "),
         );
         return out;
@@ -92,5 +141,8 @@ mod tests {
         let set = list.iter().find(|c| c["name"] == "SET").unwrap();
         assert_eq!(set["arity"], -3);
         assert_eq!(set["group"], "string");
+        // The generated TypeScript type (`Commands`) has exactly the body's fields.
+        let shape: CommandsShape = serde_json::from_value(v).expect("commands_json has the fields of CommandInfo");
+        assert_eq!(shape.commands.len(), COMMANDS.len());
     }
 }
