@@ -275,3 +275,22 @@ export interface BenchRequest {
   duration_s?: number;
   requests?: number;
 }
+
+/** One console line's outcome (POST /api/console, the wasm `console`): split as redis-cli
+ * splits it, run (or answered locally: help, clear), and `text` exactly what redis-cli prints,
+ * final newline included. */
+export type ConsoleReply =
+  | { kind: 'reply'; argv: Bytes[]; reply: Reply; text: string; resp: Bytes }
+  | { kind: 'empty' | 'invalid' | 'help' | 'clear'; text: string };
+
+/** What PUT /api/keys/{key} takes. */
+export interface PutKeyBody {
+  value: Bytes;
+  /** Seconds. */
+  ttl?: number;
+  ttl_ms?: number;
+  /** Create only: refused (409) when the key exists. */
+  nx?: boolean;
+  /** Keep the current TTL exactly (SET ... KEEPTTL). */
+  keep_ttl?: boolean;
+}
