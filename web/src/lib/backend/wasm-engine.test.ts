@@ -1,0 +1,65 @@
+// WasmBackend over the real wasm build (web/src/lib/wasm/pkg); skipped when it has not been
+// built (scripts/test builds it before the web tests). The fakes in wasm.test.ts pin the
+// backend's own logic; this pins that the engine answers what the backend expects.
+import { describe, expect, it } from 'vitest';
+import { WasmBackend } from './wasm';
+import { loadNodeWasm, wasmBuilt } from './wasm-testing';
+
+const T0 = 1_700_000_000_000;
+
+async function make() {
+  const clock = { now: T0 };
+  const backend = new WasmBackend(await loadNodeWasm(), { now: () => clock.now, seed: 7, storage: null });
+  return { backend, clock };
+}
+
+describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
+  it('prints replies as redis-cli does and answers the views in the API shapes', async () => {
+    const { backend } = await make();
+    expect((await backend.console('SET greeting "hello world"')).text).toBe('OK\n');
+    expect((await backend.console('MGET greeting nope')).text).toBe('1) "hello world"\n2) (nil)\n');
+    expect((await backend.console('GET "oops')).kind).toBe('invalid');
+    expect((await backend.console('HELP GET')).text).toContain('GET key');
+    expect((await backend.stats()).keys).toBe(1);
+    const page = await backend.keys({ match: '*', type: '', cursor: '0', count: 100 });
+    expect(page.keys.map((k) => k.key)).toEqual(['greeting']);
+    expect(await backend.key('greeting')).toMatchObject({ key: 'greeting', type: 'string', value: 'hello world' });
+    expect(await backend.key('nope')).toBeNull();
+    await expect(backend.keys({ match: '*', type: '', cursor: 'nope', count: 10 })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('writes and deletes keys, with a 409 for create-only on an existing key', async () => {
+    const { backend } = await make();
+    expect(await backend.putKey('k', { value: 'v', ttl: 60 })).toMatchObject({ key: 'k', value: 'v' });
+    await expect(backend.putKey('k', { value: 'w', nx: true })).rejects.toMatchObject({ status: 409 });
+    expect(await backend.deleteKey('k')).toEqual({ deleted: true });
+    expect(backend.playground.lines).toEqual(['SET k v EX 60', 'DEL k']);
+  });
+
+  it('evicts under a tiny limit, expires keys from the cycle, and samples into its history', async () => {
+    const { backend, clock } = await make();
+    const view = await backend.patchConfig({ maxmemory: '64kb', 'maxmemory-policy': 'allkeys-lru' });
+    expect(view.config['maxmemory-policy']).toBe('allkeys-lru');
+    expect((await backend.console('FILL 2000 100')).text).toMatch(/^wrote 2000 keys, evicted [1-9]/);
+    const events = await backend.recentEvents();
+    expect(events.events[0]).toMatchObject({ kind: 'evicted', policy: 'allkeys-lru' });
+    await backend.console('SET flash now PX 500');
+    clock.now = T0 + 1000;
+    expect(backend.expiryCycle()).toBeGreaterThanOrEqual(0);
+    expect(await backend.key('flash')).toBeNull();
+    backend.sample();
+    clock.now = T0 + 2000;
+    const s = backend.sample();
+    expect(s.t_ms).toBe(T0 + 2000);
+    expect(s.maxmemory).toBe(65536);
+    const history = await backend.feed.history(60, new AbortController().signal);
+    expect(history.map((x) => x.t_ms)).toEqual([T0 + 1000, T0 + 2000]);
+  });
+
+  it('replays a session into a fresh engine', async () => {
+    const { backend } = await make();
+    const restored = backend.playground.restore(['INCR visits', 'INCR visits']);
+    expect(restored.transcript.map((t) => t.reply.text)).toEqual(['(integer) 1\n', '(integer) 2\n']);
+    expect((await backend.console('INCR visits')).text).toBe('(integer) 3\n');
+  });
+});
