@@ -4,8 +4,10 @@
 //!
 //! A map of the crate:
 //! - [`engine`]: `Engine` (`feed`, `call`, `sweep`, `snapshot`), `Session`, and dispatch.
+//! - [`inspect`]: the views the hosts show (stats samples, key pages and detail, evictions,
+//!   the console line, the command table, the settings), built once for the server and wasm.
 //! - [`resp`]: incremental request decoding with Redis's limits; [`reply`]: `Reply` and its encodings.
-//! - [`reply_json`]: `Reply::to_json` and the JSON encoding of binary-safe keys and values.
+//! - [`reply_json`]: `Reply::to_json` and the JSON encoding of binary-safe byte strings.
 //! - [`reply_cli`]: replies as `redis-cli` prints them (`(integer) 1`, `1) "a"`), for consoles.
 //! - [`table`]: the command table; [`cmd`]: the handlers, one file per family; [`args`]: argument parsing.
 //! - [`store`]: shards, entries, memory accounting, eviction and expiry.
@@ -23,6 +25,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod glob;
+pub mod inspect;
 mod prefetch;
 pub mod propagate;
 pub mod pubsub;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, Ordering::Relaxed};
 use parking_lot::Mutex;
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::store::misses::MissCause;
 use crate::table::COMMANDS;
@@ -249,7 +250,7 @@ impl Stats {
 }
 
 /// Facts only the host process knows, reported to the engine so snapshots include them.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, TS)]
 pub struct HostFacts {
     pub process_id: u32,
     pub tcp_port: u16,
@@ -260,7 +261,7 @@ pub struct HostFacts {
 }
 
 /// Calls and failures of one command since start or the last `CONFIG RESETSTAT`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct CommandStat {
     pub name: &'static str,
     pub calls: u64,
@@ -268,7 +269,7 @@ pub struct CommandStat {
 }
 
 /// Key counts by type.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, TS)]
 pub struct KeysByType {
     pub string: u64,
     pub list: u64,
@@ -278,7 +279,7 @@ pub struct KeysByType {
 }
 
 /// Everything there is to know about the engine at one moment.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct StatsSnapshot {
     pub version: &'static str,
     pub now_ms: u64,

@@ -1739,16 +1739,6 @@ mod tests {
     }
 
     #[test]
-    fn to_json_lists_pairs_in_order() {
-        let mut z = ZSetValue::new();
-        z.insert(b"b", 2.0);
-        z.insert(b"a", 1.5);
-        z.insert(b"c", f64::INFINITY);
-        z.insert(b"\xff", 0.0);
-        assert_eq!(z.to_json(), serde_json::json!([[{ "base64": "/w==" }, 0.0], ["a", 1.5], ["b", 2.0], ["c", "inf"]]));
-    }
-
-    #[test]
     fn default_ttl_applies_to_new_sorted_sets() {
         let mut t = TestEngine::default();
         t.engine.config().set("default-ttl", "100").unwrap();

@@ -1,13 +1,33 @@
-//! What the playground's console says to `help`, `help <command>` and `help @<group>` (as
-//! redis-cli answers them locally, in plain text without its terminal colours), and the command
-//! table as JSON for autocomplete.
+//! The command table for help and autocomplete (`GET /api/commands`), and what a console says
+//! to `help`, `help <command>` and `help @<group>` (as redis-cli answers them locally, in
+//! plain text without its terminal colours).
 
 use std::fmt::Write as _;
 
-use vitrine_engine::table::{Command, COMMANDS};
+use serde_json::{json, Value as Json};
 
-/// The command table in the shape of `GET /api/commands` (the engine builds it for both).
-pub use vitrine_engine::reply_json::commands_json;
+use crate::table::{Command, COMMANDS};
+
+/// The command table as `GET /api/commands` and the playground's autocomplete read it.
+pub fn commands_json() -> Json {
+    let list: Vec<Json> = COMMANDS
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name,
+                "arity": c.arity,
+                "flags": c.flag_names(),
+                "first_key": c.first_key,
+                "last_key": c.last_key,
+                "step": c.step,
+                "group": c.group,
+                "summary": c.summary,
+                "syntax": c.syntax,
+            })
+        })
+        .collect();
+    json!({ "commands": list })
+}
 
 /// The groups of the command table, in table order.
 fn groups() -> Vec<&'static str> {
@@ -44,7 +64,7 @@ pub fn help(args: &[Vec<u8>]) -> String {
              \"help @<group>\" to get a list of commands in <group>\n      \
              \"help <command>\" for help on <command>\n\
              Groups: {}\n",
-            vitrine_engine::VERSION,
+            crate::VERSION,
             groups().iter().map(|g| format!("@{g}")).collect::<Vec<_>>().join(" "),
         );
         return out;
