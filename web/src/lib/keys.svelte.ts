@@ -153,7 +153,7 @@ export class KeyBrowser {
   /** Updates or adds a key's row (after it was written). */
   upsert(d: KeyDetail): void {
     const id = bytesId(d.key);
-    const row: ListedKey = { key: d.key, type: d.type, ttl_ms: d.ttl_ms, size: d.size, seen_at: Date.now() };
+    const row: ListedKey = { key: d.key, type: d.type, ttl_ms: d.ttl_ms, size: d.size, idle_ms: d.idle_ms, freq: d.freq, seen_at: Date.now() };
     if (this.#seen.has(id)) {
       this.rows = this.rows.map((r) => (bytesId(r.key) === id ? row : r));
     } else {

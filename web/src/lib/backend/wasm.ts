@@ -111,6 +111,17 @@ function defaultStorage(): Storage | null {
   }
 }
 
+/** The HTTP status of each refusal code, as the admin API answers them. */
+const STATUS: Record<string, number> = {
+  bad_parameter: 400,
+  not_found: 404,
+  conflict: 409,
+  invalid_body: 422,
+  command_error: 422,
+  config_error: 422,
+  oom: 507,
+};
+
 /**
  * A wasm method's thrown message as the ApiError the HTTP API would give: the engine throws
  * a string (wasm-bindgen's `Err(String)`), or JSON `{"error":{"code","message"}}`.
@@ -121,8 +132,7 @@ export function wasmError(e: unknown): ApiError {
     const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
     if (body.error?.message) {
       const code = body.error.code ?? 'bad_request';
-      const status = code === 'conflict' ? 409 : code === 'not_found' ? 404 : 400;
-      return new ApiError(status, code, body.error.message);
+      return new ApiError(STATUS[code] ?? 400, code, body.error.message);
     }
   } catch {
     // a plain message
