@@ -2,7 +2,9 @@
 // built (scripts/test builds it before the web tests). The fakes in wasm.test.ts pin the
 // backend's own logic; this pins that the engine answers what the backend expects.
 import { describe, expect, it } from 'vitest';
-import { WasmBackend } from './wasm';
+import { TOUR } from '../playground/tour';
+import { AppState } from './app.svelte';
+import { SESSION_KEY, WasmBackend } from './wasm';
 import { loadNodeWasm, wasmBuilt } from './wasm-testing';
 
 const T0 = 1_700_000_000_000;
@@ -62,5 +64,32 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     const restored = backend.playground.restore(['INCR visits', 'INCR visits']);
     expect(restored.transcript.map((t) => t.reply.text)).toEqual(['(integer) 1\n', '(integer) 2\n']);
     expect((await backend.console('INCR visits')).text).toBe('(integer) 3\n');
+  });
+
+  it('runs every tour step through the console without a Redis error, and LFU keeps the hot key', async () => {
+    const { backend } = await make();
+    const app = new AppState(backend, { storage: null });
+    for (const step of TOUR) {
+      const before = app.console.entries.length;
+      for (const line of step.commands) await app.console.submit(line);
+      const errors = app.console.entries.slice(before).filter((e) => e.kind === 'error');
+      expect(errors, step.title).toEqual([]);
+    }
+    expect(app.console.entries.find((e) => e.input === 'EXISTS hot')?.output).toBe('(integer) 1');
+  });
+
+  it('restores a stored session at its recorded times: a TTL keeps counting from when it was set', async () => {
+    const stored = new Map<string, string>([
+      [SESSION_KEY, JSON.stringify([{ line: 'SET long v PX 100000', at: T0 }, { line: 'SET short v PX 1000', at: T0 + 10 }, { line: 'INCR n', at: T0 + 4990 }])],
+    ]);
+    const storage = { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v) } as unknown as Storage;
+    const clock = { now: T0 + 5000 };
+    const backend = new WasmBackend(await loadNodeWasm(), { now: () => clock.now, seed: 7, storage });
+    const restored = backend.playground.restore(null);
+    expect(restored.notice).toMatch(/Restored this tab's session \(3 commands\)/);
+    expect(restored.transcript.map((t) => t.reply.text)).toEqual(['OK\n', 'OK\n', '(integer) 1\n']);
+    expect((await backend.key('long'))?.ttl_ms).toBe(100_000 - 5000);
+    // The short one expired in between (the expiry cycle ran before the later line).
+    expect(await backend.key('short')).toBeNull();
   });
 });
