@@ -37,7 +37,7 @@ export class StatsFeed {
   readonly #source: FeedSource;
   readonly #initialBackoff: number;
   readonly #maxBackoff: number;
-  readonly #staleAfter: number;
+  readonly #staleAfter: number | null;
   #failures = 0;
   #controller: AbortController | null = null;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -51,7 +51,7 @@ export class StatsFeed {
     this.capacity = options.capacity ?? 900;
     this.#initialBackoff = options.initialBackoffMs ?? 1000;
     this.#maxBackoff = options.maxBackoffMs ?? 15_000;
-    this.#staleAfter = options.staleAfterMs ?? 5000;
+    this.#staleAfter = options.staleAfterMs ?? (source.stalls === false ? null : 5000);
   }
 
   /** Starts following the server (idempotent). */
@@ -156,7 +156,7 @@ export class StatsFeed {
 
   #armStale(controller: AbortController): void {
     if (this.#staleTimer) clearTimeout(this.#staleTimer);
-    this.#staleTimer = setTimeout(() => controller.abort(), this.#staleAfter);
+    if (this.#staleAfter !== null) this.#staleTimer = setTimeout(() => controller.abort(), this.#staleAfter);
   }
 
   #scheduleReconnect(): void {

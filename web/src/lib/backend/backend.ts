@@ -37,6 +37,11 @@ export interface FeedSource {
   history(seconds: number, signal: AbortSignal): Promise<Sample[]>;
   /** Calls `onSample` for every new sample until the stream ends or fails, or `signal` aborts. */
   stream(onSample: (s: Sample) => void, signal: AbortSignal): Promise<void>;
+  /**
+   * false: a quiet stream is not a dead one (the tab's own timer, which a hidden tab slows
+   * down), so the feed does not reconnect when samples are late.
+   */
+  readonly stalls?: false;
 }
 
 /** A console line that ran, with its reply (a restored session's transcript). */

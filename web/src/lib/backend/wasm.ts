@@ -190,6 +190,7 @@ export class WasmBackend implements Backend {
     this.#engine = this.#newEngine(this.#now());
     const self = this;
     this.feed = {
+      stalls: false,
       async history(seconds) {
         return (JSON.parse(self.#engine.history_json(seconds)) as History).samples;
       },
