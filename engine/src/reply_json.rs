@@ -28,7 +28,7 @@ use serde_json::{json, Value as Json};
 
 use crate::reply::{format_double, Reply};
 use crate::store::entry::ValueRef;
-use crate::table::COMMANDS;
+use crate::table::{Command, COMMANDS};
 
 /// A byte string as JSON: a string when it is valid UTF-8, else `{"base64": "..."}`.
 pub fn bytes_to_json(bytes: &[u8]) -> Json {
@@ -48,25 +48,29 @@ pub fn bytes_from_json(value: &Json) -> Option<Vec<u8>> {
     }
 }
 
-/// The command table as `GET /api/commands` and the playground's autocomplete read it.
+/// The command table as `GET /api/commands` and the playground's autocomplete read it: one
+/// entry per command, and under a container its `subcommands`, each an entry of the same
+/// shape named as typed (`CLIENT LIST`).
 pub fn commands_json() -> Json {
-    let list: Vec<Json> = COMMANDS
-        .iter()
-        .map(|c| {
-            json!({
-                "name": c.name,
-                "arity": c.arity,
-                "flags": c.flag_names(),
-                "first_key": c.first_key,
-                "last_key": c.last_key,
-                "step": c.step,
-                "group": c.group,
-                "summary": c.summary,
-                "syntax": c.syntax,
-            })
-        })
-        .collect();
-    json!({ "commands": list })
+    json!({ "commands": COMMANDS.iter().map(command_json).collect::<Vec<_>>() })
+}
+
+fn command_json(c: &Command) -> Json {
+    let mut entry = json!({
+        "name": c.name.replace('|', " "),
+        "arity": c.arity,
+        "flags": c.flag_names(),
+        "first_key": c.first_key,
+        "last_key": c.last_key,
+        "step": c.step,
+        "group": c.group,
+        "summary": c.summary,
+        "syntax": c.syntax,
+    });
+    if c.is_container() {
+        entry["subcommands"] = c.subcommands.iter().map(command_json).collect();
+    }
+    entry
 }
 
 /// Serde helper: serializes bytes the way [`bytes_to_json`] shows them.

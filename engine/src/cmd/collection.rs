@@ -115,37 +115,51 @@ pub fn modify<T: Collection, R>(
 
 use super::keys::parse_cursor;
 
-/// A per-key SCAN's cursor, as Redis's `parseScanCursorOrReply` reads it.
+/// A SCAN cursor (SCAN, HSCAN, SSCAN, ZSCAN), as Redis's `parseScanCursorOrReply` reads it.
 pub fn scan_cursor(arg: &[u8]) -> Result<u64, CmdError> {
     parse_cursor(arg).ok_or_else(|| CmdError::err("invalid cursor"))
 }
 
-/// The MATCH and COUNT options of a per-key SCAN (TYPE is SCAN's alone: a syntax error here).
+/// What a SCAN walks, which decides the options it takes: TYPE is SCAN's alone. (Redis
+/// 7.4's HSCAN NOVALUES is not one: Vitrine answers as 7.2, and the differential test pins
+/// 7.0's syntax error for it.)
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ScanOf {
+    Keyspace,
+    Hash,
+    Set,
+    SortedSet,
+}
+
+/// The options after a SCAN's cursor, parsed once for SCAN, HSCAN, SSCAN and ZSCAN.
 pub struct ScanOptions<'a> {
     /// `None` when every element matches (no MATCH, or MATCH `*`).
     pub pattern: Option<&'a [u8]>,
     pub count: usize,
+    /// SCAN's TYPE: only keys of this type (an unknown name matches nothing, as Redis 7.0).
+    pub type_name: Option<&'a [u8]>,
 }
 
 impl<'a> ScanOptions<'a> {
-    /// Parses what follows the cursor, as Redis's `scanGenericCommand`: each option needs its
-    /// value, COUNT must be a positive integer, a later option of a kind wins.
-    pub fn parse(args: &mut Args<'a>) -> Result<ScanOptions<'a>, CmdError> {
-        let mut opts = ScanOptions { pattern: None, count: 10 };
-        while let Some(opt) = args.peek() {
-            if args.len() < 2 {
-                return Err(CmdError::Syntax);
-            }
-            args.bytes()?;
-            if opt.eq_ignore_ascii_case(b"COUNT") {
+    /// Parses what follows the cursor, as Redis's `scanGenericCommand`: an option that takes
+    /// a value needs it, COUNT must be a positive integer, a later option of a kind wins, and
+    /// anything else (TYPE outside SCAN included) is a syntax error.
+    pub fn parse(args: &mut Args<'a>, of: ScanOf) -> Result<ScanOptions<'a>, CmdError> {
+        let mut opts = ScanOptions { pattern: None, count: 10, type_name: None };
+        while !args.is_empty() {
+            let opt = args.bytes()?;
+            let has_value = !args.is_empty();
+            if opt.eq_ignore_ascii_case(b"COUNT") && has_value {
                 let n = args.int()?;
                 if n < 1 {
                     return Err(CmdError::Syntax);
                 }
                 opts.count = usize::try_from(n).unwrap_or(usize::MAX);
-            } else if opt.eq_ignore_ascii_case(b"MATCH") {
+            } else if opt.eq_ignore_ascii_case(b"MATCH") && has_value {
                 let p = args.bytes()?;
                 opts.pattern = (p != b"*").then_some(p);
+            } else if opt.eq_ignore_ascii_case(b"TYPE") && of == ScanOf::Keyspace && has_value {
+                opts.type_name = Some(args.bytes()?);
             } else {
                 return Err(CmdError::Syntax);
             }

@@ -11,7 +11,9 @@ use crate::reply::{format_i64, Reply};
 use crate::store::entry::alloc_size;
 use crate::store::hash::{HashValue, ELEMENT_OVERHEAD};
 
-use super::collection::{self, check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
+use super::collection::{
+    self, check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOf, ScanOptions,
+};
 use super::long_double::{self, Num};
 
 /// HSET: sets fields of a hash (creating it) and answers how many fields are new.
@@ -288,7 +290,7 @@ pub fn hscan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     let Some(h) = read_hash(ctx, key)? else {
         return Ok(scan_reply(0, vec![]));
     };
-    let opts = ScanOptions::parse(args)?;
+    let opts = ScanOptions::parse(args, ScanOf::Hash)?;
     let mut items = Vec::new();
     let next = h.scan(cursor, opts.count, |f, v| {
         if opts.matches(f) {

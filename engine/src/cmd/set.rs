@@ -14,7 +14,9 @@ use crate::reply::Reply;
 use crate::store::entry::{alloc_size, Entry, Value, ValueRef};
 use crate::store::set::{SetValue, ELEMENT_OVERHEAD};
 
-use super::collection::{self, check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
+use super::collection::{
+    self, check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOf, ScanOptions,
+};
 use super::string::default_expiry;
 
 /// Redis's SPOP_MOVE_STRATEGY_MUL: when what is left is this many times smaller than what
@@ -314,7 +316,7 @@ pub fn sscan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     let Some(s) = read_set(ctx, key)? else {
         return Ok(scan_reply(0, vec![]));
     };
-    let opts = ScanOptions::parse(args)?;
+    let opts = ScanOptions::parse(args, ScanOf::Set)?;
     let mut items = Vec::new();
     let next = s.scan(cursor, opts.count, |m| {
         if opts.matches(m) {

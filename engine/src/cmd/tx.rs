@@ -227,10 +227,10 @@ pub fn unwatch(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdErro
 /// Keyless commands that run inside EXEC without the keyspace: they never lock a shard, so
 /// the transaction need not hold them all. Any other keyless command (KEYS, SCAN, DBSIZE,
 /// FLUSHALL, INFO, MEMORY STATS, ...) makes EXEC hold every shard, and walks the keyspace
-/// through those held locks (`Locked::shard_at`).
+/// through those held locks (`Locked::shard_at`). A subcommand goes by its container.
 pub(crate) fn keyspace_free(cmd: &Command) -> bool {
     matches!(
-        cmd.name,
+        cmd.container().unwrap_or(cmd.name),
         "PING"
             | "ECHO"
             | "TIME"
