@@ -230,6 +230,63 @@ pub fn distinct_positions(len: usize, count: usize, mut random: impl FnMut() -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{err, TestEngine, NOT_INT};
+
+    /// What a parse found: (pattern, count, type).
+    type Parsed<'a> = (Option<&'a [u8]>, usize, Option<&'a [u8]>);
+
+    fn parse<'a>(argv: &'a [&'a [u8]], of: ScanOf) -> Result<Parsed<'a>, CmdError> {
+        let mut args = Args::new(argv);
+        ScanOptions::parse(&mut args, of).map(|o| (o.pattern, o.count, o.type_name))
+    }
+
+    #[test]
+    fn scan_options_parse_as_redis_for_every_scan() {
+        use ScanOf::*;
+        for of in [Keyspace, Hash, Set, SortedSet] {
+            assert_eq!(parse(&[], of), Ok((None, 10, None)));
+            // Any case; MATCH * is no pattern; the later of two options wins.
+            assert_eq!(parse(&[b"match", b"a*", b"Count", b"3", b"MATCH", b"b*"], of), Ok((Some(&b"b*"[..]), 3, None)));
+            assert_eq!(parse(&[b"MATCH", b"*"], of), Ok((None, 10, None)));
+            assert_eq!(parse(&[b"COUNT", b"9223372036854775807"], of).map(|o| o.1 > 0), Ok(true));
+            for bad in [
+                &[&b"COUNT"[..], b"0"][..],
+                &[b"COUNT", b"-1"],
+                &[b"COUNT"],
+                &[b"MATCH"],
+                &[b"FOO", b"bar"],
+                &[b"MATCH", b"*", b"extra"],
+                &[b"NOVALUES"],
+            ] {
+                assert_eq!(parse(bad, of), Err(CmdError::Syntax), "{of:?} {bad:?}");
+            }
+            assert_eq!(parse(&[b"COUNT", b"x", b"FOO"], of), Err(CmdError::NotInteger), "the first bad option decides");
+            assert_eq!(parse(&[b"COUNT", b"1.5"], of), Err(CmdError::NotInteger));
+        }
+        // TYPE is SCAN's alone.
+        assert_eq!(parse(&[b"TYPE", b"hash"], Keyspace), Ok((None, 10, Some(&b"hash"[..]))));
+        assert_eq!(parse(&[b"TYPE"], Keyspace), Err(CmdError::Syntax));
+        for of in [Hash, Set, SortedSet] {
+            assert_eq!(parse(&[b"TYPE", b"hash"], of), Err(CmdError::Syntax), "{of:?}");
+        }
+    }
+
+    #[test]
+    fn every_scan_answers_the_same_option_errors() {
+        let mut t = TestEngine::default();
+        t.run(&["HSET", "h", "f", "v"]);
+        t.run(&["SADD", "s", "m"]);
+        t.run(&["ZADD", "z", "1", "m"]);
+        for prefix in [&["SCAN"][..], &["HSCAN", "h"], &["SSCAN", "s"], &["ZSCAN", "z"]] {
+            let run = |t: &mut TestEngine, rest: &[&str]| t.run(&[prefix, &["0"], rest].concat());
+            assert_eq!(run(&mut t, &["COUNT", "0"]), err("ERR syntax error"), "{prefix:?}");
+            assert_eq!(run(&mut t, &["COUNT", "abc"]), err(NOT_INT), "{prefix:?}");
+            assert_eq!(run(&mut t, &["MATCH"]), err("ERR syntax error"), "{prefix:?}");
+            assert_eq!(run(&mut t, &["BOGUS", "x"]), err("ERR syntax error"), "{prefix:?}");
+            let cursor = t.run(&[prefix, &["x"]].concat());
+            assert_eq!(cursor, err("ERR invalid cursor"), "{prefix:?}");
+        }
+    }
 
     #[test]
     fn distinct_positions_are_distinct_and_in_range() {

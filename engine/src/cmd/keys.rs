@@ -76,7 +76,7 @@ pub fn type_(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
 /// ```
 pub fn expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let base = unix_ms(ctx.now);
-    expire_generic(ctx, args, base, Unit::Seconds, "expire")
+    expire_generic(ctx, args, base, Unit::Seconds)
 }
 
 /// Sets a key's time to live in milliseconds.
@@ -86,7 +86,7 @@ pub fn expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 /// ```
 pub fn pexpire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let base = unix_ms(ctx.now);
-    expire_generic(ctx, args, base, Unit::Millis, "pexpire")
+    expire_generic(ctx, args, base, Unit::Millis)
 }
 
 /// Sets a key to expire at a Unix time in seconds.
@@ -95,7 +95,7 @@ pub fn pexpire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
 /// EXPIREAT key unix-time-seconds [NX | XX | GT | LT]
 /// ```
 pub fn expireat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    expire_generic(ctx, args, 0, Unit::Seconds, "expireat")
+    expire_generic(ctx, args, 0, Unit::Seconds)
 }
 
 /// Sets a key to expire at a Unix time in milliseconds.
@@ -104,7 +104,7 @@ pub fn expireat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErro
 /// PEXPIREAT key unix-time-milliseconds [NX | XX | GT | LT]
 /// ```
 pub fn pexpireat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    expire_generic(ctx, args, 0, Unit::Millis, "pexpireat")
+    expire_generic(ctx, args, 0, Unit::Millis)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -167,18 +167,13 @@ impl ExpireCond {
 /// EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT, in Redis's order of checks: options, integer,
 /// overflow, then the key. `base` is what the argument counts from (now, or 0 for the *AT
 /// forms), in unix ms. An expiry at or before now deletes the key and still answers 1.
-fn expire_generic(
-    ctx: &mut Ctx<'_>,
-    args: &mut Args<'_>,
-    base: i64,
-    unit: Unit,
-    name: &str,
-) -> Result<Reply, CmdError> {
+fn expire_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, base: i64, unit: Unit) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let param = args.bytes()?;
     let cond = ExpireCond::parse(args.rest())?;
     let mut when = parse_i64(param).ok_or(CmdError::NotInteger)?;
-    let invalid = || CmdError::InvalidExpire(name.to_string());
+    let cmd = ctx.cmd;
+    let invalid = || CmdError::InvalidExpire(cmd.full_name());
     if unit == Unit::Seconds {
         when = when.checked_mul(1000).ok_or_else(invalid)?;
     }

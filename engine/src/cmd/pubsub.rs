@@ -343,6 +343,12 @@ mod tests {
         };
         assert_eq!(t.engine.call(&mut sub, &["GET", "k"], t.now), refused("get"));
         assert_eq!(t.engine.call(&mut sub, &["CONFIG", "GET", "x"], t.now), refused("config|get"));
+        assert_eq!(t.engine.call(&mut sub, &["client", "list"], t.now), refused("client|list"));
+        // The subcommand must exist first, as in Redis.
+        assert_eq!(
+            t.engine.call(&mut sub, &["CLIENT", "NOPE"], t.now),
+            err("ERR unknown subcommand 'NOPE'. Try CLIENT HELP.")
+        );
         // Arity is checked first.
         assert_eq!(t.engine.call(&mut sub, &["GET"], t.now), err("ERR wrong number of arguments for 'get' command"));
         assert_eq!(t.engine.call(&mut sub, &["PING"], t.now), arr(vec![bulk("pong"), bulk("")]));
