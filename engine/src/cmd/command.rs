@@ -101,8 +101,8 @@ pub fn list(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     Ok(Reply::Array(every.filter(|c| keep(c)).map(|c| Reply::bulk(c.full_name())).collect()))
 }
 
-/// The COMMAND INFO entry of each named command (`name` or `container|sub`), nil for an
-/// unknown one; every command's without names.
+/// The COMMAND INFO entry of each named command (`name` or `container|sub`), a nil bulk for
+/// an unknown one (Redis's `addReplyNull`: `$-1` in RESP2); every command's without names.
 ///
 /// ```text
 /// COMMAND INFO [command-name [command-name ...]]
@@ -111,7 +111,7 @@ pub fn info(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     if args.is_empty() {
         return Ok(all_info());
     }
-    let entries = args.rest().iter().map(|n| lookup_full_name(n).map_or(Reply::NilArray, info_entry));
+    let entries = args.rest().iter().map(|n| lookup_full_name(n).map_or(Reply::Nil, info_entry));
     Ok(Reply::Array(entries.collect()))
 }
 
@@ -160,7 +160,7 @@ mod tests {
         let mut t = TestEngine::default();
         assert_eq!(t.run(&["COMMAND", "COUNT"]), int(crate::table::COMMANDS.len() as i64));
         let Reply::Array(info) = t.run(&["COMMAND", "INFO", "get", "nosuch"]) else { panic!() };
-        assert_eq!(info[1], Reply::NilArray);
+        assert_eq!(info[1], Reply::Nil);
         let Reply::Array(get) = &info[0] else { panic!() };
         assert_eq!(get[0], bulk("get"));
         assert_eq!(get[1], int(2));
@@ -191,7 +191,7 @@ mod tests {
         assert!(subs.is_empty());
         let (name, arity, first, ..) = entry(&info[2]);
         assert_eq!((name, arity, first), (bulk("memory|usage"), int(-3), int(2)));
-        assert_eq!(info[3], Reply::NilArray);
+        assert_eq!(info[3], Reply::Nil);
         // COMMAND alone and COMMAND INFO alone: every command once, subcommands nested.
         let Reply::Array(all) = t.run(&["COMMAND"]) else { panic!() };
         assert_eq!(all.len(), COMMANDS.len());
