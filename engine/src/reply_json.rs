@@ -128,6 +128,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_command_table_lists_subcommands_under_their_container() {
+        let table = commands_json();
+        let list = table["commands"].as_array().unwrap();
+        assert_eq!(list.len(), COMMANDS.len());
+        let find = |name: &str| list.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no {name}"));
+        assert!(find("GET").get("subcommands").is_none());
+        let subs = find("CLIENT")["subcommands"].as_array().unwrap().clone();
+        let setname = subs.iter().find(|c| c["name"] == "CLIENT SETNAME").unwrap();
+        assert_eq!(setname["arity"], 3);
+        assert_eq!(setname["syntax"], "connection-name");
+        let encoding = &find("OBJECT")["subcommands"][0];
+        assert_eq!((encoding["name"].clone(), encoding["first_key"].clone()), (json!("OBJECT ENCODING"), json!(2)));
+        // The fields every entry had before subcommands came, which the web reads.
+        for field in ["name", "arity", "flags", "first_key", "last_key", "step", "group", "summary", "syntax"] {
+            assert!(setname.get(field).is_some() && find("SET").get(field).is_some(), "{field}");
+        }
+    }
+
+    #[test]
     fn bytes_round_trip_as_text_or_base64() {
         assert_eq!(bytes_to_json(b"caf\xc3\xa9"), json!("café"));
         assert_eq!(bytes_to_json(b"\xff\x00"), json!({ "base64": "/wA=" }));

@@ -199,6 +199,8 @@ export interface CommandInfo {
   group: string;
   summary: string;
   syntax: string;
+  /** A container's subcommands (CLIENT, CONFIG, ...), each named as typed: `CLIENT LIST`. */
+  subcommands?: CommandInfo[];
 }
 
 export interface ConfigView {
