@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::table::COMMANDS;
+use crate::table::rows;
 
 type Waker = Box<dyn Fn() + Send + Sync>;
 
@@ -19,7 +19,7 @@ pub struct Client {
     pub laddr: String,
     pub created_ms: u64,
     pub last_ms: AtomicU64,
-    /// Index into `COMMANDS` of the last command run (usize::MAX = none yet).
+    /// Index into `table::rows()` of the last command run (usize::MAX = none yet).
     pub last_cmd: AtomicUsize,
     pub resp: AtomicU8,
     pub name: Mutex<Option<Vec<u8>>>,
@@ -172,10 +172,7 @@ impl Client {
         let text = |m: &Mutex<Option<Vec<u8>>>| {
             m.lock().as_ref().map(|v| String::from_utf8_lossy(v).replace(' ', "_")).unwrap_or_default()
         };
-        let cmd = COMMANDS
-            .get(self.last_cmd.load(Relaxed))
-            .map(|c| c.name.to_ascii_lowercase())
-            .unwrap_or_else(|| "NULL".into());
+        let cmd = rows().get(self.last_cmd.load(Relaxed)).map(|c| c.full_name()).unwrap_or_else(|| "NULL".into());
         format!(
             "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
             self.id,

@@ -10,7 +10,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::store::misses::MissCause;
-use crate::table::COMMANDS;
+use crate::table::rows;
 
 /// Live counters. Each is exact on its own, and a snapshot is a consistent-enough moment
 /// for monitoring. The ones bumped on every command or read are [`Counter`]s (striped per
@@ -38,7 +38,7 @@ pub struct Stats {
     /// Wrong passwords given to AUTH or HELLO (Redis 7.2's `acl_access_denied_auth`; like
     /// Redis's, `CONFIG RESETSTAT` leaves it).
     pub acl_access_denied_auth: Counter,
-    /// Per command, indexed like `table::COMMANDS`: calls and calls that answered an error.
+    /// Per command, indexed like `table::rows()`: calls and calls that answered an error.
     pub calls: PerCommand,
     pub failed_calls: PerCommand,
     /// Recent (time, commands, bytes in, bytes out) samples for per-second rates.
@@ -96,7 +96,7 @@ impl Counter {
     }
 }
 
-/// A counter per command (indexed like `table::COMMANDS`), striped like [`Counter`]: each
+/// A counter per command (indexed like `table::rows()`), striped like [`Counter`]: each
 /// stripe is its own array, so two threads counting the same command touch different lines.
 pub struct PerCommand {
     stripes: Box<[Box<[AtomicU64]>]>,
@@ -149,7 +149,7 @@ pub struct Rates {
 
 impl Default for Stats {
     fn default() -> Stats {
-        let n = COMMANDS.len();
+        let n = rows().len();
         Stats {
             commands_processed: Counter::default(),
             hits: Counter::default(),
@@ -323,7 +323,7 @@ pub struct StatsSnapshot {
 
 impl StatsSnapshot {
     pub(crate) fn command_stats(stats: &Stats) -> Vec<CommandStat> {
-        COMMANDS
+        rows()
             .iter()
             .enumerate()
             .filter_map(|(i, c)| {

@@ -35,27 +35,35 @@ pub struct CommandInfo {
     pub summary: String,
     /// Syntax after the name, as Redis's docs write it.
     pub syntax: String,
+    /// A container's subcommands (`CLIENT LIST`, ...), each an entry of the same shape.
+    #[serde(default)]
+    #[ts(optional)]
+    pub subcommands: Option<Vec<CommandInfo>>,
 }
 
-/// The command table as `GET /api/commands` and the playground's autocomplete read it.
+/// The command table as `GET /api/commands` and the playground's autocomplete read it: one
+/// entry per command, and under a container its `subcommands`, each an entry of the same
+/// shape named as typed (`CLIENT LIST`).
 pub fn commands_json() -> Json {
-    let list: Vec<Json> = COMMANDS
-        .iter()
-        .map(|c| {
-            json!({
-                "name": c.name,
-                "arity": c.arity,
-                "flags": c.flag_names(),
-                "first_key": c.first_key,
-                "last_key": c.last_key,
-                "step": c.step,
-                "group": c.group,
-                "summary": c.summary,
-                "syntax": c.syntax,
-            })
-        })
-        .collect();
-    json!({ "commands": list })
+    json!({ "commands": COMMANDS.iter().map(command_json).collect::<Vec<_>>() })
+}
+
+fn command_json(c: &Command) -> Json {
+    let mut entry = json!({
+        "name": c.name.replace('|', " "),
+        "arity": c.arity,
+        "flags": c.flag_names(),
+        "first_key": c.first_key,
+        "last_key": c.last_key,
+        "step": c.step,
+        "group": c.group,
+        "summary": c.summary,
+        "syntax": c.syntax,
+    });
+    if c.is_container() {
+        entry["subcommands"] = c.subcommands.iter().map(command_json).collect();
+    }
+    entry
 }
 
 /// The groups of the command table, in table order.
@@ -115,6 +123,25 @@ pub fn help(args: &[Vec<u8>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_table_lists_subcommands_under_their_container() {
+        let table = commands_json();
+        let list = table["commands"].as_array().unwrap();
+        assert_eq!(list.len(), COMMANDS.len());
+        let find = |name: &str| list.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no {name}"));
+        assert!(find("GET").get("subcommands").is_none());
+        let subs = find("CLIENT")["subcommands"].as_array().unwrap().clone();
+        let setname = subs.iter().find(|c| c["name"] == "CLIENT SETNAME").unwrap();
+        assert_eq!(setname["arity"], 3);
+        assert_eq!(setname["syntax"], "connection-name");
+        let encoding = &find("OBJECT")["subcommands"][0];
+        assert_eq!((encoding["name"].clone(), encoding["first_key"].clone()), (json!("OBJECT ENCODING"), json!(2)));
+        // The fields every entry had before subcommands came, which the web reads.
+        for field in ["name", "arity", "flags", "first_key", "last_key", "step", "group", "summary", "syntax"] {
+            assert!(setname.get(field).is_some() && find("SET").get(field).is_some(), "{field}");
+        }
+    }
 
     fn help_of(words: &[&str]) -> String {
         help(&words.iter().map(|w| w.as_bytes().to_vec()).collect::<Vec<_>>())

@@ -8,12 +8,13 @@ import type { Bytes, StatsSnapshot as EngineSnapshot } from './api-types';
 
 export type {
   Bytes,
+  CommandInfo,
   CommandStat,
   ConfigView,
   ConsoleReply,
   DeleteResult,
   Departure,
-  HistoryView as History,
+  History,
   HostFacts,
   KeyDetail,
   KeyEvent,
@@ -76,19 +77,6 @@ export type Persistence =
       last_write_error: string | null;
       recovery: AofRecovery;
     };
-
-/** One row of GET /api/commands. */
-export interface CommandInfo {
-  name: string;
-  arity: number;
-  flags: string[];
-  first_key: number;
-  last_key: number;
-  step: number;
-  group: string;
-  summary: string;
-  syntax: string;
-}
 
 export interface BenchParams {
   clients: number;

@@ -15,4 +15,8 @@ first_key: number, last_key: number, step: number, group: string, summary: strin
 /**
  * Syntax after the name, as Redis's docs write it.
  */
-syntax: string, };
+syntax: string, 
+/**
+ * A container's subcommands (`CLIENT LIST`, ...), each an entry of the same shape.
+ */
+subcommands?: Array<CommandInfo>, };
