@@ -1,5 +1,5 @@
 // Throughput of the playground's wasm build in Node: SET and GET per second, through
-// `run_line` (what the console does: split the line, run it, format the reply as redis-cli
+// `console` (what the console does: split the line, run it, format the reply as redis-cli
 // text, tagged JSON and RESP) and through `call` (already-split arguments, tagged JSON only).
 // A report, not a test: nothing is asserted.
 //
@@ -51,8 +51,8 @@ function measure(op) {
 }
 
 const cases = {
-  'run_line SET': (pg) => (i) => pg.run_line(`SET ${keys[i % keySpace]} ${value}`, Date.now()),
-  'run_line GET': (pg) => (i) => pg.run_line(`GET ${keys[i % keySpace]}`, Date.now()),
+  'console SET': (pg) => (i) => pg.console(`SET ${keys[i % keySpace]} ${value}`, Date.now()),
+  'console GET': (pg) => (i) => pg.console(`GET ${keys[i % keySpace]}`, Date.now()),
   'call SET': (pg) => (i) => pg.call(['SET', keys[i % keySpace], value], Date.now()),
   'call GET': (pg) => (i) => pg.call(['GET', keys[i % keySpace]], Date.now()),
 };

@@ -277,19 +277,23 @@ test('Console fits a phone', async ({ page, redis }, testInfo) => {
   await expectFitsPhone(page, testInfo, 'console');
 });
 
-test('Playground fits a phone', async ({ page }, testInfo) => {
+test('Playground fits a phone, its shell and its eviction table too', async ({ page }, testInfo) => {
   await page.goto('/');
   await openFromMenu(page, 'Playground');
   const command = page.getByLabel('Command', { exact: true });
   await expect(command).toBeEnabled(); // the wasm engine has loaded
-  await page.getByLabel('Memory limit').fill('64kb');
-  await page.getByRole('button', { name: 'Set limit' }).click();
-  await page.getByLabel('Policy').selectOption('allkeys-lru');
-  await command.fill(`SET ${longKey(1)} "a value" EX 600`);
-  await command.press('Enter');
+  for (const line of ['CONFIG SET maxmemory 64kb', 'CONFIG SET maxmemory-policy allkeys-lru', `SET ${longKey(1)} "a value" EX 600`]) {
+    await command.fill(line);
+    await command.press('Enter');
+  }
   await page.getByRole('button', { name: 'Fill', exact: true }).click();
-  await expect(page.getByRole('list', { name: 'Evictions and expirations' }).getByText('evicted').first()).toBeVisible();
+  await expect(page.getByRole('log', { name: 'Console output' }).locator('pre').last()).toContainText('wrote 2000 keys');
   await expectFitsPhone(page, testInfo, 'playground');
+
+  await openFromMenu(page, 'Evictions');
+  const evicted = page.getByRole('table', { name: 'Recent evictions' }).getByRole('row').filter({ has: page.getByText('evicted', { exact: true }) });
+  await expect(evicted.first()).toBeVisible();
+  await expectFitsPhone(page, testInfo, 'playground-evictions');
 });
 
 test('Config fits a phone', async ({ page }, testInfo) => {

@@ -11,7 +11,7 @@ test('playground throughput (ops/sec for SET/GET, reported)', async ({ page }) =
     const glue = urls.find((u) => /\/vitrine_wasm-[\w-]+\.js$/.test(u));
     const wasm = urls.find((u) => /\.wasm$/.test(u));
     if (!glue || !wasm) throw new Error(`wasm assets not found in ${urls.join(', ')}`);
-    type Pg = { call(argv: string[], now: number): string; run_line(line: string, now: number): string; free(): void };
+    type Pg = { call(argv: string[], now: number): string; console(line: string, now: number): string; free(): void };
     const mod = (await import(glue)) as { default(o: { module_or_path: string }): Promise<unknown>; Playground: new (now: number, seed: number) => Pg };
     await mod.default({ module_or_path: wasm });
     const pg = new mod.Playground(Date.now(), 1);
@@ -28,11 +28,11 @@ test('playground throughput (ops/sec for SET/GET, reported)', async ({ page }) =
     const now = Date.now();
     const set = measure((i) => pg.call(['SET', `key:${i % 10000}`, 'value-0123456789'], now));
     const get = measure((i) => pg.call(['GET', `key:${i % 10000}`], now));
-    const line = measure((i) => pg.run_line(`SET key:${i % 10000} "value 0123456789"`, now));
+    const line = measure((i) => pg.console(`SET key:${i % 10000} "value 0123456789"`, now));
     pg.free();
     return { set, get, line };
   });
-  const text = `SET ${result.set.toLocaleString('en-US')} ops/s, GET ${result.get.toLocaleString('en-US')} ops/s, SET via run_line (parse + redis-cli text) ${result.line.toLocaleString('en-US')} ops/s`;
+  const text = `SET ${result.set.toLocaleString('en-US')} ops/s, GET ${result.get.toLocaleString('en-US')} ops/s, SET via console (parse + redis-cli text) ${result.line.toLocaleString('en-US')} ops/s`;
   test.info().annotations.push({ type: 'throughput', description: text });
   console.log(`playground throughput in Chromium: ${text}`);
   expect(result.set).toBeGreaterThan(0);

@@ -40,10 +40,12 @@ struct Job<'q> {
     argv: &'q [Vec<u8>],
 }
 
-/// What a handler gets: the engine, the caller's session, the locked shards of the keys the
-/// command names, the time, and the full argv (name included) for error texts.
+/// What a handler gets: the engine, the caller's session, the command's row (a subcommand's
+/// for a container: its name for error texts), the locked shards of the keys the command
+/// names, the time, and the full argv (name included).
 pub struct Ctx<'a> {
     pub engine: &'a Engine,
+    pub cmd: &'static Command,
     pub session: &'a mut Session,
     pub db: Locked<'a>,
     pub now: u64,
@@ -70,7 +72,7 @@ impl Engine {
         let propagation = Arc::new(Propagation::default());
         let store = Store::new(config.memory_limits().clone(), propagation.clone(), SHARDS, seed, now_ms);
         Engine {
-            stats: Stats::new(table::COMMANDS.len(), store.counters().clone()),
+            stats: Stats::new(table::rows().len(), store.counters().clone()),
             store,
             config,
             propagation,
@@ -290,11 +292,22 @@ impl Engine {
         let stats = self.stats();
         stats.commands_processed.fetch_add(1, Relaxed);
         session.client.last_ms.store(now_ms, Relaxed);
-        let Some((index, cmd)) = table::lookup(argv[0]) else {
+        let Some((mut index, mut cmd)) = table::lookup(argv[0]) else {
             stats.error_replies.fetch_add(1, Relaxed);
             session.tx.refuse();
             return CmdError::UnknownCommand { name: c_str_lossy(argv[0], 128), args: quoted_args(&argv[1..]) }.into();
         };
+        // A container named alone is its own row (its arity refuses it, except COMMAND's).
+        if cmd.is_container() && argv.len() > 1 {
+            match table::lookup_subcommand(index, cmd, argv[1]) {
+                Some(sub) => (index, cmd) = sub,
+                None => {
+                    stats.error_replies.fetch_add(1, Relaxed);
+                    session.tx.refuse();
+                    return CmdError::UnknownSubcommand { cmd: cmd.name.into(), sub: c_str_lossy(argv[1], 128) }.into();
+                }
+            }
+        }
         if session.tx.in_multi() || (!session.resp3 && session.subs.any()) {
             if let Some(reply) = self.gate(cmd, index, session, argv, now_ms) {
                 if reply.is_error() {
@@ -333,7 +346,7 @@ impl Engine {
     fn admit(cmd: &Command, session: &Session, argv: &[&[u8]]) -> Result<(), CmdError> {
         let argc = argv.len() as i32;
         if (cmd.arity > 0 && argc != cmd.arity) || (cmd.arity < 0 && argc < -cmd.arity) {
-            return Err(CmdError::WrongArity(cmd.name.to_ascii_lowercase()));
+            return Err(CmdError::WrongArity(cmd.full_name()));
         }
         if !session.authenticated && cmd.flags & NOAUTH == 0 {
             return Err(CmdError::NoAuth);
@@ -353,7 +366,7 @@ impl Engine {
     ) -> Option<Reply> {
         let refused = Self::admit(cmd, session, argv).err().or_else(|| {
             (!session.resp3 && session.subs.any() && !pubsub::allowed_while_subscribed(cmd))
-                .then(|| pubsub::not_allowed_while_subscribed(cmd, argv))
+                .then(|| pubsub::not_allowed_while_subscribed(cmd))
         });
         if let Some(e) = refused {
             session.tx.refuse();
@@ -414,8 +427,8 @@ impl Engine {
         now_ms: u64,
     ) -> Result<Reply, CmdError> {
         let watched = self.watched_keys(cmd, &mut db, argv, now_ms);
-        let mut ctx = Ctx { engine: self, session, db, now: now_ms, argv };
-        let mut args = Args::new(&argv[1..]);
+        let mut ctx = Ctx { engine: self, cmd, session, db, now: now_ms, argv };
+        let mut args = Args::new(&argv[cmd.args_start()..]);
         let result = (cmd.handler)(&mut ctx, &mut args);
         if cmd.flags & WRITE != 0 && self.propagation().enabled() {
             if let Ok(reply) = &result {
@@ -627,7 +640,7 @@ impl Engine {
             client_output_buffer_limit_disconnections: s.client_output_buffer_limit_disconnections.load(Relaxed),
             acl_access_denied_auth: s.acl_access_denied_auth.load(Relaxed),
             host: self.host_facts(),
-            commands: StatsSnapshot::command_stats(s, table::COMMANDS.iter().map(|c| c.name)),
+            commands: StatsSnapshot::command_stats(s, table::rows().iter().map(|c| c.name)),
         }
     }
 }
@@ -653,6 +666,7 @@ fn quoted_args(args: &[&[u8]]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use crate::testing::{err, TestEngine};
+    use crate::Reply;
 
     #[test]
     fn unknown_command_quotes_arguments_as_redis() {
@@ -667,6 +681,32 @@ mod tests {
         let name = "N".repeat(140);
         let want = format!("ERR unknown command '{}', with args beginning with: ", &name[..128]);
         assert_eq!(t.run(&[&name]), err(&want));
+    }
+
+    #[test]
+    fn a_container_dispatches_to_its_subcommand_row() {
+        let mut t = TestEngine::default();
+        // Unknown: quoted as `%.128s` (up to a NUL, 128 bytes), the container in upper case.
+        assert_eq!(t.run(&["object", "NoSuch", "k"]), err("ERR unknown subcommand 'NoSuch'. Try OBJECT HELP."));
+        assert_eq!(t.run(&[&b"memory"[..], b"us\0age", b"k"]), err("ERR unknown subcommand 'us'. Try MEMORY HELP."));
+        // Arity is the subcommand's, named by its full name; the container alone has its own.
+        assert_eq!(t.run(&["OBJECT", "encoding"]), err("ERR wrong number of arguments for 'object|encoding' command"));
+        assert_eq!(t.run(&["pubsub"]), err("ERR wrong number of arguments for 'pubsub' command"));
+        assert_eq!(t.run(&["PUBSUB", "NUMPAT", "x"]), err("ERR wrong number of arguments for 'pubsub|numpat' command"));
+        // A subcommand named like a plain command is not that command.
+        assert_eq!(t.run(&["CLIENT", "GET"]), err("ERR unknown subcommand 'GET'. Try CLIENT HELP."));
+        // Inside MULTI both refusals mark the transaction, as an unknown command does.
+        for bad in [&["CONFIG", "NOPE"][..], &["CONFIG", "GET"]] {
+            t.run(&["MULTI"]);
+            assert!(t.run(bad).is_error());
+            assert_eq!(t.run(&["CLIENT", "ID"]), Reply::status("QUEUED"));
+            assert_eq!(t.run(&["EXEC"]), err("EXECABORT Transaction discarded because of previous errors."));
+        }
+        // Queued, a subcommand runs as itself.
+        t.run(&["MULTI"]);
+        t.run(&["CLIENT", "SETNAME", "queued"]);
+        t.run(&["CLIENT", "GETNAME"]);
+        assert_eq!(t.run(&["EXEC"]), Reply::Array(vec![Reply::Ok, crate::testing::bulk("queued")]));
     }
 
     #[test]

@@ -21,6 +21,9 @@
 //!   [`reply_json`] (`Reply::to_json`, binary-safe byte strings) and [`reply_cli`] (replies as
 //!   `redis-cli` prints them); [`resp`]: incremental request decoding with Redis's limits;
 //!   [`counter`]: striped counters.
+//! - [`inspect`] on top: the views the hosts show (stats samples, key pages and detail,
+//!   evictions, the console line, the command table, the settings), built once for the
+//!   server and wasm; the hosts use it, `Engine`, `Session`, `Config` and `Reply`.
 //! - [`testing`]: the test harness (public for integration tests, benches and fuzz targets).
 
 pub mod args;
@@ -32,6 +35,7 @@ pub mod counter;
 pub mod engine;
 pub mod error;
 pub mod glob;
+pub mod inspect;
 pub mod num;
 mod prefetch;
 pub mod propagate;

@@ -1,5 +1,5 @@
-//! JSON forms of replies, values, binary-safe byte strings and the command table, shared by
-//! the admin HTTP API and the browser playground so both show them the same way.
+//! JSON forms of replies and of binary-safe byte strings, shared by the admin HTTP API and the
+//! browser playground (through `inspect`) so both show them the same way.
 //!
 //! Byte strings (keys, values, bulk replies): valid UTF-8 becomes a plain JSON string, any
 //! other bytes become `{"base64": "<standard base64 with padding>"}`. [`bytes_from_json`]
@@ -28,8 +28,6 @@ use serde_json::{json, Value as Json};
 
 use crate::num::format_double;
 use crate::reply::Reply;
-use crate::store::entry::ValueRef;
-use crate::table::COMMANDS;
 
 /// A byte string as JSON: a string when it is valid UTF-8, else `{"base64": "..."}`.
 pub fn bytes_to_json(bytes: &[u8]) -> Json {
@@ -46,43 +44,6 @@ pub fn bytes_from_json(value: &Json) -> Option<Vec<u8>> {
         Json::String(s) => Some(s.as_bytes().to_vec()),
         Json::Object(map) if map.len() == 1 => BASE64.decode(map.get("base64")?.as_str()?).ok(),
         _ => None,
-    }
-}
-
-/// The command table as `GET /api/commands` and the playground's autocomplete read it.
-pub fn commands_json() -> Json {
-    let list: Vec<Json> = COMMANDS
-        .iter()
-        .map(|c| {
-            json!({
-                "name": c.name,
-                "arity": c.arity,
-                "flags": c.flag_names(),
-                "first_key": c.first_key,
-                "last_key": c.last_key,
-                "step": c.step,
-                "group": c.group,
-                "summary": c.summary,
-                "syntax": c.syntax,
-            })
-        })
-        .collect();
-    json!({ "commands": list })
-}
-
-/// Serde helper: serializes bytes the way [`bytes_to_json`] shows them.
-pub fn serialize_bytes<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-    serde::Serialize::serialize(&bytes_to_json(bytes), s)
-}
-
-/// A key's value as JSON, by type: a string is a byte string (see [`bytes_to_json`]).
-pub fn value_to_json<'a>(value: impl Into<ValueRef<'a>>) -> Json {
-    match value.into() {
-        ValueRef::Str(s) => bytes_to_json(s),
-        ValueRef::List(l) => l.to_json(),
-        ValueRef::Set(s) => s.to_json(),
-        ValueRef::ZSet(z) => z.to_json(),
-        ValueRef::Hash(h) => h.to_json(),
     }
 }
 
@@ -163,10 +124,5 @@ mod tests {
             Reply::Verbatim("# Server".into()).to_json(),
             json!({ "type": "verbatim", "format": "txt", "value": "# Server" })
         );
-    }
-
-    #[test]
-    fn values_by_type() {
-        assert_eq!(value_to_json(&crate::store::entry::Value::Str(b"v".to_vec())), json!("v"));
     }
 }

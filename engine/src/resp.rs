@@ -267,21 +267,13 @@ fn parse_inline<'a>(input: &'a [u8], limits: &Limits) -> Result<Option<(CommandA
     Ok(Some((args, newline + 1)))
 }
 
-/// Splits a typed command line into arguments as `redis-cli` does (it uses the same
-/// `sdssplitargs` as inline commands): `SET greeting "hello world"` is three arguments.
-/// `None` on unbalanced quotes, where redis-cli prints `Invalid argument(s)`; an empty or
-/// blank line is no arguments. The playground and any console use this.
-pub fn split_line(line: &[u8]) -> Option<Vec<Vec<u8>>> {
-    Some(split_args(line)?.into_iter().map(Cow::into_owned).collect())
-}
-
 /// Redis's `sdssplitargs`: splits a line into words, honouring quotes. `None` on unbalanced
 /// quotes (or a closing quote followed by something other than whitespace).
 ///
 /// `sdssplitargs` works on a C string, so a NUL byte ends the line there; we do the same rather
 /// than invent a meaning for it. Words are borrowed from `line` whenever their bytes are one
 /// contiguous run of it (plain words, and quoted words without escapes).
-fn split_args(line: &[u8]) -> Option<CommandArgs<'_>> {
+pub(crate) fn split_args(line: &[u8]) -> Option<CommandArgs<'_>> {
     let line = match find_byte(line, 0) {
         Some(nul) => &line[..nul],
         None => line,
@@ -814,14 +806,6 @@ mod tests {
         assert!(matches!(args[1], Cow::Borrowed(b"k y")));
         assert!(matches!(args[2], Cow::Borrowed(b"z")));
         assert!(matches!(&args[3], Cow::Owned(w) if w == b"ab"));
-    }
-
-    #[test]
-    fn split_line_follows_redis_cli() {
-        assert_eq!(split_line(b"SET greeting \"hello world\""), Some(v(&[b"SET", b"greeting", b"hello world"])));
-        assert_eq!(split_line(b"  "), Some(vec![]));
-        assert_eq!(split_line(b"GET \"k"), None);
-        assert_eq!(split_line(b"SET k '\\x41'"), Some(v(&[b"SET", b"k", b"\\x41"])));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::counter::{stripe, Counter, STRIPES};
 use crate::store::counters::KeyspaceCounters;
@@ -181,7 +182,7 @@ impl std::ops::Deref for Stats {
 }
 
 /// Facts only the host process knows, reported to the engine so snapshots include them.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, TS)]
 pub struct HostFacts {
     pub process_id: u32,
     pub tcp_port: u16,
@@ -192,7 +193,7 @@ pub struct HostFacts {
 }
 
 /// Calls and failures of one command since start or the last `CONFIG RESETSTAT`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct CommandStat {
     pub name: &'static str,
     pub calls: u64,
@@ -200,7 +201,7 @@ pub struct CommandStat {
 }
 
 /// Key counts by type.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, TS)]
 pub struct KeysByType {
     pub string: u64,
     pub list: u64,
@@ -210,7 +211,7 @@ pub struct KeysByType {
 }
 
 /// Everything there is to know about the engine at one moment.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct StatsSnapshot {
     pub version: &'static str,
     pub now_ms: u64,

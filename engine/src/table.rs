@@ -1,11 +1,17 @@
 //! THE command table: every command's wire name, arity, flags, key positions, group, summary
 //! and handler. Dispatch, COMMAND, the admin API's help and the playground read it from here.
+//!
+//! A container (CLIENT, CONFIG, OBJECT, MEMORY, COMMAND, PUBSUB) is a row whose subcommands
+//! are rows too, each with its own arity, flags, key positions, summary and handler, as in
+//! Valkey's `src/commands/*.json` (`"container": "CLIENT"`). A subcommand row's name is the
+//! container's and its own joined by `|` (`CLIENT|LIST`): lower-cased, that is Redis's
+//! full name, which arity errors, INFO commandstats and CLIENT LIST's `cmd=` show.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::args::Args;
-use crate::cmd::{hash, keys, list, pubsub, server, set, string, tx, zset};
+use crate::cmd::{client, command, config, hash, keys, list, pubsub, server, set, string, tx, zset};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -44,9 +50,10 @@ pub const FLAG_NAMES: &[(u32, &str)] = &[
 ];
 
 pub struct Command {
-    /// Upper-case wire name.
+    /// Upper-case wire name; `CONTAINER|SUB` for a subcommand.
     pub name: &'static str,
-    /// Argument count including the name; `-N` means at least N.
+    /// Argument count including the name (and the subcommand's, for a subcommand row);
+    /// `-N` means at least N.
     pub arity: i32,
     pub flags: u32,
     /// Key positions in argv, as Redis's legacy key spec: first, last (negative counts from
@@ -61,9 +68,39 @@ pub struct Command {
     pub handler: Handler,
     /// Bytes a write may add beyond its arguments (SETRANGE's offset), for memory admission.
     pub grow: Option<GrowthEstimate>,
+    /// A container's subcommands (empty for any other command).
+    pub subcommands: &'static [Command],
+    /// Where the handler's arguments start in argv: 1, or 2 for a subcommand (after its
+    /// name). A field, not derived from the name, as dispatch reads it on every command.
+    args_start: usize,
 }
 
 impl Command {
+    /// Redis's full name, lower case: `get`, `client|list` (arity errors, stats, COMMAND).
+    pub fn full_name(&self) -> String {
+        self.name.to_ascii_lowercase()
+    }
+
+    /// For a subcommand row, its container's name (`CLIENT` for `CLIENT|LIST`).
+    pub fn container(&self) -> Option<&'static str> {
+        self.name.split_once('|').map(|(c, _)| c)
+    }
+
+    /// A subcommand row's own name (`LIST` for `CLIENT|LIST`); a command's whole name.
+    pub fn sub_name(&self) -> &'static str {
+        self.name.split_once('|').map_or(self.name, |(_, s)| s)
+    }
+
+    pub fn is_container(&self) -> bool {
+        !self.subcommands.is_empty()
+    }
+
+    /// Where this command's arguments start in argv: after the name, and after the
+    /// subcommand's name for a subcommand row.
+    pub fn args_start(&self) -> usize {
+        self.args_start
+    }
+
     /// The keys this invocation names, per the key spec.
     pub fn keys<'a>(&self, argv: &'a [&'a [u8]]) -> impl Iterator<Item = &'a [u8]> + 'a {
         let argc = argv.len() as i32;
@@ -82,17 +119,21 @@ impl Command {
     }
 }
 
-macro_rules! commands {
-    ($( $name:literal, $arity:expr, $flags:expr, ($f:expr, $l:expr, $s:expr), $group:literal, $handler:path, $syntax:literal, $summary:literal $(, grow = $grow:expr)? ; )*) => {
-        pub static COMMANDS: &[Command] = &[
-            $( Command { name: $name, arity: $arity, flags: $flags, first_key: $f, last_key: $l, step: $s, group: $group, handler: $handler, syntax: $syntax, summary: $summary, grow: commands!(@grow $($grow)?) }, )*
-        ];
+/// Rows of the table (`args from 2` for subcommands): `name, arity, flags, (first, last, step), group, handler, syntax,
+/// summary`, then optionally `grow = f` and `subcommands = ROWS`.
+macro_rules! rows {
+    (args from $start:literal; $( $name:literal, $arity:expr, $flags:expr, ($f:expr, $l:expr, $s:expr), $group:literal, $handler:path, $syntax:literal, $summary:literal $(, grow = $grow:expr)? $(, subcommands = $subs:expr)? ; )*) => {
+        &[
+            $( Command { name: $name, arity: $arity, flags: $flags, first_key: $f, last_key: $l, step: $s, group: $group, handler: $handler, syntax: $syntax, summary: $summary, grow: rows!(@grow $($grow)?), subcommands: rows!(@subs $($subs)?), args_start: $start }, )*
+        ]
     };
     (@grow) => { None };
     (@grow $g:expr) => { Some($g) };
+    (@subs) => { &[] };
+    (@subs $s:expr) => { $s };
 }
 
-commands! {
+pub static COMMANDS: &[Command] = rows! { args from 1;
     // Strings
     "GET", 2, READONLY | FAST, (1, 1, 1), "string", string::get, "key", "Returns the string value of a key.";
     "SET", -3, WRITE | DENYOOM, (1, 1, 1), "string", string::set, "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.";
@@ -137,8 +178,8 @@ commands! {
     "FLUSHDB", -1, WRITE | ADMIN | SLOW, (0, 0, 0), "server", keys::flushdb, "[ASYNC | SYNC]", "Remove all keys from the current database.";
     "FLUSHALL", -1, WRITE | ADMIN | SLOW, (0, 0, 0), "server", keys::flushall, "[ASYNC | SYNC]", "Removes all keys from all databases.";
     "TOUCH", -2, READONLY | FAST, (1, -1, 1), "generic", keys::touch, "key [key ...]", "Returns the number of existing keys out of those specified after updating the time they were last accessed.";
-    "OBJECT", -2, READONLY, (2, 2, 1), "generic", keys::object, "<ENCODING | FREQ | IDLETIME | REFCOUNT | HELP> key", "A container for object introspection commands.";
-    "MEMORY", -2, READONLY, (2, 2, 1), "server", keys::memory, "<USAGE key [SAMPLES count] | STATS | DOCTOR | HELP>", "A container for memory diagnostics commands.";
+    "OBJECT", -2, READONLY, (0, 0, 0), "generic", container, "<ENCODING | FREQ | IDLETIME | REFCOUNT | HELP> key", "A container for object introspection commands.", subcommands = OBJECT_SUBCOMMANDS;
+    "MEMORY", -2, READONLY, (0, 0, 0), "server", container, "<USAGE key [SAMPLES count] | STATS | DOCTOR | HELP>", "A container for memory diagnostics commands.", subcommands = MEMORY_SUBCOMMANDS;
     // Hashes (cmd::hash)
     "HSET", -4, WRITE | DENYOOM | FAST, (1, 1, 1), "hash", hash::hset, "key field value [field value ...]", "Creates or modifies the value of a field in a hash.", grow = hash::pairs_growth;
     "HSETNX", 4, WRITE | DENYOOM | FAST, (1, 1, 1), "hash", hash::hsetnx, "key field value", "Sets the value of a field in a hash only when the field doesn't exist.", grow = hash::field_growth;
@@ -239,7 +280,7 @@ commands! {
     "PSUBSCRIBE", -2, 0, (0, 0, 0), "pubsub", pubsub::psubscribe, "pattern [pattern ...]", "Listens for messages published to channels that match one or more patterns.";
     "PUNSUBSCRIBE", -1, 0, (0, 0, 0), "pubsub", pubsub::punsubscribe, "[pattern [pattern ...]]", "Stops listening to messages published to channels that match one or more patterns.";
     "PUBLISH", 3, FAST, (0, 0, 0), "pubsub", pubsub::publish, "channel message", "Posts a message to a channel.";
-    "PUBSUB", -2, 0, (0, 0, 0), "pubsub", pubsub::pubsub, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | HELP>", "A container for Pub/Sub commands.";
+    "PUBSUB", -2, 0, (0, 0, 0), "pubsub", container, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | HELP>", "A container for Pub/Sub commands.", subcommands = PUBSUB_SUBCOMMANDS;
     // Server and connection
     "PING", -1, FAST, (0, 0, 0), "connection", server::ping, "[message]", "Returns the server's liveliness response.";
     "ECHO", 2, FAST, (0, 0, 0), "connection", server::echo, "message", "Returns the given string.";
@@ -248,20 +289,112 @@ commands! {
     "SELECT", 2, FAST, (0, 0, 0), "connection", server::select, "index", "Changes the selected database.";
     "HELLO", -1, FAST | NOAUTH, (0, 0, 0), "connection", server::hello, "[protover [AUTH username password] [SETNAME clientname]]", "Handshakes with the Redis server.";
     "AUTH", -2, FAST | NOAUTH, (0, 0, 0), "connection", server::auth, "[username] password", "Authenticates the connection.";
-    "CLIENT", -2, 0, (0, 0, 0), "connection", server::client, "<ID | INFO | LIST | GETNAME | SETNAME name | SETINFO attr value | KILL ...>", "A container for client connection commands.";
-    "COMMAND", -1, 0, (0, 0, 0), "server", server::command, "[COUNT | INFO name ... | DOCS name ... | LIST]", "Returns detailed information about all commands.";
+    "CLIENT", -2, 0, (0, 0, 0), "connection", container, "<ID | INFO | LIST | GETNAME | SETNAME name | SETINFO attr value | KILL ...>", "A container for client connection commands.", subcommands = CLIENT_SUBCOMMANDS;
+    "COMMAND", -1, 0, (0, 0, 0), "server", command::all, "[COUNT | INFO name ... | DOCS name ... | LIST]", "Returns detailed information about all commands.", subcommands = COMMAND_SUBCOMMANDS;
     "INFO", -1, 0, (0, 0, 0), "server", server::info, "[section [section ...]]", "Returns information and statistics about the server.";
-    "CONFIG", -2, ADMIN, (0, 0, 0), "server", server::config, "<GET parameter ... | SET parameter value ... | RESETSTAT>", "A container for server configuration commands.";
+    "CONFIG", -2, ADMIN, (0, 0, 0), "server", container, "<GET parameter ... | SET parameter value ... | RESETSTAT>", "A container for server configuration commands.", subcommands = CONFIG_SUBCOMMANDS;
     "TIME", 1, FAST, (0, 0, 0), "server", server::time, "", "Returns the server time.";
     "LASTSAVE", 1, FAST, (0, 0, 0), "server", server::lastsave, "", "Returns the Unix timestamp of the last successful save to disk.";
     "BGREWRITEAOF", 1, ADMIN, (0, 0, 0), "server", server::bgrewriteaof, "", "Asynchronously rewrites the append-only file to disk.";
+};
+
+// Subcommands, by container. Arity counts the container and the subcommand, and key
+// positions are argv indexes, as Redis 7's COMMAND INFO reports them (OBJECT ENCODING's key
+// is argument 2).
+
+const CLIENT_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "CLIENT|ID", 2, 0, (0, 0, 0), "connection", client::id, "", "Returns the unique client ID of the connection.";
+    "CLIENT|INFO", 2, 0, (0, 0, 0), "connection", client::info, "", "Returns information about the connection.";
+    "CLIENT|LIST", -2, ADMIN, (0, 0, 0), "connection", client::list, "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]", "Lists open connections.";
+    "CLIENT|GETNAME", 2, 0, (0, 0, 0), "connection", client::getname, "", "Returns the name of the connection.";
+    "CLIENT|SETNAME", 3, 0, (0, 0, 0), "connection", client::setname, "connection-name", "Sets the connection name.";
+    "CLIENT|SETINFO", 4, 0, (0, 0, 0), "connection", client::setinfo, "<LIB-NAME libname | LIB-VER libver>", "Sets information specific to the client or connection.";
+    "CLIENT|KILL", -3, ADMIN, (0, 0, 0), "connection", client::kill, "<ip:port | [ID client-id] [ADDR ip:port] [LADDR ip:port] [SKIPME <YES | NO>]>", "Terminates open connections.";
+    "CLIENT|NO-EVICT", 3, ADMIN, (0, 0, 0), "connection", client::no_evict, "<ON | OFF>", "Sets the client eviction mode of the connection.";
+    "CLIENT|NO-TOUCH", 3, 0, (0, 0, 0), "connection", client::no_touch, "<ON | OFF>", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.";
+    "CLIENT|HELP", 2, 0, (0, 0, 0), "connection", client::help, "", "Returns helpful text about the different subcommands.";
+};
+
+const CONFIG_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "CONFIG|GET", -3, ADMIN, (0, 0, 0), "server", config::get, "parameter [parameter ...]", "Returns the effective values of configuration parameters.";
+    "CONFIG|SET", -4, ADMIN, (0, 0, 0), "server", config::set, "parameter value [parameter value ...]", "Sets configuration parameters in-flight.";
+    "CONFIG|RESETSTAT", 2, ADMIN, (0, 0, 0), "server", config::resetstat, "", "Resets the server's statistics.";
+    "CONFIG|REWRITE", 2, ADMIN, (0, 0, 0), "server", config::rewrite, "", "Persists the effective configuration to file.";
+    "CONFIG|HELP", 2, 0, (0, 0, 0), "server", config::help, "", "Returns helpful text about the different subcommands.";
+};
+
+const OBJECT_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "OBJECT|ENCODING", 3, READONLY, (2, 2, 1), "generic", keys::object_encoding, "key", "Returns the internal encoding of a Redis object.";
+    "OBJECT|FREQ", 3, READONLY, (2, 2, 1), "generic", keys::object_freq, "key", "Returns the logarithmic access frequency counter of a Redis object.";
+    "OBJECT|IDLETIME", 3, READONLY, (2, 2, 1), "generic", keys::object_idletime, "key", "Returns the time since the last access to a Redis object.";
+    "OBJECT|REFCOUNT", 3, READONLY, (2, 2, 1), "generic", keys::object_refcount, "key", "Returns the reference count of a value of a key.";
+    "OBJECT|HELP", 2, 0, (0, 0, 0), "generic", keys::object_help, "", "Returns helpful text about the different subcommands.";
+};
+
+const MEMORY_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "MEMORY|USAGE", -3, READONLY, (2, 2, 1), "server", keys::memory_usage, "key [SAMPLES count]", "Estimates the memory usage of a key.";
+    "MEMORY|STATS", 2, 0, (0, 0, 0), "server", keys::memory_stats, "", "Returns details about memory usage.";
+    "MEMORY|DOCTOR", 2, 0, (0, 0, 0), "server", keys::memory_doctor, "", "Outputs a memory problems report.";
+    "MEMORY|MALLOC-STATS", 2, 0, (0, 0, 0), "server", keys::memory_malloc_stats, "", "Returns the allocator statistics.";
+    "MEMORY|PURGE", 2, 0, (0, 0, 0), "server", keys::memory_purge, "", "Asks the allocator to release memory.";
+    "MEMORY|HELP", 2, 0, (0, 0, 0), "server", keys::memory_help, "", "Returns helpful text about the different subcommands.";
+};
+
+const COMMAND_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "COMMAND|COUNT", 2, 0, (0, 0, 0), "server", command::count, "", "Returns a count of commands.";
+    "COMMAND|LIST", -2, 0, (0, 0, 0), "server", command::list, "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]", "Returns a list of command names.";
+    "COMMAND|INFO", -2, 0, (0, 0, 0), "server", command::info, "[command-name [command-name ...]]", "Returns information about one, multiple or all commands.";
+    "COMMAND|DOCS", -2, 0, (0, 0, 0), "server", command::docs, "[command-name [command-name ...]]", "Returns documentary information about one, multiple or all commands.";
+    "COMMAND|HELP", 2, 0, (0, 0, 0), "server", command::help, "", "Returns helpful text about the different subcommands.";
+};
+
+const PUBSUB_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "PUBSUB|CHANNELS", -2, 0, (0, 0, 0), "pubsub", pubsub::channels, "[pattern]", "Returns the active channels.";
+    "PUBSUB|NUMSUB", -2, 0, (0, 0, 0), "pubsub", pubsub::numsub, "[channel [channel ...]]", "Returns a count of subscribers to channels.";
+    "PUBSUB|NUMPAT", 2, 0, (0, 0, 0), "pubsub", pubsub::numpat, "", "Returns a count of unique pattern subscriptions.";
+    "PUBSUB|SHARDCHANNELS", -2, 0, (0, 0, 0), "pubsub", pubsub::shardchannels, "[pattern]", "Returns the active shard channels.";
+    "PUBSUB|SHARDNUMSUB", -2, 0, (0, 0, 0), "pubsub", pubsub::shardnumsub, "[shardchannel [shardchannel ...]]", "Returns the count of subscribers of shard channels.";
+    "PUBSUB|HELP", 2, 0, (0, 0, 0), "pubsub", pubsub::help, "", "Returns helpful text about the different subcommands.";
+};
+
+/// A container's own handler. Dispatch runs a subcommand's row whenever a subcommand is
+/// named, and a container's arity (-2) refuses it alone; this answers as that refusal would.
+fn container(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Err(CmdError::WrongArity(ctx.cmd.full_name()))
 }
 
-/// Finds a command by name, ignoring case. Returns its index in `COMMANDS` too (for stats).
+/// Every row, each at the index its stats are counted under: the commands in `COMMANDS`
+/// order (so a command's index is its index there), then each container's subcommands.
+pub fn rows() -> &'static [&'static Command] {
+    &table_index().rows
+}
+
+struct Index {
+    rows: Vec<&'static Command>,
+    /// For each command in `COMMANDS`, where its subcommands start in `rows`.
+    sub_start: Vec<usize>,
+    /// Upper-case name to index in `COMMANDS`.
+    by_name: HashMap<&'static [u8], usize, foldhash::fast::FixedState>,
+}
+
+fn table_index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut rows: Vec<&'static Command> = COMMANDS.iter().collect();
+        let mut sub_start = Vec::with_capacity(COMMANDS.len());
+        for c in COMMANDS {
+            sub_start.push(rows.len());
+            rows.extend(c.subcommands.iter());
+        }
+        // foldhash, not std's SipHash: this runs once per command, and names are not secret.
+        let by_name = COMMANDS.iter().enumerate().map(|(i, c)| (c.name.as_bytes(), i)).collect();
+        Index { rows, sub_start, by_name }
+    })
+}
+
+/// Finds a command by name, ignoring case. Returns its index in `COMMANDS` too (its index
+/// in `rows()`, for stats). A container comes back as itself: see `lookup_subcommand`.
 pub fn lookup(name: &[u8]) -> Option<(usize, &'static Command)> {
-    // foldhash, not std's SipHash: this runs once per command, and names are not secret.
-    static INDEX: OnceLock<HashMap<&'static [u8], usize, foldhash::fast::FixedState>> = OnceLock::new();
-    let index = INDEX.get_or_init(|| COMMANDS.iter().enumerate().map(|(i, c)| (c.name.as_bytes(), i)).collect());
     let mut buf = [0u8; 32];
     if name.len() > buf.len() {
         return None;
@@ -269,18 +402,38 @@ pub fn lookup(name: &[u8]) -> Option<(usize, &'static Command)> {
     let upper = &mut buf[..name.len()];
     upper.copy_from_slice(name);
     upper.make_ascii_uppercase();
-    index.get(&*upper).map(|&i| (i, &COMMANDS[i]))
+    table_index().by_name.get(&*upper).map(|&i| (i, &COMMANDS[i]))
 }
 
-/// The row at `index` (one `lookup` returned).
+/// A subcommand of the container at `index` (as `lookup` answered it), ignoring case, with
+/// its index in `rows()`. A container has a handful of subcommands: a scan beats hashing.
+pub fn lookup_subcommand(index: usize, container: &'static Command, name: &[u8]) -> Option<(usize, &'static Command)> {
+    let at = container.subcommands.iter().position(|s| s.sub_name().as_bytes().eq_ignore_ascii_case(name))?;
+    Some((table_index().sub_start[index] + at, &container.subcommands[at]))
+}
+
+/// A command or subcommand by Redis's full name, ignoring case (`get`, `client|list`), as
+/// COMMAND INFO and COMMAND DOCS take them.
+pub fn lookup_full_name(name: &[u8]) -> Option<&'static Command> {
+    match name.iter().position(|&b| b == b'|') {
+        None => lookup(name).map(|(_, c)| c),
+        Some(bar) => {
+            let (i, container) = lookup(&name[..bar])?;
+            lookup_subcommand(i, container, &name[bar + 1..]).map(|(_, s)| s)
+        }
+    }
+}
+
+/// The row at `index` in `rows()` (as `lookup` or `lookup_subcommand` returned it).
 pub fn row(index: usize) -> &'static Command {
-    &COMMANDS[index]
+    rows()[index]
 }
 
-/// The name CLIENT LIST shows for the row at `index` (lower case), or `None` for none; the
-/// clients registry keeps only the index (it sits below the table).
+/// The name CLIENT LIST shows for the row at `index` in `rows()` (its full name, lower case:
+/// `client|list`), or `None` for none; the clients registry keeps only the index (it sits
+/// below the table).
 pub fn name_of(index: usize) -> Option<String> {
-    COMMANDS.get(index).map(|c| c.name.to_ascii_lowercase())
+    rows().get(index).map(|c| c.full_name())
 }
 
 #[cfg(test)]
@@ -298,7 +451,7 @@ mod tests {
     #[test]
     fn names_are_unique_and_upper_case() {
         let mut seen = std::collections::HashSet::new();
-        for c in COMMANDS {
+        for c in rows() {
             assert!(seen.insert(c.name), "duplicate {}", c.name);
             assert_eq!(c.name, c.name.to_ascii_uppercase());
             assert!(!c.summary.is_empty());
@@ -306,13 +459,64 @@ mod tests {
     }
 
     #[test]
+    fn subcommand_rows_sit_under_their_container() {
+        for (i, c) in COMMANDS.iter().enumerate() {
+            assert_eq!((c.container(), c.args_start()), (None, 1), "{}", c.name);
+            for (j, sub) in c.subcommands.iter().enumerate() {
+                assert_eq!(sub.container(), Some(c.name), "{}", sub.name);
+                assert_eq!(sub.args_start(), 2, "{}", sub.name);
+                assert!(sub.subcommands.is_empty(), "one level of subcommands, as Redis");
+                // Redis's arity counts the container and the subcommand.
+                assert!(sub.arity >= 2 || sub.arity <= -2, "{}: {}", sub.name, sub.arity);
+                // The stats index `lookup_subcommand` answers is the row's place in `rows()`.
+                let (at, found) = lookup_subcommand(i, c, sub.sub_name().to_ascii_lowercase().as_bytes()).unwrap();
+                assert!(std::ptr::eq(found, sub) && std::ptr::eq(rows()[at], sub), "{} {j}", sub.name);
+            }
+            // Every container but COMMAND needs a subcommand; each answers HELP.
+            if c.is_container() {
+                assert_eq!(c.arity, if c.name == "COMMAND" { -1 } else { -2 }, "{}", c.name);
+                assert!(lookup_subcommand(i, c, b"help").is_some(), "{} HELP", c.name);
+            }
+        }
+        assert_eq!(rows().len(), COMMANDS.len() + COMMANDS.iter().map(|c| c.subcommands.len()).sum::<usize>());
+        for (i, c) in COMMANDS.iter().enumerate() {
+            assert!(std::ptr::eq(rows()[i], c), "a command's stats index is its index in COMMANDS");
+        }
+    }
+
+    #[test]
+    fn subcommands_are_found_by_name_or_full_name_ignoring_case() {
+        let (i, client) = lookup(b"client").unwrap();
+        assert_eq!(lookup_subcommand(i, client, b"SetName").map(|(_, c)| c.name), Some("CLIENT|SETNAME"));
+        assert!(lookup_subcommand(i, client, b"nosuch").is_none());
+        assert!(lookup_subcommand(i, client, b"").is_none());
+        assert_eq!(lookup_full_name(b"Object|Encoding").map(|c| c.name), Some("OBJECT|ENCODING"));
+        assert_eq!(lookup_full_name(b"get").map(|c| c.name), Some("GET"));
+        assert_eq!(lookup_full_name(b"client").map(|c| c.name), Some("CLIENT"));
+        for missing in [&b"get|x"[..], b"object|", b"|encoding", b"object|encoding|x", b"client list", b"nosuch|x"] {
+            assert!(lookup_full_name(missing).is_none(), "{}", String::from_utf8_lossy(missing));
+        }
+        let list = lookup_full_name(b"client|list").unwrap();
+        assert_eq!(
+            (list.full_name(), list.container(), list.sub_name()),
+            ("client|list".into(), Some("CLIENT"), "LIST")
+        );
+    }
+
+    #[test]
     fn key_specs_pick_the_right_arguments() {
         let (_, mset) = lookup(b"MSET").unwrap();
         let argv: Vec<&[u8]> = vec![b"MSET", b"a", b"1", b"b", b"2"];
         assert_eq!(mset.keys(&argv).collect::<Vec<_>>(), vec![&b"a"[..], b"b"]);
-        let (_, obj) = lookup(b"OBJECT").unwrap();
-        let argv: Vec<&[u8]> = vec![b"OBJECT", b"HELP"];
-        assert_eq!(obj.keys(&argv).count(), 0);
+        // A subcommand's key positions count the container and the subcommand.
+        let encoding = lookup_full_name(b"OBJECT|ENCODING").unwrap();
+        let argv: Vec<&[u8]> = vec![b"OBJECT", b"ENCODING", b"k"];
+        assert_eq!(encoding.keys(&argv).collect::<Vec<_>>(), vec![&b"k"[..]]);
+        let usage = lookup_full_name(b"MEMORY|USAGE").unwrap();
+        let argv: Vec<&[u8]> = vec![b"MEMORY", b"USAGE", b"k", b"SAMPLES", b"5"];
+        assert_eq!(usage.keys(&argv).collect::<Vec<_>>(), vec![&b"k"[..]]);
+        let help = lookup_full_name(b"OBJECT|HELP").unwrap();
+        assert_eq!(help.keys(&[&b"OBJECT"[..], b"HELP"]).count(), 0);
         let (_, ping) = lookup(b"PING").unwrap();
         assert_eq!(ping.keys(&[&b"PING"[..]]).count(), 0);
     }

@@ -80,7 +80,7 @@ fn cve_history_argument_edges() {
     let mut t = TestEngine::new(config);
     let mut checked = 0;
     for (line, want) in TABLE {
-        let argv = vitrine_engine::resp::split_line(line.as_bytes()).unwrap();
+        let argv = vitrine_engine::inspect::split_line(line.as_bytes()).unwrap();
         let got = t.resp(&argv);
         let ok = match want.strip_suffix('*') {
             Some(prefix) => got.starts_with(prefix),

@@ -19,6 +19,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("host views and the test harness", &["inspect", "testing"]),
 ];
 
+/// Imports a module may not make even though they point down: the store knows nothing of
+/// JSON or of how replies print (those views are `inspect`'s).
+const FORBIDDEN: &[(&str, &[&str])] = &[("store", &["reply_json", "reply_cli"])];
+
 /// The layer of a top-level module, by index in [`LAYERS`].
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|(_, modules)| modules.contains(&module))
@@ -152,7 +156,10 @@ fn violations(files: &[(PathBuf, String)]) -> Vec<String> {
                 out.push(format!("{}: uses `crate::{used}`, which has no layer in tests/layers.rs", path.display()));
                 continue;
             };
-            if used == "inspect" || theirs > own {
+            let forbidden = FORBIDDEN.iter().any(|(m, banned)| *m == module && banned.contains(&used.as_str()));
+            if forbidden {
+                out.push(format!("{}: `{module}` uses `crate::{used}`, which it must not know", path.display()));
+            } else if used == "inspect" || theirs > own {
                 out.push(format!(
                     "{}: `{module}` ({}) uses `crate::{used}` ({}), a layer above it",
                     path.display(),
@@ -206,11 +213,13 @@ fn the_check_finds_an_upward_import_and_ignores_test_code() {
         file("cmd/keys.rs", "use crate::engine::Ctx;\nuse crate::table::COMMANDS;\n"),
         file("engine.rs", "use crate::inspect::keys;\n"),
         file("widgets.rs", "use crate::num;\n"),
+        file("store/list.rs", "fn f() { crate::reply_json::bytes_to_json(b\"\"); }\n"),
     ];
     assert_eq!(
         violations(&files),
         [
             "engine.rs: `engine` (families, table and dispatch) uses `crate::inspect` (host views and the test harness), a layer above it",
+            "store/list.rs: `store` uses `crate::reply_json`, which it must not know",
             "store/shard.rs: `store` (store) uses `crate::engine` (families, table and dispatch), a layer above it",
             "store/shard.rs: `store` (store) uses `crate::table` (families, table and dispatch), a layer above it",
             "widgets.rs: module `widgets` has no layer in tests/layers.rs",

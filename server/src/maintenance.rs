@@ -7,12 +7,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
 use vitrine_engine::stats::HostFacts;
-use vitrine_engine::Engine;
+use vitrine_engine::{inspect, Engine};
 
 use crate::now_ms;
-
-/// Keys with a TTL sampled per `sweep` call.
-const SWEEP_BUDGET: usize = 200;
 
 /// Most time one expiry cycle may take, as Redis's slow cycle (25% of a 100 ms tick at hz 10).
 const CYCLE_TIME_LIMIT: Duration = Duration::from_millis(25);
@@ -46,19 +43,12 @@ pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch:
     }
 }
 
-/// Sweeps while more than a quarter of the sampled keys were expired (so many more probably
+/// One active-expiry cycle (the engine's, as the playground runs it), bounded by time here:
+/// sweeps while more than a quarter of the sampled keys were expired (so many more probably
 /// are) and the time limit allows; returns how many sweeps ran.
 fn expire_cycle(engine: &Engine) -> usize {
     let start = Instant::now();
-    let mut rounds = 0;
-    loop {
-        let report = engine.sweep(now_ms(), SWEEP_BUDGET);
-        rounds += 1;
-        let mostly_stale = report.sampled > 0 && report.expired * 4 > report.sampled;
-        if !mostly_stale || start.elapsed() >= CYCLE_TIME_LIMIT {
-            return rounds;
-        }
-    }
+    inspect::expiry_cycle(engine, now_ms(), usize::MAX, || start.elapsed() < CYCLE_TIME_LIMIT).rounds
 }
 
 /// The process's resident set size, from `/proc/self/status` (`VmRSS`, in kB, so the page

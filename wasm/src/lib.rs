@@ -1,41 +1,27 @@
 //! `vitrine-wasm`: the Vitrine engine for the browser playground, as one small JavaScript class,
-//! [`Playground`]. It runs commands typed as redis-cli would take them, and reports stats, keys
-//! and recent evictions and expirations, all as JSON text.
+//! [`Playground`]. Each method returns the same JSON body as its twin on the server's admin
+//! HTTP API (see notes/wasm-contract.md): both are built by the engine's `inspect` module, so
+//! the web app reads either backend with the same code and the same generated types.
 //!
 //! The engine has no clock: every method that can expire or evict keys takes `now_ms`, the
 //! caller's `Date.now()`. A Redis error is an ordinary reply (`{"type":"error",...}`), never a
-//! JavaScript exception; only misuse of the API itself (a bad `fill` size, a bad cursor, a
-//! refused setting) throws.
-//!
-//! JSON text rather than JS objects: it keeps the module small, and JSON shapes are the same as
-//! the admin HTTP API's (`reply_json`, `/api/stats`, `/api/keys`, `/api/evictions/recent`,
-//! `/api/commands`), so the web app reads both with the same code.
+//! JavaScript exception; only what the HTTP twin refuses with a 4xx (a bad cursor, a refused
+//! setting, a malformed body) throws, with the same message.
 //!
 //! Everything here also compiles natively (the `rlib`), which is how `examples/replay.rs` runs
 //! the very same calls for the wasm-vs-native parity test (`tests/parity.test.mjs`).
 
-pub mod help;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod replay;
 
-use std::sync::atomic::Ordering::Relaxed;
-
-use serde_json::{json, Value as Json};
-use vitrine_engine::reply_json::bytes_to_json;
-use vitrine_engine::resp::split_line;
+use serde::Serialize;
+use serde_json::{Map, Value as Json};
+use vitrine_engine::inspect::{self, KeyQuery, KeyWrite, Refusal, SampleRing, HISTORY_SECONDS};
+use vitrine_engine::reply_json::bytes_from_json;
 use vitrine_engine::stats::HostFacts;
-use vitrine_engine::store::entry::Entry;
-use vitrine_engine::store::evict::lfu_decay;
-use vitrine_engine::{glob, reply_cli, Config, Engine, Reply, Session};
+use vitrine_engine::{Config, Engine, Reply, Session};
 use wasm_bindgen::prelude::*;
 
-/// Keys with a TTL sampled per sweep round, as the server's maintenance task.
-pub const SWEEP_BUDGET: usize = 200;
-/// Most sweep rounds one `sweep` call runs (the server bounds its cycle by time instead; the
-/// playground has no clock of its own and stays deterministic).
-pub const SWEEP_MAX_ROUNDS: usize = 16;
-/// Most keys one listing call returns.
-pub const MAX_KEYS: u32 = 10_000;
 /// Bounds of one `fill`: keys, bytes per value, and bytes in all.
 pub const FILL_MAX_KEYS: u32 = 100_000;
 pub const FILL_MAX_VALUE: u32 = 1024 * 1024;
@@ -46,8 +32,23 @@ pub const FILL_MAX_BYTES: u64 = 64 * 1024 * 1024;
 pub struct Playground {
     engine: Engine,
     session: Session,
+    /// The per-second samples `sample_json` takes (the server keeps the same ring).
+    history: SampleRing,
     /// Number of the next key `fill` writes (`fill:000000`, `fill:000001`, ...).
     fill_next: u64,
+}
+
+/// What `fill` did.
+#[derive(Debug, Serialize)]
+pub struct FillResult {
+    pub requested: u32,
+    pub written: u32,
+    /// The Redis error that stopped the fill (OOM under noeviction), or null.
+    pub error: Option<String>,
+    pub evicted: u64,
+    pub keys: u64,
+    pub used_memory: u64,
+    pub maxmemory: u64,
 }
 
 /// Milliseconds from JavaScript (`Date.now()`, a double) as the engine's unix ms: NaN and
@@ -62,6 +63,25 @@ fn ms(now_ms: f64) -> u64 {
     }
 }
 
+/// A view as JSON text. The views are plain data, so encoding cannot fail.
+fn to_json<T: Serialize>(view: &T) -> String {
+    serde_json::to_string(view).unwrap_or_default()
+}
+
+/// A refused request as the exception the playground throws: the API error's message.
+fn refused(r: Refusal) -> String {
+    r.message
+}
+
+/// A key in its JSON form (`"text"` or `{"base64": "..."}`), as JSON text.
+fn key_bytes(key_json: &str) -> Result<Vec<u8>, String> {
+    serde_json::from_str::<Json>(key_json)
+        .ok()
+        .and_then(|v| bytes_from_json(&v))
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| "key must be a JSON string or {\"base64\": \"...\"}".to_string())
+}
+
 #[wasm_bindgen]
 impl Playground {
     /// A new, empty cache with the server's defaults (no memory limit, `noeviction`).
@@ -74,7 +94,7 @@ impl Playground {
         let engine = Engine::new(Config::default(), now, seed);
         engine.set_host_facts(HostFacts { threads: 1, executable: "vitrine-wasm".into(), ..HostFacts::default() });
         let session = engine.new_session("browser:0", "playground:0", now);
-        Playground { engine, session, fill_next: 0 }
+        Playground { engine, session, history: SampleRing::new(HISTORY_SECONDS), fill_next: 0 }
     }
 
     /// The engine's version.
@@ -82,39 +102,16 @@ impl Playground {
         vitrine_engine::VERSION.to_string()
     }
 
-    /// Runs one line as typed into redis-cli: split with redis-cli's quoting rules, then run
-    /// (or answered locally, as redis-cli answers `help` and `clear`). Returns JSON:
-    ///
-    /// - `{"kind":"reply","argv":[...],"reply":{tagged reply},"text":"...","resp":"..."}`:
-    ///   `text` is exactly what redis-cli prints (final newline included), `resp` the bytes
-    ///   the server would send (as a string, or `{"base64":...}`);
-    /// - `{"kind":"empty","text":""}` for a blank line;
-    /// - `{"kind":"invalid","text":"Invalid argument(s)\n"}` for unbalanced quotes;
-    /// - `{"kind":"help","text":"..."}` for `help`, `help <command>`, `help @<group>`;
-    /// - `{"kind":"clear","text":""}` for `clear` (the console clears its screen).
-    pub fn run_line(&mut self, line: &str, now_ms: f64) -> String {
-        let Some(argv) = split_line(line.as_bytes()) else {
-            return json!({ "kind": "invalid", "text": "Invalid argument(s)\n" }).to_string();
-        };
-        let Some(first) = argv.first() else {
-            return json!({ "kind": "empty", "text": "" }).to_string();
-        };
-        if first.eq_ignore_ascii_case(b"help") || first == b"?" {
-            return json!({ "kind": "help", "text": help::help(&argv[1..]) }).to_string();
-        }
-        if argv.len() == 1 && first.eq_ignore_ascii_case(b"clear") {
-            return json!({ "kind": "clear", "text": "" }).to_string();
-        }
-        let reply = self.exec(&argv, ms(now_ms));
-        let resp3 = self.session.resp3;
-        json!({
-            "kind": "reply",
-            "argv": argv.iter().map(|a| bytes_to_json(a)).collect::<Vec<_>>(),
-            "reply": reply.to_json(),
-            "text": reply_cli::format_for_command(&argv, &reply, resp3),
-            "resp": bytes_to_json(&reply.to_resp(resp3)),
-        })
-        .to_string()
+    /// Runs one line as typed into redis-cli, as `POST /api/console` does
+    /// (`inspect::ConsoleReply`): `{"kind":"reply","argv","reply","text","resp"}`, or
+    /// `{"kind":"empty"|"invalid"|"help"|"clear","text"}`.
+    pub fn console(&mut self, line: &str, now_ms: f64) -> String {
+        let now = ms(now_ms);
+        let reply = inspect::console_line_with(line, |argv| {
+            let reply = self.exec(argv, now);
+            (reply, self.session.resp3)
+        });
+        to_json(&reply)
     }
 
     /// Runs one already-split command, as `POST /api/command` does, and returns its tagged
@@ -123,41 +120,27 @@ impl Playground {
         self.exec(&argv, ms(now_ms)).to_json().to_string()
     }
 
-    /// Everything the dashboard shows, as `GET /api/stats` (the engine's `StatsSnapshot`).
+    /// `GET /api/stats` (the engine's `StatsSnapshot`).
     pub fn stats_json(&self, now_ms: f64) -> String {
-        serde_json::to_string(&self.engine.snapshot(ms(now_ms))).unwrap_or_default()
+        to_json(&inspect::snapshot(&self.engine, ms(now_ms)))
     }
 
-    /// Up to `count` keys matching the glob `pattern` (`*` or empty for all), for a live key
-    /// list: `{"keys":[{"key","type","ttl_ms","size","idle_ms","freq"}],"truncated":bool}`.
-    /// `ttl_ms` is null for a key without a TTL. Looking does not touch keys (their LRU/LFU
-    /// stamps stay as they were), and does not count as hits or misses.
-    pub fn keys_json(&self, pattern: &str, count: u32, now_ms: f64) -> String {
-        let now = ms(now_ms);
-        let want = count.clamp(1, MAX_KEYS) as usize;
-        let pattern = (!pattern.is_empty() && pattern != "*").then_some(pattern.as_bytes());
-        let store = self.engine.store();
-        let mut keys = Vec::new();
-        let mut cursor = 0;
-        loop {
-            cursor = store.scan(cursor, 1000, now, |key, entry| {
-                if pattern.is_none_or(|p| glob::matches(p, key)) {
-                    keys.push(self.key_row(key, entry, now));
-                }
-            });
-            if cursor == 0 || keys.len() >= want {
-                break;
-            }
-        }
-        let truncated = keys.len() > want || (cursor != 0 && keys.len() == want);
-        keys.truncate(want);
-        json!({ "keys": keys, "truncated": truncated }).to_string()
+    /// Takes a per-second sample now (rates against the previous one), keeps it in this
+    /// playground's history, and returns it: one `sample` event of `GET /api/stats/stream`.
+    pub fn sample_json(&mut self, now_ms: f64) -> String {
+        let snapshot = inspect::snapshot(&self.engine, ms(now_ms));
+        to_json(&*self.history.push(&snapshot))
     }
 
-    /// One SCAN step with the same query and answer as `GET /api/keys`:
-    /// `{"cursor":"...","done":bool,"keys":[...]}`. Pass the returned cursor back until `done`.
-    /// `type_name` filters by type (empty for any). Throws on a cursor this did not return.
-    pub fn scan_keys_json(
+    /// `GET /api/stats/history?seconds=N` (default 900, at most 3600). Throws outside that.
+    pub fn history_json(&self, seconds: Option<u32>) -> Result<String, String> {
+        inspect::history(&self.history, seconds.map(|s| s as usize)).map(|v| to_json(&v)).map_err(refused)
+    }
+
+    /// One SCAN step, as `GET /api/keys?match=&type=&cursor=&count=`:
+    /// `{"cursor","done","keys":[{"key","type","ttl_ms","size","idle_ms","freq"}]}`. Empty
+    /// `pattern`/`type_name`/`cursor` mean all, any, the start. Throws the API's 400 message.
+    pub fn keys_json(
         &self,
         pattern: &str,
         type_name: &str,
@@ -165,52 +148,78 @@ impl Playground {
         count: u32,
         now_ms: f64,
     ) -> Result<String, String> {
-        let cursor = match cursor {
-            "" => 0,
-            c => c.parse::<u64>().map_err(|_| "cursor must be a cursor returned by scan_keys_json".to_string())?,
+        let query = KeyQuery {
+            pattern: Some(pattern.to_string()),
+            type_name: Some(type_name.to_string()),
+            cursor: Some(cursor.to_string()),
+            count: Some(count as usize),
         };
-        let now = ms(now_ms);
-        let pattern = (!pattern.is_empty() && pattern != "*").then_some(pattern.as_bytes());
-        let type_name = type_name.to_ascii_lowercase();
-        let mut keys = Vec::new();
-        let next = self.engine.store().scan(cursor, count.clamp(1, MAX_KEYS) as usize, now, |key, entry| {
-            if (type_name.is_empty() || type_name == entry.value.type_name())
-                && pattern.is_none_or(|p| glob::matches(p, key))
-            {
-                keys.push(self.key_row(key, entry, now));
-            }
-        });
-        Ok(json!({ "cursor": next.to_string(), "done": next == 0, "keys": keys }).to_string())
+        inspect::key_page(&self.engine, &query, ms(now_ms)).map(|p| to_json(&p)).map_err(refused)
     }
 
-    /// The latest evictions and expirations, newest first, as `GET /api/evictions/recent`:
-    /// `{"now_ms","policy","evicted_keys","expired_keys","events":[{"kind","key","policy",
-    /// "idle_ms","freq","size","at_ms"}]}`.
-    pub fn events_json(&self, now_ms: f64) -> String {
-        let mut events = self.engine.recent_events();
-        events.reverse();
-        let stats = self.engine.stats();
-        json!({
-            "now_ms": ms(now_ms),
-            "policy": self.engine.config().policy().name(),
-            "evicted_keys": stats.evicted_keys.load(Relaxed),
-            "expired_keys": stats.expired_keys.load(Relaxed),
-            "events": events,
+    /// `GET /api/keys/{key}`: everything about one key, or `null` when there is none (the
+    /// API's 404). `key_json` is the key's JSON form: `"text"` or `{"base64": "..."}`.
+    pub fn key_json(&self, key_json: &str, now_ms: f64) -> Result<String, String> {
+        let key = key_bytes(key_json)?;
+        Ok(match inspect::key_detail(&self.engine, &key, ms(now_ms)) {
+            Some(detail) => to_json(&detail),
+            None => "null".to_string(),
         })
-        .to_string()
     }
 
-    /// The command table, as `GET /api/commands`: `{"commands":[{"name","arity","flags",
-    /// "first_key","last_key","step","group","summary","syntax"}]}`, for help and autocomplete.
+    /// `PUT /api/keys/{key}` with the same body (`{"value", "ttl"?, "ttl_ms"?, "nx"?,
+    /// "keep_ttl"?}`); answers the key as `key_json`. Throws where the API answers 4xx/507.
+    pub fn put_key(&mut self, key_json: &str, body_json: &str, now_ms: f64) -> Result<String, String> {
+        let key = key_bytes(key_json)?;
+        let body: KeyWrite = serde_json::from_str(body_json).map_err(|e| format!("invalid body: {e}"))?;
+        let now = ms(now_ms);
+        let engine = &self.engine;
+        let session = &mut self.session;
+        inspect::put_key(engine, &key, &body, now, |argv| engine.call(session, argv, now))
+            .map(|d| to_json(&d))
+            .map_err(refused)
+    }
+
+    /// `DELETE /api/keys/{key}`: `{"deleted":true}`; throws when there was no such key.
+    pub fn delete_key(&mut self, key_json: &str, now_ms: f64) -> Result<String, String> {
+        let key = key_bytes(key_json)?;
+        let now = ms(now_ms);
+        inspect::delete_key(&key, |argv| self.exec(argv, now)).map(|d| to_json(&d)).map_err(refused)
+    }
+
+    /// `GET /api/evictions/recent`: the latest evictions and expirations, newest first, with
+    /// the totals and misses by cause.
+    pub fn evictions_json(&self, now_ms: f64) -> String {
+        to_json(&inspect::evictions(&self.engine, ms(now_ms)))
+    }
+
+    /// `GET /api/commands`: the command table, for help and autocomplete.
     pub fn commands_json() -> String {
-        help::commands_json().to_string()
+        inspect::commands_json().to_string()
+    }
+
+    /// `GET /api/config`: every setting and which can be changed.
+    pub fn config_json(&self) -> String {
+        to_json(&inspect::config_view(&self.engine))
+    }
+
+    /// `PATCH /api/config` with `{"maxmemory": "64mb", ...}`: all changes at once or none;
+    /// answers as `config_json`. Throws the API's 422 message when refused.
+    pub fn patch_config(&mut self, body_json: &str, now_ms: f64) -> Result<String, String> {
+        let body: Map<String, Json> = serde_json::from_str(body_json).map_err(|e| format!("invalid body: {e}"))?;
+        let now = ms(now_ms);
+        let engine = &self.engine;
+        let session = &mut self.session;
+        inspect::patch_config(engine, &body, |argv| engine.call(session, argv, now))
+            .map(|v| to_json(&v))
+            .map_err(refused)
     }
 
     /// Active expiry, for a `setInterval` (the server runs it `hz` times a second): sweeps
     /// while many of the sampled keys were stale, at most 16 rounds. Returns how many keys
     /// expired. Also samples the ops/sec rate that `stats_json` reports.
-    pub fn sweep(&self, now_ms: f64) -> u32 {
-        sweep_cycle(&self.engine, ms(now_ms)) as u32
+    pub fn expiry_cycle(&self, now_ms: f64) -> u32 {
+        expiry_cycle(&self.engine, ms(now_ms)) as u32
     }
 
     /// Changes a setting as `CONFIG SET name value` does (a lower `maxmemory` evicts at once).
@@ -250,16 +259,15 @@ impl Playground {
             }
         }
         let snap = self.engine.snapshot(now);
-        Ok(json!({
-            "requested": count,
-            "written": written,
-            "error": error,
-            "evicted": snap.evicted_keys - evicted_before,
-            "keys": snap.keys,
-            "used_memory": snap.used_memory,
-            "maxmemory": snap.maxmemory,
-        })
-        .to_string())
+        Ok(to_json(&FillResult {
+            requested: count,
+            written,
+            error,
+            evicted: snap.evicted_keys - evicted_before,
+            keys: snap.keys,
+            used_memory: snap.used_memory,
+            maxmemory: snap.maxmemory,
+        }))
     }
 }
 
@@ -276,32 +284,12 @@ impl Playground {
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
-
-    fn key_row(&self, key: &[u8], entry: &Entry, now: u64) -> Json {
-        let store = self.engine.store();
-        json!({
-            "key": bytes_to_json(key),
-            "type": entry.value.type_name(),
-            "ttl_ms": (entry.expire_at != 0).then(|| entry.expire_at.saturating_sub(now)),
-            "size": entry.size,
-            "idle_ms": store.common.idle_ms(entry, now),
-            "freq": lfu_decay(entry, now, self.engine.config().lfu_decay_time()),
-        })
-    }
 }
 
-/// One active-expiry cycle as the playground runs it: sweep rounds while more than a quarter
-/// of the sampled keys were stale, at most [`SWEEP_MAX_ROUNDS`]. Returns the keys expired.
-pub fn sweep_cycle(engine: &Engine, now: u64) -> usize {
-    let mut expired = 0;
-    for _ in 0..SWEEP_MAX_ROUNDS {
-        let report = engine.sweep(now, SWEEP_BUDGET);
-        expired += report.expired;
-        if report.sampled == 0 || report.expired * 4 <= report.sampled {
-            break;
-        }
-    }
-    expired
+/// One active-expiry cycle as the playground runs it (bounded by rounds, not time, so a
+/// replay is deterministic). Returns the keys expired.
+pub fn expiry_cycle(engine: &Engine, now: u64) -> usize {
+    inspect::expiry_cycle(engine, now, inspect::events::SWEEP_MAX_ROUNDS, || true).expired
 }
 
 /// The name of the `n`th key `fill` writes.
@@ -316,12 +304,14 @@ pub fn fill_value(size: usize) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     const T0: f64 = 1_700_000_000_000.0;
 
     fn line(pg: &mut Playground, text: &str) -> Json {
-        serde_json::from_str(&pg.run_line(text, T0)).unwrap()
+        serde_json::from_str(&pg.console(text, T0)).unwrap()
     }
 
     #[test]
@@ -387,7 +377,7 @@ mod tests {
         assert_eq!(out["written"], 1000);
         assert!(out["evicted"].as_u64().unwrap() > 500, "{out}");
         assert!(out["used_memory"].as_u64().unwrap() <= 65536);
-        let events: Json = serde_json::from_str(&pg.events_json(T0)).unwrap();
+        let events: Json = serde_json::from_str(&pg.evictions_json(T0)).unwrap();
         assert_eq!(events["events"][0]["kind"], "evicted");
         assert_eq!(events["policy"], "allkeys-lru");
         // Further fills write new keys.
@@ -411,19 +401,19 @@ mod tests {
             line(&mut pg, &format!("SET user:{i} v"));
         }
         line(&mut pg, "SET other v PX 1500");
-        let all: Json = serde_json::from_str(&pg.keys_json("*", 100, T0 + 500.0)).unwrap();
+        let page = |pg: &Playground, pattern: &str, count: u32, now: f64| -> Json {
+            serde_json::from_str(&pg.keys_json(pattern, "", "", count, now).unwrap()).unwrap()
+        };
+        let all = page(&pg, "*", 1000, T0 + 500.0);
         assert_eq!(all["keys"].as_array().unwrap().len(), 31);
-        assert_eq!(all["truncated"], false);
+        assert_eq!(all["done"], true);
         let other = all["keys"].as_array().unwrap().iter().find(|k| k["key"] == "other").unwrap();
         assert_eq!(other["ttl_ms"], 1000);
         assert_eq!(other["type"], "string");
-        let some: Json = serde_json::from_str(&pg.keys_json("user:*", 10, T0)).unwrap();
-        assert_eq!(some["keys"].as_array().unwrap().len(), 10);
-        assert_eq!(some["truncated"], true);
-        // Paging through scan_keys_json sees every key once.
+        // Paging through keys_json sees every key once.
         let (mut cursor, mut seen) = ("0".to_string(), Vec::new());
         loop {
-            let page: Json = serde_json::from_str(&pg.scan_keys_json("user:*", "", &cursor, 7, T0).unwrap()).unwrap();
+            let page: Json = serde_json::from_str(&pg.keys_json("user:*", "", &cursor, 7, T0).unwrap()).unwrap();
             seen.extend(page["keys"].as_array().unwrap().iter().map(|k| k["key"].as_str().unwrap().to_string()));
             if page["done"] == true {
                 break;
@@ -433,12 +423,16 @@ mod tests {
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), 30);
-        assert!(pg.scan_keys_json("*", "", "nope", 10, T0).is_err());
-        let none: Json = serde_json::from_str(&pg.scan_keys_json("*", "hash", "0", 1000, T0).unwrap()).unwrap();
+        assert_eq!(
+            pg.keys_json("*", "", "nope", 10, T0).unwrap_err(),
+            "cursor must be a cursor returned by this endpoint"
+        );
+        assert_eq!(pg.keys_json("*", "", "", 0, T0).unwrap_err(), "count must be between 1 and 10000");
+        let none: Json = serde_json::from_str(&pg.keys_json("*", "hash", "0", 1000, T0).unwrap()).unwrap();
         assert_eq!(none["keys"], json!([]));
         // Expired keys are not listed, and a sweep collects them.
-        assert_eq!(pg.sweep(T0 + 2000.0), 1);
-        let all: Json = serde_json::from_str(&pg.keys_json("", 100, T0 + 2000.0)).unwrap();
+        assert_eq!(pg.expiry_cycle(T0 + 2000.0), 1);
+        let all = page(&pg, "", 1000, T0 + 2000.0);
         assert_eq!(all["keys"].as_array().unwrap().len(), 30);
     }
 
@@ -446,7 +440,47 @@ mod tests {
     fn odd_clock_values_do_not_panic() {
         let mut pg = Playground::new(f64::NAN, f64::INFINITY);
         assert_eq!(line(&mut pg, "PING")["text"], "PONG\n");
-        assert!(pg.run_line("SET k v EX 1", -5.0).contains("OK"));
-        assert_eq!(pg.sweep(f64::MAX), 1);
+        assert!(pg.console("SET k v EX 1", -5.0).contains("OK"));
+        assert_eq!(pg.expiry_cycle(f64::MAX), 1);
+    }
+
+    #[test]
+    fn keys_are_read_written_and_deleted_as_the_api_does() {
+        let mut pg = Playground::new(T0, 1.0);
+        let put: Json = serde_json::from_str(&pg.put_key(r#""k""#, r#"{"value":"v","ttl":10}"#, T0).unwrap()).unwrap();
+        assert_eq!(put["ttl_ms"], 10_000);
+        assert_eq!(put["value"], "v");
+        let detail: Json = serde_json::from_str(&pg.key_json(r#""k""#, T0).unwrap()).unwrap();
+        assert_eq!(detail, put);
+        assert_eq!(pg.put_key(r#""k""#, r#"{"value":"w","nx":true}"#, T0).unwrap_err(), "key already exists: k");
+        assert!(pg.put_key(r#""k""#, r#"{"value":"w","bogus":1}"#, T0).unwrap_err().starts_with("invalid body"));
+        assert_eq!(pg.delete_key(r#"{"base64":"aw=="}"#, T0).unwrap(), r#"{"deleted":true}"#);
+        assert_eq!(pg.key_json(r#""k""#, T0).unwrap(), "null");
+        assert_eq!(pg.delete_key(r#""k""#, T0).unwrap_err(), "no such key: k");
+        assert!(pg.key_json("not json", T0).is_err());
+    }
+
+    #[test]
+    fn samples_history_and_config() {
+        let mut pg = Playground::new(T0, 1.0);
+        let first: Json = serde_json::from_str(&pg.sample_json(T0)).unwrap();
+        assert_eq!(first["hits_per_sec"], 0.0);
+        line(&mut pg, "SET k v");
+        line(&mut pg, "GET k");
+        let second: Json = serde_json::from_str(&pg.sample_json(T0 + 1000.0)).unwrap();
+        assert_eq!(second["hits_per_sec"], 1.0);
+        let history: Json = serde_json::from_str(&pg.history_json(None).unwrap()).unwrap();
+        assert_eq!(history["interval_ms"], 1000);
+        assert_eq!(history["samples"].as_array().unwrap().len(), 2);
+        assert_eq!(pg.history_json(Some(0)).unwrap_err(), "seconds must be between 1 and 3600");
+        let config: Json = serde_json::from_str(&pg.patch_config(r#"{"maxmemory":"1mb"}"#, T0).unwrap()).unwrap();
+        assert_eq!(config["config"]["maxmemory"], "1048576");
+        assert_eq!(pg.config_json(), serde_json::to_string(&config).unwrap());
+        assert!(pg
+            .patch_config(r#"{"maxmemory_policy":"nope"}"#, T0)
+            .unwrap_err()
+            .starts_with("ERR CONFIG SET failed"));
+        let commands: Json = serde_json::from_str(&Playground::commands_json()).unwrap();
+        assert!(commands["commands"].as_array().unwrap().len() > 50);
     }
 }

@@ -6,15 +6,15 @@
 //! skipped; a line starting with `@` is a directive, any other line is typed into the console:
 //!
 //! ```text
-//! SET greeting "hello world"     run_line at the current time
+//! SET greeting "hello world"     console at the current time
 //! @advance 1500                  move the clock forward 1500 ms
 //! @config maxmemory 64kb         set_config
-//! @sweep                         sweep (active expiry)
+//! @sweep                         expiry_cycle (active expiry)
 //! @fill 500 100                  fill 500 keys of 100 bytes
 //! @stats                         stats_json
-//! @keys fill:* 20                keys_json(pattern, count)
-//! @scan * 10                     scan_keys_json(pattern, "", cursor, count), every step until done
-//! @events                        events_json
+//! @keys fill:* 20                keys_json(pattern, "", "", count): the first SCAN step
+//! @scan * 10                     keys_json(pattern, "", cursor, count), every step until done
+//! @events                        evictions_json
 //! ```
 //!
 //! The transcript has, for each step, `> ` and the step's line, then the step's output on one
@@ -83,7 +83,7 @@ pub fn transcript(script: &str) -> String {
     for (line, step) in parse(script) {
         let t = now as f64;
         let output = match step {
-            Step::Line(text) => pg.run_line(&text, t),
+            Step::Line(text) => pg.console(&text, t),
             Step::Advance(ms) => {
                 now += ms;
                 format!("now {now}")
@@ -92,15 +92,15 @@ pub fn transcript(script: &str) -> String {
                 Ok(()) => "ok".to_string(),
                 Err(e) => format!("error: {e}"),
             },
-            Step::Sweep => format!("expired {}", pg.sweep(t)),
+            Step::Sweep => format!("expired {}", pg.expiry_cycle(t)),
             Step::Fill(count, size) => pg.fill(count, size, t).unwrap_or_else(|e| format!("error: {e}")),
             Step::Stats => pg.stats_json(t),
-            Step::Keys(pattern, count) => pg.keys_json(&pattern, count, t),
+            Step::Keys(pattern, count) => pg.keys_json(&pattern, "", "", count, t).unwrap_or_else(|e| e),
             Step::Scan(pattern, count) => {
                 let mut cursor = "0".to_string();
                 let mut pages = Vec::new();
                 loop {
-                    let page = pg.scan_keys_json(&pattern, "", &cursor, count, t).unwrap_or_else(|e| e);
+                    let page = pg.keys_json(&pattern, "", &cursor, count, t).unwrap_or_else(|e| e);
                     let v: serde_json::Value = serde_json::from_str(&page).unwrap_or_default();
                     pages.push(page);
                     match v["cursor"].as_str() {
@@ -110,7 +110,7 @@ pub fn transcript(script: &str) -> String {
                 }
                 pages.join(" ")
             }
-            Step::Events => pg.events_json(t),
+            Step::Events => pg.evictions_json(t),
         };
         out.push_str("> ");
         out.push_str(&line);

@@ -65,7 +65,7 @@ function wasmTranscript(script) {
       if (trimmed === '' || trimmed.startsWith('#')) continue;
       let output;
       if (!trimmed.startsWith('@')) {
-        output = pg.run_line(line, now);
+        output = pg.console(line, now);
       } else {
         const [directive, ...args] = trimmed.slice(1).split(/\s+/);
         const num = (i) => {
@@ -86,7 +86,7 @@ function wasmTranscript(script) {
             }
             break;
           case 'sweep/0':
-            output = `expired ${pg.sweep(now)}`;
+            output = `expired ${pg.expiry_cycle(now)}`;
             break;
           case 'fill/2':
             try {
@@ -99,13 +99,17 @@ function wasmTranscript(script) {
             output = pg.stats_json(now);
             break;
           case 'keys/2':
-            output = pg.keys_json(args[0], num(1), now);
+            try {
+              output = pg.keys_json(args[0], '', '', num(1), now);
+            } catch (e) {
+              output = thrown(e);
+            }
             break;
           case 'scan/2': {
             let cursor = '0';
             const pages = [];
             for (;;) {
-              const page = pg.scan_keys_json(args[0], '', cursor, num(1), now);
+              const page = pg.keys_json(args[0], '', cursor, num(1), now);
               pages.push(page);
               cursor = JSON.parse(page).cursor;
               if (cursor === '0') break;
@@ -114,7 +118,7 @@ function wasmTranscript(script) {
             break;
           }
           case 'events/0':
-            output = pg.events_json(now);
+            output = pg.evictions_json(now);
             break;
           default:
             throw new Error(`unknown directive ${line}`);
@@ -168,12 +172,12 @@ test(`the .wasm is under ${BUDGET_GZIP_BYTES / 1024} KB gzipped`, (t) => {
 test('a Redis error is a reply, not an exception', () => {
   const pg = new Playground(START_MS, SEED);
   try {
-    const r = JSON.parse(pg.run_line('INCR', START_MS));
+    const r = JSON.parse(pg.console('INCR', START_MS));
     assert.equal(r.kind, 'reply');
     assert.deepEqual(r.reply, { type: 'error', value: "ERR wrong number of arguments for 'incr' command" });
     assert.equal(r.text, "(error) ERR wrong number of arguments for 'incr' command\n");
     assert.deepEqual(JSON.parse(pg.call(['GET'], START_MS)).type, 'error');
-    assert.deepEqual(JSON.parse(pg.run_line('GET "x', START_MS)), { kind: 'invalid', text: 'Invalid argument(s)\n' });
+    assert.deepEqual(JSON.parse(pg.console('GET "x', START_MS)), { kind: 'invalid', text: 'Invalid argument(s)\n' });
     // Misuse of the API itself does throw.
     assert.throws(() => pg.set_config('maxmemory', 'lots', START_MS), /argument must be a memory value/);
     assert.throws(() => pg.fill(1_000_000, 10, START_MS), /fill writes at most/);
@@ -185,7 +189,7 @@ test('a Redis error is a reply, not an exception', () => {
 test('the console API from JavaScript', () => {
   const pg = new Playground(START_MS, SEED);
   try {
-    const set = JSON.parse(pg.run_line('SET greeting "hello world" EX 10', START_MS));
+    const set = JSON.parse(pg.console('SET greeting "hello world" EX 10', START_MS));
     assert.deepEqual(set, {
       kind: 'reply',
       argv: ['SET', 'greeting', 'hello world', 'EX', '10'],
@@ -194,11 +198,11 @@ test('the console API from JavaScript', () => {
       resp: '+OK\r\n',
     });
     assert.deepEqual(JSON.parse(pg.call(['GET', 'greeting'], START_MS)), { type: 'bulk', value: 'hello world' });
-    const keys = JSON.parse(pg.keys_json('*', 10, START_MS + 4000));
+    const keys = JSON.parse(pg.keys_json('*', '', '', 10, START_MS + 4000));
     assert.equal(keys.keys[0].key, 'greeting');
     assert.equal(keys.keys[0].ttl_ms, 6000);
-    assert.equal(pg.sweep(START_MS + 10_000), 1);
-    const events = JSON.parse(pg.events_json(START_MS + 10_000));
+    assert.equal(pg.expiry_cycle(START_MS + 10_000), 1);
+    const events = JSON.parse(pg.evictions_json(START_MS + 10_000));
     assert.equal(events.events[0].kind, 'expired');
     assert.equal(events.events[0].key, 'greeting');
     const stats = JSON.parse(pg.stats_json(START_MS + 10_000));

@@ -114,7 +114,7 @@ fn playground_prints_what_redis_cli_prints() {
     let mut pg = Playground::new(1_700_000_000_000.0, 1.0);
     let mut got = String::new();
     for line in lines.lines().filter(|l| !l.trim().is_empty()) {
-        let out: Value = serde_json::from_str(&pg.run_line(line, 1_700_000_000_000.0)).unwrap();
+        let out: Value = serde_json::from_str(&pg.console(line, 1_700_000_000_000.0)).unwrap();
         got.push_str(out["text"].as_str().unwrap());
     }
     if got != expected {

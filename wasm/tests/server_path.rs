@@ -9,12 +9,12 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
+use vitrine_engine::inspect::split_line;
 use vitrine_engine::reply_json::bytes_from_json;
-use vitrine_engine::resp::split_line;
 use vitrine_engine::stats::HostFacts;
 use vitrine_engine::{Config, Engine};
 use vitrine_wasm::replay::{parse, transcript, Step, SEED, START_MS};
-use vitrine_wasm::{fill_key, fill_value, sweep_cycle, Playground, FILL_MAX_BYTES, FILL_MAX_KEYS, FILL_MAX_VALUE};
+use vitrine_wasm::{expiry_cycle, fill_key, fill_value, Playground, FILL_MAX_BYTES, FILL_MAX_KEYS, FILL_MAX_VALUE};
 
 fn scripts() -> Vec<(String, String)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scripts");
@@ -75,7 +75,7 @@ fn playground_replies_are_the_servers_bytes() {
             let t = now as f64;
             match step {
                 Step::Line(text) => {
-                    let out: Value = serde_json::from_str(&pg.run_line(&text, t)).unwrap();
+                    let out: Value = serde_json::from_str(&pg.console(&text, t)).unwrap();
                     if out["kind"] != "reply" {
                         continue;
                     }
@@ -94,7 +94,9 @@ fn playground_replies_are_the_servers_bytes() {
                     let _ = pg.set_config(&n, &v, t);
                     twin.send(&[b"CONFIG".to_vec(), b"SET".to_vec(), n.into_bytes(), v.into_bytes()], now);
                 }
-                Step::Sweep => assert_eq!(pg.sweep(t) as usize, sweep_cycle(&twin.engine, now), "{name}: {line}"),
+                Step::Sweep => {
+                    assert_eq!(pg.expiry_cycle(t) as usize, expiry_cycle(&twin.engine, now), "{name}: {line}")
+                }
                 Step::Fill(count, size) => {
                     let _ = pg.fill(count, size, t);
                     if count > FILL_MAX_KEYS || size > FILL_MAX_VALUE || count as u64 * size as u64 > FILL_MAX_BYTES {

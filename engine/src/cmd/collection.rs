@@ -116,37 +116,51 @@ pub fn modify<T: Collection, R>(
 
 use super::keys::parse_cursor;
 
-/// A per-key SCAN's cursor, as Redis's `parseScanCursorOrReply` reads it.
+/// A SCAN cursor (SCAN, HSCAN, SSCAN, ZSCAN), as Redis's `parseScanCursorOrReply` reads it.
 pub fn scan_cursor(arg: &[u8]) -> Result<u64, CmdError> {
     parse_cursor(arg).ok_or_else(|| CmdError::err("invalid cursor"))
 }
 
-/// The MATCH and COUNT options of a per-key SCAN (TYPE is SCAN's alone: a syntax error here).
+/// What a SCAN walks, which decides the options it takes: TYPE is SCAN's alone. (Redis
+/// 7.4's HSCAN NOVALUES is not one: Vitrine answers as 7.2, and the differential test pins
+/// 7.0's syntax error for it.)
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ScanOf {
+    Keyspace,
+    Hash,
+    Set,
+    SortedSet,
+}
+
+/// The options after a SCAN's cursor, parsed once for SCAN, HSCAN, SSCAN and ZSCAN.
 pub struct ScanOptions<'a> {
     /// `None` when every element matches (no MATCH, or MATCH `*`).
     pub pattern: Option<&'a [u8]>,
     pub count: usize,
+    /// SCAN's TYPE: only keys of this type (an unknown name matches nothing, as Redis 7.0).
+    pub type_name: Option<&'a [u8]>,
 }
 
 impl<'a> ScanOptions<'a> {
-    /// Parses what follows the cursor, as Redis's `scanGenericCommand`: each option needs its
-    /// value, COUNT must be a positive integer, a later option of a kind wins.
-    pub fn parse(args: &mut Args<'a>) -> Result<ScanOptions<'a>, CmdError> {
-        let mut opts = ScanOptions { pattern: None, count: 10 };
-        while let Some(opt) = args.peek() {
-            if args.len() < 2 {
-                return Err(CmdError::Syntax);
-            }
-            args.bytes()?;
-            if opt.eq_ignore_ascii_case(b"COUNT") {
+    /// Parses what follows the cursor, as Redis's `scanGenericCommand`: an option that takes
+    /// a value needs it, COUNT must be a positive integer, a later option of a kind wins, and
+    /// anything else (TYPE outside SCAN included) is a syntax error.
+    pub fn parse(args: &mut Args<'a>, of: ScanOf) -> Result<ScanOptions<'a>, CmdError> {
+        let mut opts = ScanOptions { pattern: None, count: 10, type_name: None };
+        while !args.is_empty() {
+            let opt = args.bytes()?;
+            let has_value = !args.is_empty();
+            if opt.eq_ignore_ascii_case(b"COUNT") && has_value {
                 let n = args.int()?;
                 if n < 1 {
                     return Err(CmdError::Syntax);
                 }
                 opts.count = usize::try_from(n).unwrap_or(usize::MAX);
-            } else if opt.eq_ignore_ascii_case(b"MATCH") {
+            } else if opt.eq_ignore_ascii_case(b"MATCH") && has_value {
                 let p = args.bytes()?;
                 opts.pattern = (p != b"*").then_some(p);
+            } else if opt.eq_ignore_ascii_case(b"TYPE") && of == ScanOf::Keyspace && has_value {
+                opts.type_name = Some(args.bytes()?);
             } else {
                 return Err(CmdError::Syntax);
             }
@@ -217,6 +231,63 @@ pub fn distinct_positions(len: usize, count: usize, mut random: impl FnMut() -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{err, TestEngine, NOT_INT};
+
+    /// What a parse found: (pattern, count, type).
+    type Parsed<'a> = (Option<&'a [u8]>, usize, Option<&'a [u8]>);
+
+    fn parse<'a>(argv: &'a [&'a [u8]], of: ScanOf) -> Result<Parsed<'a>, CmdError> {
+        let mut args = Args::new(argv);
+        ScanOptions::parse(&mut args, of).map(|o| (o.pattern, o.count, o.type_name))
+    }
+
+    #[test]
+    fn scan_options_parse_as_redis_for_every_scan() {
+        use ScanOf::*;
+        for of in [Keyspace, Hash, Set, SortedSet] {
+            assert_eq!(parse(&[], of), Ok((None, 10, None)));
+            // Any case; MATCH * is no pattern; the later of two options wins.
+            assert_eq!(parse(&[b"match", b"a*", b"Count", b"3", b"MATCH", b"b*"], of), Ok((Some(&b"b*"[..]), 3, None)));
+            assert_eq!(parse(&[b"MATCH", b"*"], of), Ok((None, 10, None)));
+            assert_eq!(parse(&[b"COUNT", b"9223372036854775807"], of).map(|o| o.1 > 0), Ok(true));
+            for bad in [
+                &[&b"COUNT"[..], b"0"][..],
+                &[b"COUNT", b"-1"],
+                &[b"COUNT"],
+                &[b"MATCH"],
+                &[b"FOO", b"bar"],
+                &[b"MATCH", b"*", b"extra"],
+                &[b"NOVALUES"],
+            ] {
+                assert_eq!(parse(bad, of), Err(CmdError::Syntax), "{of:?} {bad:?}");
+            }
+            assert_eq!(parse(&[b"COUNT", b"x", b"FOO"], of), Err(CmdError::NotInteger), "the first bad option decides");
+            assert_eq!(parse(&[b"COUNT", b"1.5"], of), Err(CmdError::NotInteger));
+        }
+        // TYPE is SCAN's alone.
+        assert_eq!(parse(&[b"TYPE", b"hash"], Keyspace), Ok((None, 10, Some(&b"hash"[..]))));
+        assert_eq!(parse(&[b"TYPE"], Keyspace), Err(CmdError::Syntax));
+        for of in [Hash, Set, SortedSet] {
+            assert_eq!(parse(&[b"TYPE", b"hash"], of), Err(CmdError::Syntax), "{of:?}");
+        }
+    }
+
+    #[test]
+    fn every_scan_answers_the_same_option_errors() {
+        let mut t = TestEngine::default();
+        t.run(&["HSET", "h", "f", "v"]);
+        t.run(&["SADD", "s", "m"]);
+        t.run(&["ZADD", "z", "1", "m"]);
+        for prefix in [&["SCAN"][..], &["HSCAN", "h"], &["SSCAN", "s"], &["ZSCAN", "z"]] {
+            let run = |t: &mut TestEngine, rest: &[&str]| t.run(&[prefix, &["0"], rest].concat());
+            assert_eq!(run(&mut t, &["COUNT", "0"]), err("ERR syntax error"), "{prefix:?}");
+            assert_eq!(run(&mut t, &["COUNT", "abc"]), err(NOT_INT), "{prefix:?}");
+            assert_eq!(run(&mut t, &["MATCH"]), err("ERR syntax error"), "{prefix:?}");
+            assert_eq!(run(&mut t, &["BOGUS", "x"]), err("ERR syntax error"), "{prefix:?}");
+            let cursor = t.run(&[prefix, &["x"]].concat());
+            assert_eq!(cursor, err("ERR invalid cursor"), "{prefix:?}");
+        }
+    }
 
     #[test]
     fn distinct_positions_are_distinct_and_in_range() {

@@ -12,6 +12,8 @@ use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::evict::lfu_decay;
 
+use super::collection::{scan_cursor, scan_reply, ScanOf, ScanOptions};
+
 /// Deletes the given keys and answers how many of them existed (an expired key counts as
 /// missing; a key named twice is deleted once).
 ///
@@ -75,7 +77,7 @@ pub fn type_(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
 /// ```
 pub fn expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let base = unix_ms(ctx.now);
-    expire_generic(ctx, args, base, Unit::Seconds, "expire")
+    expire_generic(ctx, args, base, Unit::Seconds)
 }
 
 /// Sets a key's time to live in milliseconds.
@@ -85,7 +87,7 @@ pub fn expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 /// ```
 pub fn pexpire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let base = unix_ms(ctx.now);
-    expire_generic(ctx, args, base, Unit::Millis, "pexpire")
+    expire_generic(ctx, args, base, Unit::Millis)
 }
 
 /// Sets a key to expire at a Unix time in seconds.
@@ -94,7 +96,7 @@ pub fn pexpire(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
 /// EXPIREAT key unix-time-seconds [NX | XX | GT | LT]
 /// ```
 pub fn expireat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    expire_generic(ctx, args, 0, Unit::Seconds, "expireat")
+    expire_generic(ctx, args, 0, Unit::Seconds)
 }
 
 /// Sets a key to expire at a Unix time in milliseconds.
@@ -103,7 +105,7 @@ pub fn expireat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErro
 /// PEXPIREAT key unix-time-milliseconds [NX | XX | GT | LT]
 /// ```
 pub fn pexpireat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    expire_generic(ctx, args, 0, Unit::Millis, "pexpireat")
+    expire_generic(ctx, args, 0, Unit::Millis)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -166,18 +168,13 @@ impl ExpireCond {
 /// EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT, in Redis's order of checks: options, integer,
 /// overflow, then the key. `base` is what the argument counts from (now, or 0 for the *AT
 /// forms), in unix ms. An expiry at or before now deletes the key and still answers 1.
-fn expire_generic(
-    ctx: &mut Ctx<'_>,
-    args: &mut Args<'_>,
-    base: i64,
-    unit: Unit,
-    name: &str,
-) -> Result<Reply, CmdError> {
+fn expire_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, base: i64, unit: Unit) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let param = args.bytes()?;
     let cond = ExpireCond::parse(args.rest())?;
     let mut when = parse_i64(param).ok_or(CmdError::NotInteger)?;
-    let invalid = || CmdError::InvalidExpire(name.to_string());
+    let cmd = ctx.cmd;
+    let invalid = || CmdError::InvalidExpire(cmd.full_name());
     if unit == Unit::Seconds {
         when = when.checked_mul(1000).ok_or_else(invalid)?;
     }
@@ -347,43 +344,19 @@ pub fn keys(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
 /// ```
 pub fn scan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let cursor = parse_cursor(args.bytes()?).ok_or_else(|| CmdError::err("invalid cursor"))?;
-    let mut pattern: Option<&[u8]> = None;
-    let mut count = 10usize;
-    let mut type_name: Option<&[u8]> = None;
-    while let Some(opt) = args.peek() {
-        // Each option needs its value; a lone trailing option is a syntax error, as in Redis.
-        if args.len() < 2 {
-            return Err(CmdError::Syntax);
-        }
-        args.bytes()?;
-        if opt.eq_ignore_ascii_case(b"COUNT") {
-            let n = args.int()?;
-            if n < 1 {
-                return Err(CmdError::Syntax);
-            }
-            count = usize::try_from(n).unwrap_or(usize::MAX);
-        } else if opt.eq_ignore_ascii_case(b"MATCH") {
-            let p = args.bytes()?;
-            pattern = (p != b"*").then_some(p);
-        } else if opt.eq_ignore_ascii_case(b"TYPE") {
-            type_name = Some(args.bytes()?);
-        } else {
-            return Err(CmdError::Syntax);
-        }
-    }
+    let cursor = scan_cursor(args.bytes()?)?;
+    let opts = ScanOptions::parse(args, ScanOf::Keyspace)?;
     let mut found = Vec::new();
-    let next = ctx.db.scan(cursor, count, ctx.now, |key, entry| {
+    let next = ctx.db.scan(cursor, opts.count, ctx.now, |key, entry| {
         // Redis 7 accepts an unknown type name and simply matches nothing.
-        if type_name.is_some_and(|t| !t.eq_ignore_ascii_case(entry.value.type_name().as_bytes())) {
+        if opts.type_name.is_some_and(|t| !t.eq_ignore_ascii_case(entry.value.type_name().as_bytes())) {
             return;
         }
-        if pattern.is_some_and(|p| !glob::matches(p, key)) {
-            return;
+        if opts.matches(key) {
+            found.push(Reply::bulk(key));
         }
-        found.push(Reply::bulk(key));
     });
-    Ok(Reply::Array(vec![Reply::bulk(next.to_string()), Reply::Array(found)]))
+    Ok(scan_reply(next, found))
 }
 
 /// Parses a SCAN cursor as Redis does with `strtoul`: decimal digits with an optional sign
@@ -485,47 +458,78 @@ const OBJECT_HELP: &[&str] = &[
 const LRU_NOT_SELECTED: &str = "An LRU maxmemory policy is not selected, access time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
 const LFU_NOT_SELECTED: &str = "An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
 
-/// Inspects a key's value without counting as an access: its encoding, LFU counter, idle
-/// seconds, or reference count. A missing key answers nil.
+/// What OBJECT reads of a value (without counting as an access).
+enum ObjectField {
+    Encoding,
+    Freq,
+    IdleTime,
+    RefCount,
+}
+
+/// OBJECT's key subcommands: nil for a missing key, else the field asked for.
+fn object_field(ctx: &mut Ctx<'_>, args: &mut Args<'_>, field: ObjectField) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    let (engine, now) = (ctx.engine, ctx.now);
+    let Some(entry) = ctx.db.peek(key, now) else {
+        return Ok(Reply::Nil);
+    };
+    let policy = engine.config().policy();
+    Ok(match field {
+        ObjectField::Encoding => Reply::bulk(entry.value.encoding()),
+        ObjectField::Freq if !policy.is_lfu() => return Err(CmdError::err(LFU_NOT_SELECTED)),
+        ObjectField::Freq => Reply::Int(lfu_decay(&entry, now, engine.config().lfu_decay_time()).into()),
+        ObjectField::IdleTime if policy.is_lfu() => return Err(CmdError::err(LRU_NOT_SELECTED)),
+        ObjectField::IdleTime => {
+            Reply::Int(i64::try_from(engine.store().common.idle_ms(&entry, now) / 1000).unwrap_or(i64::MAX))
+        }
+        // Values are never shared between keys here, so each has exactly one owner.
+        ObjectField::RefCount => Reply::Int(1),
+    })
+}
+
+/// The internal representation of a key's value, as Redis names it; nil for a missing key.
 ///
 /// ```text
 /// OBJECT ENCODING key
+/// ```
+pub fn object_encoding(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    object_field(ctx, args, ObjectField::Encoding)
+}
+
+/// A key's LFU counter, decayed to now (only under an LFU policy).
+///
+/// ```text
 /// OBJECT FREQ key
+/// ```
+pub fn object_freq(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    object_field(ctx, args, ObjectField::Freq)
+}
+
+/// Seconds since a key was last accessed (not under an LFU policy).
+///
+/// ```text
 /// OBJECT IDLETIME key
+/// ```
+pub fn object_idletime(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    object_field(ctx, args, ObjectField::IdleTime)
+}
+
+/// References to a key's value: always 1 here.
+///
+/// ```text
 /// OBJECT REFCOUNT key
+/// ```
+pub fn object_refcount(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    object_field(ctx, args, ObjectField::RefCount)
+}
+
+/// OBJECT's subcommands.
+///
+/// ```text
 /// OBJECT HELP
 /// ```
-pub fn object(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let sub = args.bytes()?;
-    let name = String::from_utf8_lossy(sub).to_ascii_uppercase();
-    let argc = ctx.argv.len();
-    match name.as_str() {
-        "HELP" => {
-            check_arity(argc == 2, "object", &name)?;
-            Ok(help_reply("OBJECT", OBJECT_HELP))
-        }
-        "ENCODING" | "FREQ" | "IDLETIME" | "REFCOUNT" => {
-            check_arity(argc == 3, "object", &name)?;
-            let key = args.key()?;
-            let (engine, now) = (ctx.engine, ctx.now);
-            let Some(entry) = ctx.db.peek(key, now) else {
-                return Ok(Reply::Nil);
-            };
-            let policy = engine.config().policy();
-            Ok(match name.as_str() {
-                "ENCODING" => Reply::bulk(entry.value.encoding()),
-                "FREQ" if !policy.is_lfu() => return Err(CmdError::err(LFU_NOT_SELECTED)),
-                "FREQ" => Reply::Int(lfu_decay(&entry, now, engine.config().lfu_decay_time()).into()),
-                "IDLETIME" if policy.is_lfu() => return Err(CmdError::err(LRU_NOT_SELECTED)),
-                "IDLETIME" => {
-                    Reply::Int(i64::try_from(engine.store().common.idle_ms(&entry, now) / 1000).unwrap_or(i64::MAX))
-                }
-                // Values are never shared between keys here, so each has exactly one owner.
-                _ => Reply::Int(1),
-            })
-        }
-        _ => Err(unknown_subcommand("OBJECT", sub)),
-    }
+pub fn object_help(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(container_help(ctx, OBJECT_HELP))
 }
 
 const MEMORY_HELP: &[&str] = &[
@@ -542,67 +546,77 @@ const MEMORY_HELP: &[&str] = &[
     "    sampled up to <count> times (default: 5, 0 means sample all).",
 ];
 
-/// Memory diagnostics: a key's accounted bytes, a breakdown of memory use, a short report
-/// of memory problems.
+/// A key's accounted bytes (its entry, key and value); nil for a missing key. Values are
+/// measured exactly, so SAMPLES changes nothing, but it is validated as Redis validates it
+/// (for a missing key too).
 ///
 /// ```text
 /// MEMORY USAGE key [SAMPLES count]
+/// ```
+pub fn memory_usage(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let key = args.key()?;
+    while let Some(opt) = args.peek() {
+        if !opt.eq_ignore_ascii_case(b"SAMPLES") || args.len() < 2 {
+            return Err(CmdError::Syntax);
+        }
+        args.bytes()?;
+        if args.int()? < 0 {
+            return Err(CmdError::Syntax);
+        }
+    }
+    let now = ctx.now;
+    Ok(ctx.db.shard(key).size_of(key, now).map_or(Reply::Nil, |n| Reply::Int(n as i64)))
+}
+
+/// A breakdown of memory use (see `memory_stats_reply`).
+///
+/// ```text
 /// MEMORY STATS
+/// ```
+pub fn memory_stats(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(memory_stats_reply(ctx))
+}
+
+/// A short report of memory problems (see `memory_doctor_text`).
+///
+/// ```text
 /// MEMORY DOCTOR
+/// ```
+pub fn memory_doctor(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Verbatim(memory_doctor_text(ctx)))
+}
+
+/// The allocator's own report, which Vitrine does not have.
+///
+/// ```text
 /// MEMORY MALLOC-STATS
+/// ```
+pub fn memory_malloc_stats(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Verbatim("Stats not supported for the current allocator".into()))
+}
+
+/// Accepted: there are no dirty pages to give back from here.
+///
+/// ```text
 /// MEMORY PURGE
+/// ```
+pub fn memory_purge(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Ok)
+}
+
+/// MEMORY's subcommands.
+///
+/// ```text
 /// MEMORY HELP
 /// ```
-pub fn memory(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let sub = args.bytes()?;
-    let name = String::from_utf8_lossy(sub).to_ascii_uppercase();
-    let argc = ctx.argv.len();
-    match name.as_str() {
-        "USAGE" => {
-            check_arity(argc >= 3, "memory", &name)?;
-            let key = args.key()?;
-            // Values are measured exactly, so SAMPLES changes nothing, but it is validated
-            // as Redis validates it.
-            while let Some(opt) = args.peek() {
-                if !opt.eq_ignore_ascii_case(b"SAMPLES") || args.len() < 2 {
-                    return Err(CmdError::Syntax);
-                }
-                args.bytes()?;
-                if args.int()? < 0 {
-                    return Err(CmdError::Syntax);
-                }
-            }
-            let now = ctx.now;
-            Ok(ctx.db.shard(key).size_of(key, now).map_or(Reply::Nil, |n| Reply::Int(n as i64)))
-        }
-        "STATS" => {
-            check_arity(argc == 2, "memory", &name)?;
-            Ok(memory_stats(ctx))
-        }
-        "DOCTOR" => {
-            check_arity(argc == 2, "memory", &name)?;
-            Ok(Reply::Verbatim(memory_doctor(ctx)))
-        }
-        "MALLOC-STATS" => {
-            check_arity(argc == 2, "memory", &name)?;
-            Ok(Reply::Verbatim("Stats not supported for the current allocator".into()))
-        }
-        "PURGE" => {
-            check_arity(argc == 2, "memory", &name)?;
-            Ok(Reply::Ok)
-        }
-        "HELP" => {
-            check_arity(argc == 2, "memory", &name)?;
-            Ok(help_reply("MEMORY", MEMORY_HELP))
-        }
-        _ => Err(unknown_subcommand("MEMORY", sub)),
-    }
+pub fn memory_help(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(container_help(ctx, MEMORY_HELP))
 }
 
 /// MEMORY STATS with Redis's field names. `dataset.bytes` is the accounted `used_memory`;
 /// `total.allocated` is what the allocator reports when the host knows it. No peak is kept
 /// by the store yet, so `peak.allocated` is the larger of the two current figures.
-fn memory_stats(ctx: &mut Ctx<'_>) -> Reply {
+fn memory_stats_reply(ctx: &mut Ctx<'_>) -> Reply {
     let store = ctx.engine.store();
     let used = store.used_memory() as u64;
     let host = ctx.engine.host_facts();
@@ -640,7 +654,7 @@ const DOCTOR_MIN_BYTES: u64 = 5 * 1024 * 1024;
 /// MEMORY DOCTOR: Redis's report texts, with the checks that matter to a cache with a
 /// memory limit (nearly full under noeviction, writes refused, allocator far above the
 /// accounted bytes).
-fn memory_doctor(ctx: &Ctx<'_>) -> String {
+fn memory_doctor_text(ctx: &Ctx<'_>) -> String {
     let engine = ctx.engine;
     let used = engine.store().used_memory() as u64;
     let max = engine.config().maxmemory();
@@ -677,22 +691,11 @@ fn memory_doctor(ctx: &Ctx<'_>) -> String {
     }
 }
 
-/// Redis checks a container's subcommand arity in its command table, before the handler.
-fn check_arity(ok: bool, cmd: &str, sub: &str) -> Result<(), CmdError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(CmdError::WrongArity(format!("{cmd}|{}", sub.to_ascii_lowercase())))
-    }
-}
-
-fn unknown_subcommand(cmd: &str, sub: &[u8]) -> CmdError {
-    CmdError::UnknownSubcommand { cmd: cmd.into(), sub: c_str_lossy(sub, 128) }
-}
-
-/// A container's HELP reply as Redis's `addReplyHelp` builds it: status lines.
-fn help_reply(cmd: &str, lines: &[&str]) -> Reply {
-    let mut out = vec![Reply::status(format!("{cmd} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"))];
+/// OBJECT's and MEMORY's HELP as Redis's `addReplyHelp` builds it: a header naming the
+/// container, the subcommands, then HELP itself.
+fn container_help(ctx: &Ctx<'_>, lines: &[&str]) -> Reply {
+    let container = ctx.cmd.container().unwrap_or(ctx.cmd.name);
+    let mut out = vec![Reply::status(format!("{container} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"))];
     out.extend(lines.iter().map(|l| Reply::status(*l)));
     out.push(Reply::status("HELP"));
     out.push(Reply::status("    Print this help."));

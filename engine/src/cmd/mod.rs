@@ -1,7 +1,10 @@
 //! Command handlers, one file per command family. Each handler is named after its command,
 //! takes the dispatch context and an argument cursor, and returns a `Reply` or a `CmdError`.
 
+pub mod client;
 pub mod collection;
+pub mod command;
+pub mod config;
 pub mod hash;
 pub mod keys;
 pub mod list;
@@ -11,3 +14,10 @@ pub mod set;
 pub mod string;
 pub mod tx;
 pub mod zset;
+
+use crate::reply::Reply;
+
+/// A container's HELP reply as Redis's `addReplyHelp` sends it: one status line each.
+pub(crate) fn help_reply(lines: &[&str]) -> Reply {
+    Reply::Array(lines.iter().map(|l| Reply::status(*l)).collect())
+}

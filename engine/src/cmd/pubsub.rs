@@ -20,15 +20,10 @@ pub(crate) fn allowed_while_subscribed(cmd: &Command) -> bool {
     matches!(cmd.name, "SUBSCRIBE" | "UNSUBSCRIBE" | "PSUBSCRIBE" | "PUNSUBSCRIBE" | "PING" | "QUIT" | "RESET")
 }
 
-/// Container commands, which Redis names `name|subcommand` in this error.
-const CONTAINERS: &[&str] = &["CLIENT", "CONFIG", "COMMAND", "OBJECT", "MEMORY", "PUBSUB"];
-
-/// Redis's refusal of any other command in the RESP2 subscribed context.
-pub(crate) fn not_allowed_while_subscribed(cmd: &Command, argv: &[&[u8]]) -> CmdError {
-    let mut name = cmd.name.to_ascii_lowercase();
-    if CONTAINERS.contains(&cmd.name) && argv.len() > 1 {
-        name = format!("{name}|{}", String::from_utf8_lossy(argv[1]).to_ascii_lowercase());
-    }
+/// Redis's refusal of any other command in the RESP2 subscribed context, naming the
+/// command by its full name (`client|list` for a subcommand).
+pub(crate) fn not_allowed_while_subscribed(cmd: &Command) -> CmdError {
+    let name = cmd.full_name();
     CmdError::err(format!(
         "Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
     ))
@@ -150,48 +145,78 @@ pub fn publish(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
     Ok(Reply::Int(ctx.engine.pubsub.publish(channel, message, limit, ctx.now) as i64))
 }
 
-/// Introspection of the pub/sub state.
+/// PUBSUB CHANNELS and SHARDCHANNELS take at most a pattern; more is Redis's combined
+/// "unknown subcommand or wrong number of arguments" error, quoting the subcommand.
+fn at_most_a_pattern<'a>(ctx: &Ctx<'_>, args: &mut Args<'a>) -> Result<Option<&'a [u8]>, CmdError> {
+    if args.len() > 1 {
+        return Err(CmdError::err(format!(
+            "unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
+            String::from_utf8_lossy(ctx.argv[1]),
+            ctx.cmd.container().unwrap_or(ctx.cmd.name),
+        )));
+    }
+    Ok(args.rest().first().copied())
+}
+
+/// The channels with subscribers, optionally only those matching a pattern.
 ///
 /// ```text
-/// PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | SHARDCHANNELS [pattern]
-///        | SHARDNUMSUB [shardchannel ...] | HELP
+/// PUBSUB CHANNELS [pattern]
 /// ```
-pub fn pubsub(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let sub = args.option()?;
-    let arity =
-        |ok: bool| if ok { Ok(()) } else { Err(CmdError::WrongArity(format!("pubsub|{}", sub.to_ascii_lowercase()))) };
-    match sub.as_str() {
-        "CHANNELS" | "SHARDCHANNELS" if args.len() <= 1 => {
-            let pattern = args.rest().first().copied();
-            let channels = if sub == "CHANNELS" { ctx.engine.pubsub.channels(pattern) } else { Vec::new() };
-            Ok(Reply::Array(channels.into_iter().map(Reply::Bulk).collect()))
-        }
-        "NUMSUB" | "SHARDNUMSUB" => {
-            let mut out = Vec::with_capacity(args.len() * 2);
-            for &channel in args.rest() {
-                let n = if sub == "NUMSUB" { ctx.engine.pubsub.numsub(channel) } else { 0 };
-                out.push(Reply::bulk(channel));
-                out.push(Reply::Int(n as i64));
-            }
-            Ok(Reply::Array(out))
-        }
-        "NUMPAT" => {
-            arity(args.is_empty())?;
-            Ok(Reply::Int(ctx.engine.pubsub.numpat() as i64))
-        }
-        "HELP" => {
-            arity(args.is_empty())?;
-            Ok(Reply::Array(PUBSUB_HELP.iter().map(|l| Reply::status(*l)).collect()))
-        }
-        "CHANNELS" | "SHARDCHANNELS" => Err(CmdError::err(format!(
-            "unknown subcommand or wrong number of arguments for '{}'. Try PUBSUB HELP.",
-            String::from_utf8_lossy(ctx.argv[1])
-        ))),
-        _ => Err(CmdError::UnknownSubcommand {
-            cmd: "PUBSUB".into(),
-            sub: String::from_utf8_lossy(ctx.argv[1]).into_owned(),
-        }),
+pub fn channels(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let pattern = at_most_a_pattern(ctx, args)?;
+    Ok(Reply::Array(ctx.engine.pubsub.channels(pattern).into_iter().map(Reply::Bulk).collect()))
+}
+
+/// Vitrine has no shard channels: always empty.
+///
+/// ```text
+/// PUBSUB SHARDCHANNELS [pattern]
+/// ```
+pub fn shardchannels(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    at_most_a_pattern(ctx, args)?;
+    Ok(Reply::Array(Vec::new()))
+}
+
+/// Each channel with its number of subscribers (pattern subscriptions not counted).
+///
+/// ```text
+/// PUBSUB NUMSUB [channel [channel ...]]
+/// ```
+pub fn numsub(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let mut out = Vec::with_capacity(args.len() * 2);
+    for &channel in args.rest() {
+        out.push(Reply::bulk(channel));
+        out.push(Reply::Int(ctx.engine.pubsub.numsub(channel) as i64));
     }
+    Ok(Reply::Array(out))
+}
+
+/// Each shard channel with 0 subscribers: Vitrine has no shard channels.
+///
+/// ```text
+/// PUBSUB SHARDNUMSUB [shardchannel [shardchannel ...]]
+/// ```
+pub fn shardnumsub(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Array(args.rest().iter().flat_map(|&c| [Reply::bulk(c), Reply::Int(0)]).collect()))
+}
+
+/// The number of patterns subscribed to, across all connections.
+///
+/// ```text
+/// PUBSUB NUMPAT
+/// ```
+pub fn numpat(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Int(ctx.engine.pubsub.numpat() as i64))
+}
+
+/// PUBSUB's subcommands.
+///
+/// ```text
+/// PUBSUB HELP
+/// ```
+pub fn help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(super::help_reply(PUBSUB_HELP))
 }
 
 const PUBSUB_HELP: &[&str] = &[
@@ -298,6 +323,12 @@ mod tests {
         };
         assert_eq!(t.engine.call(&mut sub, &["GET", "k"], t.now), refused("get"));
         assert_eq!(t.engine.call(&mut sub, &["CONFIG", "GET", "x"], t.now), refused("config|get"));
+        assert_eq!(t.engine.call(&mut sub, &["client", "list"], t.now), refused("client|list"));
+        // The subcommand must exist first, as in Redis.
+        assert_eq!(
+            t.engine.call(&mut sub, &["CLIENT", "NOPE"], t.now),
+            err("ERR unknown subcommand 'NOPE'. Try CLIENT HELP.")
+        );
         // Arity is checked first.
         assert_eq!(t.engine.call(&mut sub, &["GET"], t.now), err("ERR wrong number of arguments for 'get' command"));
         assert_eq!(t.engine.call(&mut sub, &["PING"], t.now), arr(vec![bulk("pong"), bulk("")]));

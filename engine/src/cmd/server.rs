@@ -1,5 +1,5 @@
-//! Server and connection commands: PING, ECHO, QUIT, SELECT, HELLO, AUTH, CLIENT, COMMAND,
-//! INFO, CONFIG, TIME, LASTSAVE.
+//! Server and connection commands: PING, ECHO, QUIT, SELECT, HELLO, AUTH, INFO, TIME,
+//! LASTSAVE, BGREWRITEAOF. CLIENT, COMMAND and CONFIG have their own modules.
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering::Relaxed;
@@ -7,9 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
-use crate::glob;
 use crate::reply::Reply;
-use crate::table::{self, lookup, Command, COMMANDS};
 
 /// The Redis version Vitrine answers as, so tools that gate features on it work.
 pub const REDIS_COMPAT_VERSION: &str = "7.2.0";
@@ -29,7 +27,7 @@ pub fn ping(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     match args.len() {
         0 => Ok(Reply::status("PONG")),
         1 => Ok(Reply::bulk(args.bytes()?)),
-        _ => Err(CmdError::WrongArity("ping".into())),
+        _ => Err(CmdError::WrongArity(ctx.cmd.full_name())),
     }
 }
 
@@ -150,7 +148,7 @@ pub fn hello(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
             let (user, pass) = (args.bytes()?, args.bytes()?);
             authenticate(ctx, user, pass)?;
         } else if args.flag("SETNAME") && !args.is_empty() {
-            name = Some(valid_client_name(args.bytes()?)?);
+            name = Some(super::client::valid_client_name(args.bytes()?)?);
         } else {
             let opt = String::from_utf8_lossy(args.bytes()?).into_owned();
             return Err(CmdError::err(format!("Syntax error in HELLO option '{opt}'")));
@@ -176,262 +174,6 @@ pub fn hello(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
         (s("role"), s("master")),
         (s("modules"), Reply::Array(vec![])),
     ]))
-}
-
-fn valid_client_name(name: &[u8]) -> Result<Option<Vec<u8>>, CmdError> {
-    if name.iter().any(|&c| !(b'!'..=b'~').contains(&c)) {
-        return Err(CmdError::err("Client names cannot contain spaces, newlines or special characters."));
-    }
-    Ok((!name.is_empty()).then(|| name.to_vec()))
-}
-
-fn subcommand(args: &mut Args<'_>) -> Result<String, CmdError> {
-    args.option()
-}
-
-fn sub_arity(cmd: &str, sub: &str) -> CmdError {
-    CmdError::WrongArity(format!("{}|{}", cmd, sub.to_ascii_lowercase()))
-}
-
-fn unknown_sub(cmd: &str, sub: &str) -> CmdError {
-    CmdError::UnknownSubcommand { cmd: cmd.to_string(), sub: sub.to_string() }
-}
-
-fn help(lines: &[&str]) -> Reply {
-    Reply::Array(lines.iter().map(|l| Reply::status(*l)).collect())
-}
-
-/// Client connection introspection and control.
-///
-/// ```text
-/// CLIENT ID | INFO | LIST [TYPE normal] [ID id ...] | GETNAME | SETNAME name
-///        | SETINFO <LIB-NAME libname | LIB-VER libver> | KILL <addr | [ID id] [ADDR addr] [SKIPME yes/no]> | HELP
-/// ```
-pub fn client(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let sub = subcommand(args)?;
-    let db = ctx.session.db;
-    match sub.as_str() {
-        "ID" if args.is_empty() => Ok(Reply::Int(ctx.session.id() as i64)),
-        "INFO" if args.is_empty() => {
-            Ok(Reply::Verbatim(format!("{}\n", ctx.session.client.describe(ctx.now, db, table::name_of))))
-        }
-        "LIST" => {
-            let mut ids: Option<Vec<u64>> = None;
-            // TYPE pubsub: subscribers only; TYPE normal: everyone else.
-            let mut subscribers: Option<bool> = None;
-            while !args.is_empty() {
-                if args.flag("TYPE") {
-                    let t = args.option()?;
-                    if !["NORMAL", "MASTER", "REPLICA", "PUBSUB"].contains(&t.as_str()) {
-                        return Err(CmdError::err(format!("Unknown client type '{}'", t.to_ascii_lowercase())));
-                    }
-                    match t.as_str() {
-                        "NORMAL" => subscribers = Some(false),
-                        "PUBSUB" => subscribers = Some(true),
-                        _ => ids = Some(vec![]),
-                    }
-                } else if args.flag("ID") {
-                    let mut list = vec![];
-                    while let Some(a) = args.peek() {
-                        let id = crate::num::parse_i64(a)
-                            .filter(|n| *n > 0)
-                            .ok_or_else(|| CmdError::err("Invalid client ID"))?;
-                        list.push(id as u64);
-                        args.bytes()?;
-                    }
-                    ids = Some(list);
-                } else {
-                    return Err(CmdError::Syntax);
-                }
-            }
-            let mut out = String::new();
-            for c in ctx.engine.clients.all() {
-                if ids.as_ref().is_none_or(|ids| ids.contains(&c.id))
-                    && subscribers.is_none_or(|s| s == c.is_subscriber())
-                {
-                    out.push_str(&c.describe(ctx.now, db, table::name_of));
-                    out.push('\n');
-                }
-            }
-            Ok(Reply::Verbatim(out))
-        }
-        "GETNAME" if args.is_empty() => Ok(Reply::opt_bulk(ctx.session.client.name.lock().clone())),
-        "SETNAME" if args.len() == 1 => {
-            let name = valid_client_name(args.bytes()?)?;
-            *ctx.session.client.name.lock() = name;
-            Ok(Reply::Ok)
-        }
-        "SETINFO" if args.len() == 2 => {
-            let attr = args.option()?;
-            let value = args.bytes()?;
-            if value.iter().any(|&c| !(b'!'..=b'~').contains(&c)) {
-                return Err(CmdError::err(format!(
-                    "{} cannot contain spaces, newlines or special characters.",
-                    attr.to_ascii_lowercase()
-                )));
-            }
-            let slot = match attr.as_str() {
-                "LIB-NAME" => &ctx.session.client.lib_name,
-                "LIB-VER" => &ctx.session.client.lib_ver,
-                _ => return Err(CmdError::err(format!("Unrecognized option '{}'", attr.to_ascii_lowercase()))),
-            };
-            *slot.lock() = (!value.is_empty()).then(|| value.to_vec());
-            Ok(Reply::Ok)
-        }
-        "KILL" if !args.is_empty() => client_kill(ctx, args),
-        "NO-EVICT" | "NO-TOUCH" if args.len() == 1 => {
-            let v = args.option()?;
-            if v == "ON" || v == "OFF" {
-                Ok(Reply::Ok)
-            } else {
-                Err(CmdError::Syntax)
-            }
-        }
-        "HELP" if args.is_empty() => Ok(help(&[
-            "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            "ID",
-            "    Return the ID of the current connection.",
-            "INFO",
-            "    Return information about the current client connection.",
-            "LIST [TYPE <normal|master|replica|pubsub>] [ID <id> [<id> ...]]",
-            "    Return information about client connections.",
-            "GETNAME",
-            "    Return the name of the current connection.",
-            "SETNAME <name>",
-            "    Assign the name <name> to the current connection.",
-            "SETINFO <LIB-NAME|LIB-VER> <value>",
-            "    Set client meta attr.",
-            "KILL <ip:port> | KILL [ID <id>] [ADDR <ip:port>] [LADDR <ip:port>] [SKIPME yes|no]",
-            "    Kill connections.",
-            "HELP",
-            "    Print this help.",
-        ])),
-        "ID" | "INFO" | "GETNAME" | "SETNAME" | "SETINFO" | "KILL" | "NO-EVICT" | "NO-TOUCH" | "HELP" => {
-            Err(sub_arity("client", &sub))
-        }
-        _ => Err(unknown_sub("CLIENT", &String::from_utf8_lossy(ctx.argv[1]))),
-    }
-}
-
-fn client_kill(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    // Old form: CLIENT KILL addr -> OK or error.
-    if args.len() == 1 {
-        let addr = args.bytes()?;
-        let found = ctx.engine.clients.all().into_iter().find(|c| c.addr.as_bytes() == addr);
-        return match found {
-            Some(c) => {
-                c.kill();
-                Ok(Reply::Ok)
-            }
-            None => Err(CmdError::err("No such client")),
-        };
-    }
-    let (mut id, mut addr, mut laddr, mut skipme) = (None, None, None, true);
-    while !args.is_empty() {
-        let opt = args.option()?;
-        let val = args.bytes()?;
-        match opt.as_str() {
-            "ID" => {
-                id = Some(
-                    crate::num::parse_i64(val)
-                        .filter(|n| *n > 0)
-                        .ok_or_else(|| CmdError::err("client-id should be greater than 0"))? as u64,
-                )
-            }
-            "ADDR" => addr = Some(val.to_vec()),
-            "LADDR" => laddr = Some(val.to_vec()),
-            "SKIPME" => {
-                skipme = match val.to_ascii_lowercase().as_slice() {
-                    b"yes" => true,
-                    b"no" => false,
-                    _ => return Err(CmdError::Syntax),
-                }
-            }
-            "TYPE" | "USER" | "MAXAGE" => {}
-            _ => return Err(CmdError::Syntax),
-        }
-    }
-    let mut killed = 0;
-    for c in ctx.engine.clients.all() {
-        let matches = id.is_none_or(|id| c.id == id)
-            && addr.as_deref().is_none_or(|a| c.addr.as_bytes() == a)
-            && laddr.as_deref().is_none_or(|a| c.laddr.as_bytes() == a);
-        if matches && !(skipme && c.id == ctx.session.id()) {
-            c.kill();
-            killed += 1;
-        }
-    }
-    Ok(Reply::Int(killed))
-}
-
-fn command_info(c: &Command) -> Reply {
-    Reply::Array(vec![
-        Reply::bulk(c.name.to_ascii_lowercase()),
-        Reply::Int(c.arity as i64),
-        Reply::Set(c.flag_names().into_iter().map(Reply::status).collect()),
-        Reply::Int(c.first_key as i64),
-        Reply::Int(c.last_key as i64),
-        Reply::Int(c.step as i64),
-        Reply::Set(vec![Reply::status(format!("@{}", c.group))]),
-        Reply::Array(vec![]),
-        Reply::Array(vec![]),
-        Reply::Array(vec![]),
-    ])
-}
-
-fn command_docs(c: &Command) -> Reply {
-    let s = |t: &str| Reply::bulk(t);
-    Reply::Map(vec![
-        (s("summary"), s(c.summary)),
-        (s("since"), s("1.0.0")),
-        (s("group"), s(c.group)),
-        (s("syntax"), s(c.syntax)),
-    ])
-}
-
-/// The command table, as Redis's COMMAND reports it.
-///
-/// ```text
-/// COMMAND [COUNT | LIST | INFO [command ...] | DOCS [command ...] | HELP]
-/// ```
-pub fn command(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    if args.is_empty() {
-        return Ok(Reply::Array(COMMANDS.iter().map(command_info).collect()));
-    }
-    let sub = subcommand(args)?;
-    let named = |args: &mut Args<'_>| -> Vec<Option<&'static Command>> {
-        args.rest().iter().map(|n| lookup(n).map(|(_, c)| c)).collect()
-    };
-    match sub.as_str() {
-        "COUNT" if args.is_empty() => Ok(Reply::Int(COMMANDS.len() as i64)),
-        "LIST" => Ok(Reply::Array(COMMANDS.iter().map(|c| Reply::bulk(c.name.to_ascii_lowercase())).collect())),
-        "INFO" if args.is_empty() => Ok(Reply::Array(COMMANDS.iter().map(command_info).collect())),
-        "INFO" => {
-            Ok(Reply::Array(named(args).into_iter().map(|c| c.map(command_info).unwrap_or(Reply::NilArray)).collect()))
-        }
-        "DOCS" => {
-            let list: Vec<&Command> =
-                if args.is_empty() { COMMANDS.iter().collect() } else { named(args).into_iter().flatten().collect() };
-            Ok(Reply::Map(
-                list.into_iter().map(|c| (Reply::bulk(c.name.to_ascii_lowercase()), command_docs(c))).collect(),
-            ))
-        }
-        "HELP" => Ok(help(&[
-            "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            "(no subcommand)",
-            "    Return details about all commands.",
-            "COUNT",
-            "    Return the total number of commands in this server.",
-            "LIST",
-            "    Return a list of all commands in this server.",
-            "INFO [<command-name> ...]",
-            "    Return details about multiple commands.",
-            "DOCS [<command-name> ...]",
-            "    Return documentation details about multiple commands.",
-        ])),
-        "COUNT" => Err(sub_arity("command", &sub)),
-        _ => Err(unknown_sub("COMMAND", &String::from_utf8_lossy(_ctx.argv[1]))),
-    }
 }
 
 fn human(bytes: u64) -> String {
@@ -575,86 +317,6 @@ pub fn info(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     Ok(Reply::Verbatim(info_text(ctx, &sections)))
 }
 
-/// Reads and changes settings by Redis's parameter names.
-///
-/// ```text
-/// CONFIG GET parameter [parameter ...] | SET parameter value [parameter value ...] | RESETSTAT | HELP
-/// ```
-pub fn config(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let sub = subcommand(args)?;
-    let cfg = ctx.engine.config();
-    match sub.as_str() {
-        "GET" if !args.is_empty() => {
-            let patterns: Vec<Vec<u8>> = args.rest().iter().map(|p| p.to_ascii_lowercase()).collect();
-            let pairs = cfg
-                .all()
-                .into_iter()
-                .filter(|(name, _)| patterns.iter().any(|p| glob::matches(p, name.as_bytes())))
-                .map(|(n, v)| (Reply::bulk(n), Reply::bulk(v)))
-                .collect();
-            Ok(Reply::Map(pairs))
-        }
-        "SET" if !args.is_empty() && args.len().is_multiple_of(2) => {
-            let pairs: Vec<(String, String)> = args
-                .rest()
-                .chunks(2)
-                .map(|p| {
-                    (String::from_utf8_lossy(p[0]).to_ascii_lowercase(), String::from_utf8_lossy(p[1]).into_owned())
-                })
-                .collect();
-            for (i, (name, _)) in pairs.iter().enumerate() {
-                if pairs[..i].iter().any(|(n, _)| n == name) {
-                    return Err(CmdError::err(format!(
-                        "CONFIG SET failed (possibly related to argument '{name}') - duplicate parameter"
-                    )));
-                }
-                if cfg.get(name).is_none() {
-                    return Err(CmdError::err(format!(
-                        "Unknown option or number of arguments for CONFIG SET - '{name}'"
-                    )));
-                }
-            }
-            // All or nothing: remember the old values and restore them if one fails.
-            let old: Vec<(String, String)> =
-                pairs.iter().map(|(n, _)| (n.clone(), cfg.get(n).unwrap_or_default())).collect();
-            for (name, value) in &pairs {
-                if let Err(reason) = cfg.set(name, value) {
-                    for (n, v) in &old {
-                        let _ = cfg.set(n, v);
-                    }
-                    return Err(CmdError::err(format!(
-                        "CONFIG SET failed (possibly related to argument '{name}') - {reason}"
-                    )));
-                }
-            }
-            // A lower maxmemory takes effect at once, as in Redis. Inside EXEC the shards are
-            // locked by the transaction, which enforces the limit when it is done.
-            if !ctx.session.tx.executing() {
-                ctx.engine.store().enforce_limit(ctx.now);
-            }
-            Ok(Reply::Ok)
-        }
-        "RESETSTAT" if args.is_empty() => {
-            ctx.engine.stats().reset();
-            Ok(Reply::Ok)
-        }
-        "REWRITE" if args.is_empty() => Err(CmdError::err("The server is running without a config file")),
-        "HELP" if args.is_empty() => Ok(help(&[
-            "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            "GET <pattern>",
-            "    Return parameters matching the glob-like <pattern> and their values.",
-            "SET <directive> <value>",
-            "    Set the configuration <directive> to <value>.",
-            "RESETSTAT",
-            "    Reset statistics reported by the INFO command.",
-            "HELP",
-            "    Print this help.",
-        ])),
-        "GET" | "SET" | "RESETSTAT" | "REWRITE" | "HELP" => Err(sub_arity("config", &sub)),
-        _ => Err(unknown_sub("CONFIG", &String::from_utf8_lossy(ctx.argv[1]))),
-    }
-}
-
 /// The server's clock: unix seconds and microseconds.
 ///
 /// ```text
@@ -714,6 +376,9 @@ mod tests {
         assert_eq!(t.run(&["ECHO"]), err("ERR wrong number of arguments for 'echo' command"));
         assert_eq!(t.run(&["CONFIG", "NOPE"]), err("ERR unknown subcommand 'NOPE'. Try CONFIG HELP."));
         assert_eq!(t.run(&["CONFIG", "GET"]), err("ERR wrong number of arguments for 'config|get' command"));
+        // CONFIG SET's arity is -4; an odd count of the rest is Redis's syntax error.
+        assert_eq!(t.run(&["CONFIG", "SET", "hz"]), err("ERR wrong number of arguments for 'config|set' command"));
+        assert_eq!(t.run(&["CONFIG", "SET", "hz", "10", "maxmemory"]), err("ERR syntax error"));
     }
 
     #[test]
@@ -765,28 +430,6 @@ mod tests {
     }
 
     #[test]
-    fn client_name_and_list() {
-        let mut t = TestEngine::default();
-        assert_eq!(t.run(&["CLIENT", "GETNAME"]), nil());
-        assert_eq!(t.run(&["CLIENT", "SETNAME", "worker-1"]), ok());
-        assert_eq!(t.run(&["CLIENT", "GETNAME"]), bulk("worker-1"));
-        assert_eq!(
-            t.run(&["CLIENT", "SETNAME", "a b"]),
-            err("ERR Client names cannot contain spaces, newlines or special characters.")
-        );
-        assert_eq!(t.run(&["CLIENT", "SETINFO", "LIB-NAME", "redis-rs"]), ok());
-        assert_eq!(t.run(&["CLIENT", "SETINFO", "BOGUS", "x"]), err("ERR Unrecognized option 'bogus'"));
-        let Reply::Verbatim(list) = t.run(&["CLIENT", "LIST"]) else { panic!("not text") };
-        assert!(list.contains("name=worker-1") && list.contains("lib-name=redis-rs"), "{list}");
-        let id = t.session.id() as i64;
-        assert_eq!(t.run(&["CLIENT", "ID"]), int(id));
-        let other = t.engine.new_session("127.0.0.1:9", "127.0.0.1:6379", t.now);
-        assert_eq!(t.run(&["CLIENT", "KILL", "ID", &other.id().to_string()]), int(1));
-        assert!(other.client.is_killed());
-        assert_eq!(t.run(&["CLIENT", "KILL", "1.2.3.4:5"]), err("ERR No such client"));
-    }
-
-    #[test]
     fn config_get_set_and_info() {
         let mut t = TestEngine::default();
         assert_eq!(t.run(&["CONFIG", "SET", "maxmemory", "2mb", "maxmemory-policy", "allkeys-lru"]), ok());
@@ -829,19 +472,6 @@ mod tests {
         }
         let Reply::Verbatim(mem) = t.run(&["INFO", "memory"]) else { panic!("not text") };
         assert!(mem.starts_with("# Memory\r\n") && !mem.contains("# Server"));
-    }
-
-    #[test]
-    fn command_table_introspection() {
-        let mut t = TestEngine::default();
-        assert_eq!(t.run(&["COMMAND", "COUNT"]), int(crate::table::COMMANDS.len() as i64));
-        let Reply::Array(info) = t.run(&["COMMAND", "INFO", "get", "nosuch"]) else { panic!() };
-        assert_eq!(info[1], Reply::NilArray);
-        let Reply::Array(get) = &info[0] else { panic!() };
-        assert_eq!(get[0], bulk("get"));
-        assert_eq!(get[1], int(2));
-        let Reply::Map(docs) = t.run(&["COMMAND", "DOCS", "set"]) else { panic!() };
-        assert_eq!(docs[0].0, bulk("set"));
     }
 
     #[test]

@@ -181,10 +181,10 @@ pub fn unwatch(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdErro
 /// Keyless commands that run inside EXEC without the keyspace: they never lock a shard, so
 /// the transaction need not hold them all. Any other keyless command (KEYS, SCAN, DBSIZE,
 /// FLUSHALL, INFO, MEMORY STATS, ...) makes EXEC hold every shard, and walks the keyspace
-/// through those held locks (`Locked::shard_at`).
+/// through those held locks (`Locked::shard_at`). A subcommand goes by its container.
 pub(crate) fn keyspace_free(cmd: &Command) -> bool {
     matches!(
-        cmd.name,
+        cmd.container().unwrap_or(cmd.name),
         "PING"
             | "ECHO"
             | "TIME"
@@ -524,13 +524,14 @@ mod tests {
     #[test]
     fn every_keyless_command_inside_exec_finishes() {
         // Whatever a keyless command does, inside EXEC it must not lock a shard the
-        // transaction holds. Run each one (with no arguments, or its usual ones).
-        let names: Vec<&'static str> = crate::table::COMMANDS
+        // transaction holds. Run each one (with no arguments, or its usual ones), and each
+        // keyless subcommand (`CLIENT|LIST` sent as CLIENT LIST).
+        let names: Vec<Vec<&'static str>> = crate::table::rows()
             .iter()
             .filter(|c| {
                 c.first_key == 0 && !matches!(c.name, "QUIT" | "MULTI" | "EXEC" | "DISCARD" | "RESET" | "WATCH")
             })
-            .map(|c| c.name)
+            .map(|c| c.name.split('|').collect())
             .collect();
         within_seconds(move || {
             let engine = Engine::new(Config::default(), TestEngine::START_MS, 7);
@@ -538,7 +539,8 @@ mod tests {
             let mut s = engine.new_session("a", "b", now);
             engine.call(&mut s, &["SET", "k", "v"], now);
             for name in names {
-                let tries: Vec<Vec<&str>> = vec![vec![name], vec![name, "*"], vec![name, "0"], vec![name, "STATS"]];
+                let with = |arg: Option<&'static str>| name.iter().copied().chain(arg).collect::<Vec<_>>();
+                let tries = [with(None), with(Some("*")), with(Some("0")), with(Some("STATS"))];
                 for argv in tries {
                     engine.call(&mut s, &["MULTI"], now);
                     engine.call(&mut s, &["SET", "k", "v"], now);

@@ -14,10 +14,8 @@ use std::mem::size_of;
 
 use foldhash::fast::RandomState;
 use indexmap::IndexMap;
-use serde_json::{Map, Value as Json};
 
 use super::entry::alloc_size;
-use crate::reply_json::bytes_to_json;
 
 /// Redis's `hash-max-listpack-entries`: more fields than this and a hash is a `hashtable`.
 pub const MAX_LISTPACK_ENTRIES: usize = 128;
@@ -65,17 +63,6 @@ impl HashValue {
     /// Whether Redis would hold this hash as a `hashtable` (rather than a `listpack`).
     pub fn is_big(&self) -> bool {
         self.big
-    }
-
-    /// The value for the admin API and playground: an object of field -> value (values as
-    /// `reply_json::bytes_to_json`). JSON object keys must be text, so a field that is not
-    /// UTF-8 is shown lossily (U+FFFD).
-    pub fn to_json(&self) -> Json {
-        let mut out = Map::with_capacity(self.map.len());
-        for (field, value) in &self.map {
-            out.insert(String::from_utf8_lossy(field).into_owned(), bytes_to_json(value));
-        }
-        Json::Object(out)
     }
 
     /// What `OBJECT ENCODING` answers: `listpack` while small, `hashtable` once big.
@@ -246,13 +233,5 @@ mod tests {
         for (f, _) in h.iter() {
             assert!(seen.contains(f), "{}", String::from_utf8_lossy(f));
         }
-    }
-
-    #[test]
-    fn json_is_an_object_of_byte_strings() {
-        let mut h = HashValue::new();
-        h.set(b"name", b"ann");
-        h.set(b"bin", b"\xff");
-        assert_eq!(h.to_json(), serde_json::json!({ "name": "ann", "bin": { "base64": "/w==" } }));
     }
 }

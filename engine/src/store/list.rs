@@ -56,11 +56,6 @@ impl ListValue {
         self.elem_bytes + alloc_size(self.items.capacity() * std::mem::size_of::<Box<[u8]>>())
     }
 
-    /// The value for the admin API and playground: an array of elements.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::Value::Array(self.items.iter().map(|e| crate::reply_json::bytes_to_json(e)).collect())
-    }
-
     /// What `OBJECT ENCODING` answers (see the module docs).
     pub fn encoding(&self) -> &'static str {
         if self.quicklist {

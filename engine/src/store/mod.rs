@@ -48,19 +48,17 @@ pub const RECENT_EVENTS: usize = 256;
 const RECENT_KEY_MAX: usize = 200;
 
 /// Why a key left the keyspace on its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
     Evicted,
     Expired,
 }
 
 /// One eviction or expiration, kept for the dashboard.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct KeyEvent {
     pub kind: EventKind,
-    /// The key (first 200 bytes), binary-safe in JSON (a string, or `{"base64": ...}`).
-    #[serde(serialize_with = "crate::reply_json::serialize_bytes")]
+    /// The key (first 200 bytes).
     pub key: Vec<u8>,
     /// The policy in force when it was evicted (`None` for expirations).
     pub policy: Option<&'static str>,

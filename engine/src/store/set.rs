@@ -14,11 +14,9 @@ use std::mem::size_of;
 
 use foldhash::fast::RandomState;
 use indexmap::IndexSet;
-use serde_json::Value as Json;
 
 use super::entry::alloc_size;
 use crate::num::parse_i64;
-use crate::reply_json::bytes_to_json;
 
 /// Redis's `set-max-intset-entries`.
 pub const MAX_INTSET_ENTRIES: usize = 512;
@@ -86,11 +84,6 @@ impl SetValue {
     /// Heap bytes held, in O(1).
     pub fn heap_size(&self) -> usize {
         self.bytes
-    }
-
-    /// The value for the admin API and playground: an array of members.
-    pub fn to_json(&self) -> Json {
-        Json::Array(self.set.iter().map(|m| bytes_to_json(m)).collect())
     }
 
     /// What `OBJECT ENCODING` answers (intset / listpack / hashtable, by Redis 7.2's rules).
@@ -334,11 +327,5 @@ mod tests {
         let mut sorted = members(&s);
         sorted.sort_by_key(|m| m.parse::<i64>().unwrap_or(0));
         assert_eq!(members(&s), sorted);
-    }
-
-    #[test]
-    fn json_is_an_array_of_byte_strings() {
-        let s = set_of(&["b", "a"]);
-        assert_eq!(s.to_json(), serde_json::json!(["b", "a"]));
     }
 }

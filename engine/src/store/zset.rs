@@ -19,10 +19,8 @@ use std::mem::size_of;
 
 use foldhash::fast::RandomState;
 use indexmap::IndexMap;
-use serde_json::Value as Json;
 
 use super::entry::alloc_size;
-use crate::reply_json::bytes_to_json;
 
 /// Redis's `zset-max-listpack-entries`: more members than this and a set is a `skiplist`.
 pub const MAX_LISTPACK_ENTRIES: usize = 128;
@@ -159,19 +157,6 @@ impl ZSetValue {
     /// Whether Redis would hold this set as a `skiplist` (else a `listpack`).
     pub fn is_big(&self) -> bool {
         self.big
-    }
-
-    /// The value for the admin API and playground: an array of [member, score] pairs in
-    /// order (a score that is not finite as the text `inf` / `-inf`).
-    pub fn to_json(&self) -> Json {
-        Json::Array(
-            self.iter()
-                .map(|(m, s)| {
-                    let score = if s.is_finite() { Json::from(s) } else { Json::from(crate::num::format_double(s)) };
-                    Json::Array(vec![bytes_to_json(m), score])
-                })
-                .collect(),
-        )
     }
 
     /// What `OBJECT ENCODING` answers (listpack / skiplist, by Redis 7.0's rules).

@@ -1,13 +1,14 @@
-//! Admin routes: run one command (the dashboard console), read and change settings (the same
-//! ones as `CONFIG GET/SET`), flush the keyspace behind an explicit confirmation, and the
-//! command table for help and autocompletion.
+//! Admin routes: run one command or one console line (the dashboard console), read and change
+//! settings (the same ones as `CONFIG GET/SET`), flush the keyspace behind an explicit
+//! confirmation, and the command table for help and autocompletion. The views are the
+//! engine's (`vitrine_engine::inspect`, shared with the playground).
 
 use axum::extract::State;
 use axum::http::Method;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Map, Value as Json_};
-use vitrine_engine::config::PARAMS;
+use vitrine_engine::inspect::{self, hide_secrets, ConfigView, ConsoleReply};
 use vitrine_engine::reply_json::bytes_from_json;
 use vitrine_engine::Reply;
 
@@ -18,17 +19,9 @@ use super::{sessions, AppState, RouteTable};
 /// What `POST /api/flush` needs in `confirm`.
 pub const FLUSH_CONFIRMATION: &str = "FLUSHALL";
 
-/// Parameters `CONFIG GET` lists that `CONFIG SET` cannot change (besides the host's own,
-/// such as `port`, which are never in `PARAMS`).
-const NOT_SETTABLE: &[&str] = &["databases", "save", "appendonly"];
-
-/// Parameters whose value is a secret: `/api/config` reports them as `(hidden)` when set, and
-/// `CONFIG GET` through `/api/command` as empty. (`masterauth` is not a parameter yet; listed so
-/// it is hidden the day it is.)
-const SECRET: &[&str] = &["requirepass", "masterauth"];
-
 pub fn routes(t: &mut RouteTable) {
     t.api(Method::POST, "/command", command);
+    t.api(Method::POST, "/console", console);
     t.api(Method::GET, "/commands", commands);
     t.api(Method::GET, "/config", get_config);
     t.api(Method::PATCH, "/config", patch_config);
@@ -52,16 +45,7 @@ async fn command(State(state): State<AppState>, ApiJson(body): ApiJson<Json_>) -
     let (items, session) = match &body {
         Json_::Array(items) => (items, None),
         Json_::Object(map) => {
-            let session = match map.get("session") {
-                None => None,
-                Some(Json_::String(id)) if sessions::valid_id(id) => Some(id.as_str()),
-                Some(_) => {
-                    return Err(ApiError::unprocessable(
-                        "invalid_session",
-                        "session must be 1 to 64 letters, digits, '-' or '_'",
-                    ))
-                }
-            };
+            let session = session_id(map.get("session"))?;
             match map.get("args") {
                 Some(Json_::Array(items)) if map.len() == 1 + usize::from(session.is_some()) => (items, session),
                 _ => return Err(ApiError::unprocessable("invalid_body", SHAPE)),
@@ -91,49 +75,59 @@ async fn command(State(state): State<AppState>, ApiJson(body): ApiJson<Json_>) -
     Ok(Json(hide_secrets(reply).to_json()))
 }
 
-/// A reply with the value of every secret parameter blanked wherever `CONFIG GET` put one: its
-/// map, also inside EXEC's array. The console is a way into the server for anyone with the
-/// admin token, which need not be the RESP password.
-fn hide_secrets(reply: Reply) -> Reply {
-    let is_secret = |name: &Reply| match name {
-        Reply::Bulk(b) => SECRET.iter().any(|s| s.as_bytes().eq_ignore_ascii_case(b)),
-        Reply::Status(s) | Reply::Verbatim(s) => SECRET.iter().any(|x| x.eq_ignore_ascii_case(s)),
-        _ => false,
-    };
-    match reply {
-        Reply::Map(pairs) => Reply::Map(
-            pairs
-                .into_iter()
-                .map(|(k, v)| if is_secret(&k) { (k, Reply::Bulk(Vec::new())) } else { (k, hide_secrets(v)) })
-                .collect(),
-        ),
-        Reply::Array(items) => Reply::Array(items.into_iter().map(hide_secrets).collect()),
-        Reply::Set(items) => Reply::Set(items.into_iter().map(hide_secrets).collect()),
-        Reply::Push(items) => Reply::Push(items.into_iter().map(hide_secrets).collect()),
-        Reply::Many(items) => Reply::Many(items.into_iter().map(hide_secrets).collect()),
-        other => other,
+/// A session id from a request body: 1 to 64 letters, digits, `-` or `_`.
+fn session_id(v: Option<&Json_>) -> Result<Option<&str>, ApiError> {
+    match v {
+        None => Ok(None),
+        Some(Json_::String(id)) if sessions::valid_id(id) => Ok(Some(id.as_str())),
+        Some(_) => {
+            Err(ApiError::unprocessable("invalid_session", "session must be 1 to 64 letters, digits, '-' or '_'"))
+        }
     }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConsoleBody {
+    line: String,
+    session: Option<Json_>,
+}
+
+/// `POST /api/console` with `{"line": "SET k \"a b\"", "session": "id"?}`: the line as typed
+/// into redis-cli, split, run and printed as redis-cli does (`inspect::ConsoleReply`, the same
+/// body as the playground's `console`). Sessions and secrets as `POST /api/command`.
+async fn console(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<ConsoleBody>,
+) -> Result<Json<ConsoleReply>, ApiError> {
+    let session = session_id(body.session.as_ref())?;
+    let now = crate::now_ms();
+    let reply = match session {
+        Some(id) => state.sessions.with(&state.engine, id, now, |engine, session| {
+            inspect::console_line_with(&body.line, |argv| {
+                (hide_secrets(engine.call(session, argv, now)), session.resp3)
+            })
+        }),
+        None => {
+            let mut session = sessions::open_session(&state.engine, now);
+            let reply = inspect::console_line_with(&body.line, |argv| {
+                (hide_secrets(state.engine.call(&mut session, argv, now)), session.resp3)
+            });
+            state.engine.end_session(&session);
+            reply
+        }
+    };
+    Ok(Json(reply))
 }
 
 /// `GET /api/commands`: the command table.
 async fn commands() -> Json<Json_> {
-    Json(vitrine_engine::reply_json::commands_json())
-}
-
-fn config_view(state: &AppState) -> Json_ {
-    let cfg = state.engine.config();
-    let mut values = Map::new();
-    for (name, value) in cfg.all() {
-        let shown = if SECRET.contains(&name.as_str()) && !value.is_empty() { "(hidden)".to_string() } else { value };
-        values.insert(name, Json_::String(shown));
-    }
-    let writable: Vec<&str> = PARAMS.iter().copied().filter(|p| !NOT_SETTABLE.contains(p)).collect();
-    json!({ "config": values, "writable": writable })
+    Json(inspect::commands_json())
 }
 
 /// `GET /api/config`: every parameter (as `CONFIG GET *`) and which ones can be changed.
-async fn get_config(State(state): State<AppState>) -> Json<Json_> {
-    Json(config_view(&state))
+async fn get_config(State(state): State<AppState>) -> Json<ConfigView> {
+    Json(inspect::config_view(&state.engine))
 }
 
 /// `PATCH /api/config` with `{"maxmemory": "64mb", "maxmemory-policy": "allkeys-lru"}`:
@@ -142,29 +136,8 @@ async fn get_config(State(state): State<AppState>) -> Json<Json_> {
 async fn patch_config(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<Map<String, Json_>>,
-) -> Result<Json<Json_>, ApiError> {
-    if body.is_empty() {
-        return Err(ApiError::unprocessable("invalid_body", "give at least one setting to change"));
-    }
-    let mut argv: Vec<Vec<u8>> = vec![b"CONFIG".to_vec(), b"SET".to_vec()];
-    for (name, value) in &body {
-        let value = match value {
-            Json_::String(s) => s.clone(),
-            Json_::Number(n) => n.to_string(),
-            _ => {
-                return Err(ApiError::unprocessable(
-                    "invalid_body",
-                    format!("the value of '{name}' must be a string or a number"),
-                ))
-            }
-        };
-        argv.push(name.replace('_', "-").to_ascii_lowercase().into_bytes());
-        argv.push(value.into_bytes());
-    }
-    match state.call(&argv) {
-        Reply::Error(text) => Err(ApiError::unprocessable("config_error", text)),
-        _ => Ok(Json(config_view(&state))),
-    }
+) -> Result<Json<ConfigView>, ApiError> {
+    Ok(Json(inspect::patch_config(&state.engine, &body, |argv| state.call(argv))?))
 }
 
 #[derive(Deserialize)]

@@ -9,7 +9,7 @@ use std::fmt::Write;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use vitrine_engine::table::COMMANDS;
+use vitrine_engine::table::rows;
 
 use super::AppState;
 use crate::now_ms;
@@ -149,10 +149,10 @@ pub fn render(state: &AppState) -> String {
         snap.ops_per_sec,
     );
     let per_cmd = |counters: &vitrine_engine::stats::PerCommand| -> Vec<(String, f64)> {
-        COMMANDS
+        rows()
             .iter()
             .enumerate()
-            .map(|(i, cmd)| (format!("cmd=\"{}\"", escape_label(&cmd.name.to_ascii_lowercase())), c(counters.get(i))))
+            .map(|(i, cmd)| (format!("cmd=\"{}\"", escape_label(&cmd.full_name())), c(counters.get(i))))
             .collect()
     };
     out.family("vitrine_commands_total", "counter", "Calls per command.", &per_cmd(&stats.calls));

@@ -1,4 +1,4 @@
-//! Console sessions for `POST /api/command`: a command sent with `"session": "<id>"` runs in
+//! Console sessions for `POST /api/command` and `POST /api/console`: a command sent with `"session": "<id>"` runs in
 //! the engine session kept under that id, so MULTI/EXEC, WATCH and CLIENT SETNAME
 //! carry over from one request to the next, as they do on one redis-cli connection. Without
 //! an id every command gets a fresh session, as before.
@@ -43,9 +43,21 @@ impl Sessions {
     /// Runs `argv` in the session named `id`, opening it if needed. The session is taken out
     /// of the map while the command runs, so a slow command holds no lock over the others.
     pub fn call<A: AsRef<[u8]>>(&self, engine: &Arc<Engine>, id: &str, argv: &[A], now_ms: u64) -> Reply {
+        self.with(engine, id, now_ms, |engine, session| engine.call(session, argv, now_ms))
+    }
+
+    /// Runs `f` with the session named `id` (opened if needed), as [`Sessions::call`] runs
+    /// one command: for a console line, which may answer without running anything.
+    pub fn with<R>(
+        &self,
+        engine: &Arc<Engine>,
+        id: &str,
+        now_ms: u64,
+        f: impl FnOnce(&Engine, &mut Session) -> R,
+    ) -> R {
         let taken = self.open.lock().remove(id).map(|(session, _)| session);
         let mut session = taken.unwrap_or_else(|| open_session(engine, now_ms));
-        let reply = engine.call(&mut session, argv, now_ms);
+        let reply = f(engine, &mut session);
         if session.closing || session.client.is_killed() {
             // QUIT or CLIENT KILL: the session ends here; the next command opens a new one.
             engine.end_session(&session);

@@ -163,6 +163,8 @@ pub enum Check {
     Sample,
     /// HRANDFIELD WITHVALUES: as `Sample`, fields checked, values not.
     SamplePairs,
+    /// COMMAND INFO: see `same_command_info` for what is compared.
+    CommandInfo,
 }
 
 /// One thing to do: a command sent to both servers, a full SCAN iteration on each, a pause.
@@ -350,6 +352,9 @@ fn agree(check: Check, argv: &[Vec<u8>], v: &Resp, r: &Resp) -> bool {
         (Check::UnorderedPairs, Resp::Array(a), Resp::Array(b)) => same_pairs(a, b),
         (Check::Sample, _, _) => same_sample(v, r, false),
         (Check::SamplePairs, _, _) => same_sample(v, r, true),
+        (Check::CommandInfo, Resp::Array(a), Resp::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_command_info(a, b))
+        }
         _ => v == r,
     }
 }
@@ -686,4 +691,44 @@ pub fn same_member_page(a: &[Resp], b: &[Resp]) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// One COMMAND INFO entry (or nil) of each server, compared where Vitrine's table means to
+/// agree with Redis 7.0: name, arity and key positions (first, last, step); for a command
+/// without subcommands also the `write`, `readonly` and `admin` flags; and each subcommand
+/// Vitrine lists, by the same rules, which Redis must list too.
+///
+/// Deliberate differences, not compared: other flags (`loading`, `stale`, `noscript`, ...),
+/// ACL categories (Vitrine reports its group), tips and key specs (Vitrine sends none), a
+/// container's own flags (Vitrine keeps CONFIG `admin` and OBJECT, MEMORY `readonly`, which
+/// the dashboard reads), subcommands Vitrine does not have (CLIENT PAUSE, COMMAND GETKEYS,
+/// ...), the Redis 7.2 subcommands Vitrine has and 7.0 has not (`SINCE_7_2`), and the order
+/// of subcommands (Redis's is its dict's).
+pub fn same_command_info(v: &Resp, r: &Resp) -> bool {
+    const SINCE_7_2: &[&[u8]] = &[b"client|setinfo", b"client|no-touch"];
+    let (Resp::Array(v), Resp::Array(r)) = (v, r) else { return v == r };
+    if v.len() != 10 || r.len() != 10 || v[..2] != r[..2] || v[3..6] != r[3..6] {
+        return false;
+    }
+    let (Resp::Array(v_subs), Resp::Array(r_subs)) = (&v[9], &r[9]) else { return false };
+    if r_subs.is_empty() {
+        let flags = |entry: &Resp| -> Vec<Resp> {
+            let Resp::Array(flags) = entry else { return vec![] };
+            let mut kept: Vec<Resp> = flags
+                .iter()
+                .filter(|f| matches!(f, Resp::Status(s) if [&b"write"[..], b"readonly", b"admin"].contains(&&s[..])))
+                .cloned()
+                .collect();
+            kept.sort();
+            kept
+        };
+        return v_subs.is_empty() && flags(&v[2]) == flags(&r[2]);
+    }
+    let name = |e: &Resp| if let Resp::Array(e) = e { e.first().cloned() } else { None };
+    let newer = |e: &Resp| matches!(name(e), Some(Resp::Bulk(n)) if SINCE_7_2.contains(&&n[..]));
+    !v_subs.is_empty()
+        && v_subs
+            .iter()
+            .filter(|sub| !newer(sub))
+            .all(|sub| r_subs.iter().find(|r| name(r) == name(sub)).is_some_and(|r| same_command_info(sub, r)))
 }

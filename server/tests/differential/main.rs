@@ -38,6 +38,7 @@ mod common;
 mod harness;
 
 mod hashes_sets;
+mod introspection;
 mod lists;
 mod sorted_sets;
 mod strings_keys;

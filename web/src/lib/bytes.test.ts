@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesId, bytesToJson, byteLength, displayBytes, fromBase64, hexDump, keyPath, splitName, toBase64, toBytes } from './bytes';
+import { bytesId, bytesToJson, byteLength, commandLine, displayBytes, fromBase64, hexDump, keyPath, quoteArg, repr, splitName, toBase64, toBytes } from './bytes';
 
 describe('bytes in the API encoding', () => {
   it('keeps UTF-8 as text and other bytes as base64', () => {
@@ -65,5 +65,29 @@ describe('splitName', () => {
     expect(head + tail).toBe(name);
     expect(Array.from(tail)).toHaveLength(22);
     expect(tail.startsWith('😀')).toBe(true);
+  });
+});
+
+describe('repr (sdscatrepr)', () => {
+  it('escapes as redis-cli does', () => {
+    const bytes = Uint8Array.from([0x01, 0xff, 0x0a, 0x22, 0x71, 0x5c, 0x20, 0x09, 0x0d, 0x07, 0x08]);
+    // redis-cli GET of those bytes: "\x01\xff\n\"q\\ \t\r\a\b"
+    expect(repr(bytes)).toBe('"\\x01\\xff\\n\\"q\\\\ \\t\\r\\a\\b"');
+    expect(repr(new TextEncoder().encode('café'))).toBe('"caf\\xc3\\xa9"');
+    expect(repr(new Uint8Array())).toBe('""');
+    expect(repr(Uint8Array.from([0x7f, 0x00, 0x7e]))).toBe('"\\x7f\\x00~"');
+  });
+});
+
+describe('command lines from arguments', () => {
+  it('leaves plain words alone and quotes the rest so every byte survives splitting', () => {
+    expect(quoteArg('user:1')).toBe('user:1');
+    expect(quoteArg('a key')).toBe('"a key"');
+    expect(quoteArg('')).toBe('""');
+    expect(quoteArg('say "hi"')).toBe('"say \\"hi\\""');
+    expect(quoteArg("it's")).toBe('"it\'s"');
+    expect(quoteArg({ base64: '/wA=' })).toBe('"\\xff\\x00"');
+    expect(quoteArg('café')).toBe('"caf\\xc3\\xa9"');
+    expect(commandLine(['EXPIRE', 'html:<b>', '60'])).toBe('EXPIRE "html:<b>" 60');
   });
 });

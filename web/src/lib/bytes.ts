@@ -131,3 +131,40 @@ export function hexDump(bytes: Uint8Array, maxBytes = 4096): string {
   if (bytes.length > n) lines.push(`… ${bytes.length - n} more bytes`);
   return lines.join('\n');
 }
+
+/**
+ * Quotes bytes as redis-cli does (`sdscatrepr`): "..." with \\ \" \n \r \t \a \b escaped,
+ * printable ASCII as is, every other byte (UTF-8 included) as \xHH.
+ */
+export function repr(bytes: Uint8Array): string {
+  let out = '"';
+  for (const c of bytes) {
+    switch (c) {
+      case 0x5c: out += '\\\\'; break;
+      case 0x22: out += '\\"'; break;
+      case 0x0a: out += '\\n'; break;
+      case 0x0d: out += '\\r'; break;
+      case 0x09: out += '\\t'; break;
+      case 0x07: out += '\\a'; break;
+      case 0x08: out += '\\b'; break;
+      default:
+        out += c >= 0x20 && c <= 0x7e ? String.fromCharCode(c) : '\\x' + c.toString(16).padStart(2, '0');
+    }
+  }
+  return out + '"';
+}
+
+/**
+ * One argument as it can be typed into redis-cli (and the engine's console, which splits as
+ * redis-cli does): plain words as they are, anything else quoted with `repr`, so every byte
+ * survives the round trip.
+ */
+export function quoteArg(b: Bytes): string {
+  if (typeof b === 'string' && /^[\w:.\-/@*+=,]+$/.test(b)) return b;
+  return repr(toBytes(b));
+}
+
+/** A command line from arguments (for the console: "EXPIRE \"a key\" 60"). */
+export function commandLine(argv: Bytes[]): string {
+  return argv.map(quoteArg).join(' ');
+}

@@ -1,7 +1,7 @@
 // ConfigState: GET /api/config (every parameter, and which can change at run time) and
 // PATCH /api/config (applied all at once, as one CONFIG SET).
 
-import { api } from './api';
+import type { Backend } from './backend/backend';
 import type { ConfigView } from './types';
 
 export const POLICIES = [
@@ -32,9 +32,15 @@ export class ConfigState {
   error = $state<string | null>(null);
   saving = $state(false);
 
+  readonly #backend: Pick<Backend, 'config' | 'patchConfig'>;
+
+  constructor(backend: Pick<Backend, 'config' | 'patchConfig'>) {
+    this.#backend = backend;
+  }
+
   async load(): Promise<void> {
     try {
-      this.view = await api<ConfigView>('/api/config');
+      this.view = await this.#backend.config();
       this.error = null;
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e);
@@ -45,7 +51,7 @@ export class ConfigState {
   async save(changes: Record<string, string>): Promise<string | null> {
     this.saving = true;
     try {
-      this.view = await api<ConfigView>('/api/config', { method: 'PATCH', body: changes });
+      this.view = await this.#backend.patchConfig(changes);
       return null;
     } catch (e) {
       return e instanceof Error ? e.message : String(e);

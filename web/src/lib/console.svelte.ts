@@ -1,11 +1,13 @@
-// ConsoleState: the Console page's transcript, line history (ArrowUp/ArrowDown, kept in
-// localStorage like redis-cli's ~/.rediscli_history, secrets left out), help from the command
-// table, and the confirmation step for dangerous commands.
+// ConsoleState: the terminal of the Console and Playground pages, over either backend. The
+// engine splits each line as redis-cli does, runs it (or answers help and clear) and formats
+// the reply as redis-cli prints it (Backend.console); this keeps the transcript, the line
+// history (ArrowUp/ArrowDown, kept in localStorage like redis-cli's ~/.rediscli_history,
+// secrets left out), Tab completion and the syntax hint from the command table, and the
+// confirmation step for dangerous commands.
 
-import { argText, argsToJson, formatReply, isRawOutput, splitArgs } from './cli';
-import { commandTable, helpText, newSessionId, runCommand, usage, type CommandTable } from './commands.svelte';
-import { feed } from './stats.svelte';
-import type { Bytes, Reply } from './types';
+import type { CommandTable } from './commands.svelte';
+import { usage } from './commands.svelte';
+import type { ConsoleReply } from './types';
 
 export interface Entry {
   id: number;
@@ -17,7 +19,6 @@ export interface Entry {
 
 export interface PendingConfirm {
   line: string;
-  argv: Uint8Array[];
   words: string[];
   reason: string;
 }
@@ -26,7 +27,6 @@ export interface PendingConfirm {
 export const LARGE_KEYSPACE = 10_000;
 const MAX_ENTRIES = 500;
 const MAX_HISTORY = 200;
-const HISTORY_KEY = 'vitrine.consoleHistory';
 
 /**
  * Why a command deserves a confirmation, or null: FLUSHALL, FLUSHDB, CONFIG SET, SHUTDOWN,
@@ -66,11 +66,29 @@ export function isSecret(words: string[]): boolean {
   return false;
 }
 
+/**
+ * A line's words, for deciding before it is sent whether it needs a confirmation or must stay
+ * out of history. Only whitespace splits and quotes are dropped: the engine does the real
+ * splitting.
+ */
+export function roughWords(line: string): string[] {
+  return line
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '')
+    .map((w) => w.replace(/^["']|["']$/g, ''));
+}
+
 export interface ConsoleDeps {
-  run: (argv: Bytes[]) => Promise<Reply>;
+  /** Runs one line (Backend.console in this console's session). */
+  run: (line: string) => Promise<ConsoleReply>;
   keyCount: () => number | null;
   table: CommandTable;
   storage: Storage | null;
+  /** Storage key of the line history. */
+  historyKey: string;
+  /** Whether dangerous commands ask first (false when no one else uses the cache). */
+  confirmDangerous: boolean;
 }
 
 function defaultStorage(): Storage | null {
@@ -85,6 +103,8 @@ export class ConsoleState {
   entries = $state.raw<Entry[]>([]);
   busy = $state(false);
   pending = $state<PendingConfirm | null>(null);
+  /** A note above the transcript (a restored session). */
+  notice = $state<string | null>(null);
 
   readonly #deps: ConsoleDeps;
   #history: string[];
@@ -93,14 +113,12 @@ export class ConsoleState {
   #draft = '';
   #nextId = 1;
 
-  constructor(deps: Partial<ConsoleDeps> = {}) {
-    // One server-side session per console, so a transaction typed line by line works.
-    const session = newSessionId();
+  constructor(deps: Pick<ConsoleDeps, 'run' | 'keyCount' | 'table'> & Partial<ConsoleDeps>) {
     this.#deps = {
-      run: deps.run ?? ((argv) => runCommand(argv, session)),
-      keyCount: deps.keyCount ?? (() => feed.latest?.keys ?? null),
-      table: deps.table ?? commandTable,
+      ...deps,
       storage: deps.storage === undefined ? defaultStorage() : deps.storage,
+      historyKey: deps.historyKey ?? 'vitrine.consoleHistory',
+      confirmDangerous: deps.confirmDangerous ?? true,
     };
     this.#history = this.#loadHistory();
     this.#pos = this.#history.length;
@@ -110,31 +128,17 @@ export class ConsoleState {
     return this.#history;
   }
 
-  /** Runs a typed line: local commands (HELP, CLEAR), confirmation when dangerous, else the server. */
+  /** Runs a typed line, after a confirmation when it is dangerous. */
   async submit(line: string): Promise<void> {
     if (line.trim() === '') return;
-    const argv = splitArgs(line);
-    const words = argv ? argv.map(argText) : [];
+    const words = roughWords(line);
     this.#remember(line, words);
-    if (argv === null) {
-      this.#push(line, 'Invalid argument(s)', 'error');
-      return;
-    }
-    const cmd = words[0].toUpperCase();
-    if (cmd === 'CLEAR' && words.length === 1) {
-      this.entries = [];
-      return;
-    }
-    if (cmd === 'HELP') {
-      this.#push(line, await this.#help(words.slice(1)), 'info');
-      return;
-    }
-    const reason = dangerReason(words, this.#deps.keyCount());
+    const reason = this.#deps.confirmDangerous ? dangerReason(words, this.#deps.keyCount()) : null;
     if (reason) {
-      this.pending = { line, argv, words, reason };
+      this.pending = { line, words, reason };
       return;
     }
-    await this.#execute(line, argv, words);
+    await this.#execute(line);
   }
 
   /** Runs the command waiting for confirmation. */
@@ -142,7 +146,7 @@ export class ConsoleState {
     const p = this.pending;
     if (!p) return;
     this.pending = null;
-    await this.#execute(p.line, p.argv, p.words);
+    await this.#execute(p.line);
   }
 
   /** Drops the command waiting for confirmation, noting it in the transcript. */
@@ -151,6 +155,32 @@ export class ConsoleState {
     if (!p) return;
     this.pending = null;
     this.#push(p.line, '(not run)', 'info');
+  }
+
+  /** Adds a line that already ran, with its reply, to the transcript. */
+  show(line: string, r: ConsoleReply): void {
+    const text = r.text.replace(/\n$/, '');
+    switch (r.kind) {
+      case 'clear':
+        this.entries = [];
+        return;
+      case 'empty':
+        return;
+      case 'invalid':
+        this.#push(line, text, 'error');
+        return;
+      case 'help':
+        this.#push(line, text, 'info');
+        return;
+      case 'reply':
+        this.#push(line, text, r.reply.type === 'error' ? 'error' : 'reply');
+    }
+  }
+
+  /** Empties the transcript. */
+  clear(): void {
+    this.entries = [];
+    this.notice = null;
   }
 
   /** ArrowUp: the previous history line (saving what was being typed), or null at the top. */
@@ -186,55 +216,27 @@ export class ConsoleState {
    * ..."), redis-cli style, or while its name is incomplete the commands it could become.
    */
   hint(line: string): string | null {
-    const argv = splitArgs(line);
-    if (!argv || argv.length === 0) return null;
-    const name = argText(argv[0]);
+    const words = roughWords(line);
+    if (words.length === 0) return null;
+    const name = words[0];
     const info = this.#deps.table.find(name);
     if (info) return usage(info);
-    if (argv.length === 1 && !/\s$/.test(line)) {
+    if (words.length === 1 && !/\s$/.test(line)) {
       const names = this.#deps.table.complete(name);
       if (names.length > 0) return names.slice(0, 8).join('  ') + (names.length > 8 ? '  …' : '');
     }
     return null;
   }
 
-  async #execute(line: string, argv: Uint8Array[], words: string[]): Promise<void> {
+  async #execute(line: string): Promise<void> {
     this.busy = true;
     try {
-      const reply = await this.#deps.run(argsToJson(argv));
-      this.#push(line, formatReply(reply, { raw: isRawOutput(words) }), reply.type === 'error' ? 'error' : 'reply');
+      this.show(line, await this.#deps.run(line));
     } catch (e) {
       this.#push(line, `(error) ${e instanceof Error ? e.message : String(e)}`, 'error');
     } finally {
       this.busy = false;
     }
-  }
-
-  async #help(topic: string[]): Promise<string> {
-    const table = this.#deps.table;
-    try {
-      await table.load();
-    } catch {
-      return 'Help is not available: the command table could not be loaded.';
-    }
-    if (topic.length === 0) {
-      const groups = [...table.groups().keys()].sort().map((g) => '@' + g);
-      return [
-        'Type a command as in redis-cli, for example: SET greeting hello',
-        '  HELP <command>   syntax and summary of a command',
-        `  HELP @<group>    commands of a group: ${groups.join(', ')}`,
-        '  CLEAR            clear the screen',
-        'Up/Down browse history; Tab completes a command name.',
-      ].join('\n');
-    }
-    const first = topic[0];
-    if (first.startsWith('@')) {
-      const list = table.groups().get(first.slice(1).toLowerCase());
-      if (!list) return `No such group: ${first}`;
-      return list.map(helpText).join('\n\n');
-    }
-    const info = table.find(topic.join(' ')) ?? table.find(first);
-    return info ? helpText(info) : `No help for ${topic.join(' ')}: not a known command.`;
   }
 
   #push(input: string, output: string, kind: Entry['kind']): void {
@@ -250,7 +252,7 @@ export class ConsoleState {
       this.#history.push(line);
       if (this.#history.length > MAX_HISTORY) this.#history.splice(0, this.#history.length - MAX_HISTORY);
       try {
-        this.#deps.storage?.setItem(HISTORY_KEY, JSON.stringify(this.#history));
+        this.#deps.storage?.setItem(this.#deps.historyKey, JSON.stringify(this.#history));
       } catch {
         // full or disabled storage: history lasts for this page
       }
@@ -260,7 +262,7 @@ export class ConsoleState {
 
   #loadHistory(): string[] {
     try {
-      const v = JSON.parse(this.#deps.storage?.getItem(HISTORY_KEY) ?? '[]');
+      const v = JSON.parse(this.#deps.storage?.getItem(this.#deps.historyKey) ?? '[]');
       return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').slice(-MAX_HISTORY) : [];
     } catch {
       return [];

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommandTable, newSessionId } from './commands.svelte';
 import { ConsoleState, dangerReason, isSecret, LARGE_KEYSPACE } from './console.svelte';
-import type { Bytes, CommandInfo, Reply } from './types';
+import { AppState } from './backend/app.svelte';
+import { HttpBackend } from './backend/http';
+import type { CommandInfo, ConsoleReply, Reply } from './types';
 
 function memoryStorage(): Storage {
   const m = new Map<string, string>();
@@ -29,54 +31,71 @@ async function table(): Promise<CommandTable> {
   return t;
 }
 
-function setup(replies: Record<string, Reply> = {}, keys: number | null = 10) {
-  const sent: Bytes[][] = [];
-  const run = async (argv: Bytes[]): Promise<Reply> => {
-    sent.push(argv);
-    return replies[String(argv[0]).toUpperCase()] ?? { type: 'status', value: 'OK' };
+/** What the engine answers for a line: a reply printed as redis-cli would, or help/invalid. */
+const answer = (text: string, reply: Reply = { type: 'status', value: text }): ConsoleReply => ({ kind: 'reply', argv: [], reply, text: text + '\n', resp: '' });
+
+/** A fake backend console: answers by the line's first word, and records what was sent. */
+function setup(replies: Record<string, ConsoleReply> = {}, keys: number | null = 10, confirmDangerous = true) {
+  const sent: string[] = [];
+  const run = async (line: string): Promise<ConsoleReply> => {
+    sent.push(line);
+    return replies[line.trim().split(/\s+/)[0].toUpperCase()] ?? answer('OK');
   };
-  return { sent, make: async () => new ConsoleState({ run, keyCount: () => keys, table: await table(), storage: memoryStorage() }) };
+  return { sent, make: async () => new ConsoleState({ run, keyCount: () => keys, table: await table(), storage: memoryStorage(), confirmDangerous }) };
 }
 
 describe('ConsoleState', () => {
-  it('sends the split arguments and prints the reply as redis-cli does', async () => {
-    const { sent, make } = setup({ GET: { type: 'bulk', value: 'a\nb' }, MGET: { type: 'array', value: [{ type: 'nil' }, { type: 'int', value: 3 }] } });
+  it('sends the line as typed and prints the text the engine formatted', async () => {
+    const { sent, make } = setup({ GET: answer('"a\\nb"', { type: 'bulk', value: 'a\nb' }), MGET: answer('1) (nil)\n2) (integer) 3', { type: 'array', value: [] }) });
     const c = await make();
     await c.submit('SET k "hello world"');
     await c.submit('GET k');
     await c.submit('MGET a b');
-    expect(sent).toEqual([['SET', 'k', 'hello world'], ['GET', 'k'], ['MGET', 'a', 'b']]);
+    expect(sent).toEqual(['SET k "hello world"', 'GET k', 'MGET a b']);
     expect(c.entries.map((e) => e.output)).toEqual(['OK', '"a\\nb"', '1) (nil)\n2) (integer) 3']);
     expect(c.entries[0].input).toBe('SET k "hello world"');
   });
 
-  it('sends bytes that are not UTF-8 as base64', async () => {
-    const { sent, make } = setup();
-    const c = await make();
-    await c.submit('SET "\\xff" v');
-    expect(sent[0]).toEqual(['SET', { base64: '/w==' }, 'v']);
-  });
-
   it('marks error replies', async () => {
-    const { make } = setup({ NOPE: { type: 'error', value: "ERR unknown command 'NOPE'" } });
+    const err = "ERR unknown command 'NOPE'";
+    const { make } = setup({ NOPE: answer(`(error) ${err}`, { type: 'error', value: err }) });
     const c = await make();
     await c.submit('NOPE');
     expect(c.entries[0]).toMatchObject({ kind: 'error', output: "(error) ERR unknown command 'NOPE'" });
   });
 
-  it('prints INFO raw', async () => {
-    const { make } = setup({ INFO: { type: 'bulk', value: '# Server\r\nversion:1\r\n' } });
-    const c = await make();
-    await c.submit('info server');
-    expect(c.entries[0].output).toBe('# Server\nversion:1');
-  });
-
-  it('says Invalid argument(s) for unbalanced quotes and sends nothing', async () => {
-    const { sent, make } = setup();
+  it('shows Invalid argument(s) as an error, help as information, and nothing for an empty line', async () => {
+    const { make } = setup({
+      GET: { kind: 'invalid', text: 'Invalid argument(s)\n' },
+      HELP: { kind: 'help', text: '  GET key\n  summary: Get the value of a key\n' },
+      '"': { kind: 'empty', text: '' },
+    });
     const c = await make();
     await c.submit('GET "oops');
-    expect(sent).toHaveLength(0);
+    await c.submit('HELP GET');
+    await c.submit('"');
+    expect(c.entries).toHaveLength(2);
     expect(c.entries[0]).toMatchObject({ kind: 'error', output: 'Invalid argument(s)' });
+    expect(c.entries[1]).toMatchObject({ kind: 'info', output: '  GET key\n  summary: Get the value of a key' });
+  });
+
+  it('clears when the engine says clear', async () => {
+    const { make } = setup({ CLEAR: { kind: 'clear', text: '' } });
+    const c = await make();
+    await c.submit('PING');
+    c.notice = 'Restored';
+    await c.submit('clear');
+    expect(c.entries).toHaveLength(0);
+    c.clear();
+    expect(c.notice).toBeNull();
+  });
+
+  it('shows lines that ran elsewhere (a restored session) as typed', async () => {
+    const { sent, make } = setup();
+    const c = await make();
+    c.show('INCR visits', answer('(integer) 1', { type: 'int', value: 1 }));
+    expect(c.entries[0]).toMatchObject({ input: 'INCR visits', output: '(integer) 1', kind: 'reply' });
+    expect(sent).toHaveLength(0);
   });
 
   it('shows a network failure as an error line', async () => {
@@ -102,13 +121,22 @@ describe('ConsoleState', () => {
     expect(sent).toHaveLength(0);
     expect(c.pending?.reason).toMatch(/deletes every key/);
     await c.confirm();
-    expect(sent).toEqual([['flushall']]);
+    expect(sent).toEqual(['flushall']);
     expect(c.pending).toBeNull();
 
     await c.submit('FLUSHDB');
     c.cancel();
     expect(sent).toHaveLength(1);
     expect(c.entries.at(-1)).toMatchObject({ input: 'FLUSHDB', output: '(not run)' });
+  });
+
+  it('does not ask when no one else uses the cache (the playground)', async () => {
+    const { sent, make } = setup({}, LARGE_KEYSPACE + 1, false);
+    const c = await make();
+    await c.submit('FLUSHALL');
+    await c.submit('KEYS *');
+    expect(c.pending).toBeNull();
+    expect(sent).toEqual(['FLUSHALL', 'KEYS *']);
   });
 
   it('asks before KEYS only on a large keyspace', async () => {
@@ -153,7 +181,7 @@ describe('ConsoleState', () => {
   it('keeps history across pages but never secrets', async () => {
     const storage = memoryStorage();
     const t = await table();
-    const run = async (): Promise<Reply> => ({ type: 'status', value: 'OK' });
+    const run = async (): Promise<ConsoleReply> => answer('OK');
     const c1 = new ConsoleState({ run, keyCount: () => 0, table: t, storage });
     await c1.submit('SET a 1');
     await c1.submit('AUTH hunter2');
@@ -178,22 +206,6 @@ describe('ConsoleState', () => {
     expect(c.hint('SE')).toBe('SET  SETEX  SETNX');
     expect(c.hint('')).toBeNull();
   });
-
-  it('answers HELP locally and CLEAR clears', async () => {
-    const { sent, make } = setup();
-    const c = await make();
-    await c.submit('help get');
-    expect(c.entries[0].output).toBe('  GET key\n  summary: GET summary.\n  group: string');
-    await c.submit('HELP @server');
-    expect(c.entries[1].output).toMatch(/FLUSHALL \[ASYNC \| SYNC\]/);
-    await c.submit('HELP');
-    expect(c.entries[2].output).toMatch(/HELP <command>/);
-    await c.submit('help nosuch');
-    expect(c.entries[3].output).toMatch(/No help for nosuch/);
-    await c.submit('CLEAR');
-    expect(c.entries).toHaveLength(0);
-    expect(sent).toHaveLength(0);
-  });
 });
 
 describe('console sessions', () => {
@@ -203,18 +215,21 @@ describe('console sessions', () => {
 
   it('sends every command of one console in one server session, and each console its own', async () => {
     const bodies: unknown[] = [];
-    vi.stubGlobal('fetch', async (_path: string, init: RequestInit) => {
+    const paths: string[] = [];
+    vi.stubGlobal('fetch', async (path: string, init: RequestInit) => {
+      paths.push(path);
       bodies.push(JSON.parse(String(init.body)));
-      return new Response(JSON.stringify({ type: 'status', value: 'OK' }), { status: 200 });
+      return new Response(JSON.stringify(answer('OK')), { status: 200 });
     });
-    const opts = { keyCount: () => 0, table: await table(), storage: memoryStorage() };
-    const a = new ConsoleState(opts);
-    const b = new ConsoleState(opts);
+    const backend = new HttpBackend();
+    const a = new AppState(backend, { storage: memoryStorage() }).console;
+    const b = new AppState(backend, { storage: memoryStorage() }).console;
     await a.submit('MULTI');
     await a.submit('SET k v');
     await b.submit('PING');
     const sessions = bodies.map((body) => (body as { session: string }).session);
-    expect(bodies[1]).toEqual({ args: ['SET', 'k', 'v'], session: sessions[0] });
+    expect(paths).toEqual(['/api/console', '/api/console', '/api/console']);
+    expect(bodies[1]).toEqual({ line: 'SET k v', session: sessions[0] });
     expect(sessions[0]).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(sessions[1]).toBe(sessions[0]);
     expect(sessions[2]).not.toBe(sessions[0]);

@@ -1,7 +1,6 @@
-// RecentEvents: GET /api/evictions/recent, refreshed every couple of seconds while the
+// RecentEvents: recent evictions and expirations (Backend.recentEvents), refreshed every couple of seconds while the
 // Evictions page is open.
 
-import { api } from './api';
 import type { RecentEvents as RecentEventsBody } from './types';
 
 export class RecentEvents {
@@ -15,7 +14,7 @@ export class RecentEvents {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #open = false;
 
-  constructor(intervalMs = 2000, fetchRecent: () => Promise<RecentEventsBody> = () => api('/api/evictions/recent')) {
+  constructor(fetchRecent: () => Promise<RecentEventsBody>, intervalMs = 2000) {
     this.#intervalMs = intervalMs;
     this.#fetch = fetchRecent;
   }

@@ -1,27 +1,15 @@
-// KeyBrowser: the Keys page's list. Cursor-based paging over GET /api/keys (SCAN underneath):
+// KeyBrowser: the Keys page's list. Cursor-based paging over Backend.keys (SCAN underneath):
 // "Load more" asks for the next page, never the whole keyspace. A SCAN step may return few
 // or no keys while the cursor is not done (sparse patterns), so one "Load more" runs a few
 // steps until it has a page's worth, and stops there.
 
-import { api } from './api';
-import { bytesId, keyPath } from './bytes';
-import type { Bytes, KeyDetail, KeyPage, KeyRow } from './types';
+import type { PageQuery } from './backend/backend';
+import { bytesId } from './bytes';
+import type { Bytes, KeyDetail, KeyPage, KeyRow, PutKeyBody } from './types';
 
-export interface PageQuery {
-  match: string;
-  type: string;
-  cursor: string;
-  count: number;
-}
+export type { PageQuery };
 
 export type FetchPage = (q: PageQuery) => Promise<KeyPage>;
-
-export const httpFetchPage: FetchPage = (q) => {
-  const params = new URLSearchParams({ cursor: q.cursor, count: String(q.count) });
-  if (q.match && q.match !== '*') params.set('match', q.match);
-  if (q.type) params.set('type', q.type);
-  return api<KeyPage>(`/api/keys?${params}`);
-};
 
 /** A listed key, with when it was listed (so its TTL can count down). */
 export type ListedKey = KeyRow & { seen_at: number };
@@ -72,14 +60,14 @@ export class KeyBrowser {
   /** Bumped on every new search so answers to an older one are dropped. */
   #generation = 0;
 
-  constructor(fetchPage: FetchPage = httpFetchPage, options: BrowserOptions = {}) {
+  constructor(fetchPage: FetchPage, options: BrowserOptions = {}) {
     this.#fetch = fetchPage;
     this.#pageSize = options.pageSize ?? 100;
     this.#scanCount = options.scanCount ?? this.#pageSize;
     this.#maxScanCount = options.maxScanCount ?? 5000;
     this.#maxSteps = options.maxSteps ?? 25;
     this.#budgetMs = options.budgetMs ?? 1500;
-    this.#fetchKey = options.fetchKey ?? ((k) => getKey(k));
+    this.#fetchKey = options.fetchKey ?? (() => Promise.resolve(null));
   }
 
   /** Starts a new scan with the current pattern and type. */
@@ -165,7 +153,7 @@ export class KeyBrowser {
   /** Updates or adds a key's row (after it was written). */
   upsert(d: KeyDetail): void {
     const id = bytesId(d.key);
-    const row: ListedKey = { key: d.key, type: d.type, ttl_ms: d.ttl_ms, size: d.size, seen_at: Date.now() };
+    const row: ListedKey = { key: d.key, type: d.type, ttl_ms: d.ttl_ms, size: d.size, idle_ms: d.idle_ms, freq: d.freq, seen_at: Date.now() };
     if (this.#seen.has(id)) {
       this.rows = this.rows.map((r) => (bytesId(r.key) === id ? row : r));
     } else {
@@ -175,36 +163,22 @@ export class KeyBrowser {
   }
 }
 
-/** GET /api/keys/{key}: null when there is no such key. */
-export async function getKey(key: Bytes): Promise<KeyDetail | null> {
-  try {
-    return await api<KeyDetail>(`/api/keys/${keyPath(key)}`);
-  } catch (e) {
-    if ((e as { status?: number }).status === 404) return null;
-    throw e;
-  }
-}
-
-/** How PUT /api/keys/{key} treats an existing key and its TTL. */
+/** How a write treats an existing key and its TTL. */
 export interface PutOptions {
   seconds?: number;
   ms?: number;
-  /** Create only: the server answers 409 when the key exists. */
+  /** Create only: refused (409) when the key exists. */
   nx?: boolean;
   /** Keep the current TTL exactly (SET ... KEEPTTL). */
   keepTtl?: boolean;
 }
 
-/** PUT /api/keys/{key}: sets a string value, with an optional TTL (seconds or milliseconds). */
-export function putKey(key: Bytes, value: Bytes, opts?: PutOptions): Promise<KeyDetail> {
-  const body: { value: Bytes; ttl?: number; ttl_ms?: number; nx?: boolean; keep_ttl?: boolean } = { value };
+/** The body of a string key's write (PUT /api/keys/{key}), with an optional TTL. */
+export function putBody(value: Bytes, opts?: PutOptions): PutKeyBody {
+  const body: PutKeyBody = { value };
   if (opts?.seconds !== undefined) body.ttl = opts.seconds;
   else if (opts?.ms !== undefined) body.ttl_ms = opts.ms;
   if (opts?.nx) body.nx = true;
   if (opts?.keepTtl) body.keep_ttl = true;
-  return api<KeyDetail>(`/api/keys/${keyPath(key)}`, { method: 'PUT', body });
-}
-
-export function deleteKey(key: Bytes): Promise<{ deleted: boolean }> {
-  return api(`/api/keys/${keyPath(key)}`, { method: 'DELETE' });
+  return body;
 }

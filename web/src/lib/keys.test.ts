@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { KeyBrowser, isGlob, type PageQuery } from './keys.svelte';
 import type { KeyDetail, KeyPage, KeyRow } from './types';
 
-const row = (key: string, type = 'string'): KeyRow => ({ key, type, ttl_ms: null, size: 64 });
+const row = (key: string, type = 'string'): KeyRow => ({ key, type, ttl_ms: null, size: 64, idle_ms: 0, freq: 0 });
 
 /** A fake SCAN over `keys`: `count` keys per step, in order, with string cursors. */
 function fakeScan(keys: KeyRow[], opts: { perStep?: (count: number) => number } = {}) {

@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { ROUTES, findRoute, normalizePath } from './route.svelte';
+import { findRoute, normalizePath, routesFor, within } from './route.svelte';
+
+const server = { bench: { list: async () => [], get: async () => ({}), start: async () => ({}), cancel: async () => ({}) } } as unknown as Parameters<typeof routesFor>[0];
+const playground = { playground: { lines: [], restore: () => ({ notice: null, transcript: [] }), reset: () => {} } } as unknown as Parameters<typeof routesFor>[0];
 
 describe('routes', () => {
-  it('has one page per heading the specs look for', () => {
-    expect(ROUTES.map((r) => r.title)).toEqual(['Overview', 'Evictions', 'Keys', 'Benchmarks', 'Console', 'Playground', 'Config']);
+  it('has one page per heading the specs look for, by what the backend can do', () => {
+    expect(routesFor(server).map((r) => r.title)).toEqual(['Overview', 'Evictions', 'Keys', 'Benchmarks', 'Console', 'Config']);
+    // No benchmarks in the tab; the playground's own page comes first.
+    expect(routesFor(playground).map((r) => `${r.path} ${r.title}`)).toEqual([
+      '/ Playground',
+      '/overview Overview',
+      '/evictions Evictions',
+      '/keys Keys',
+      '/console Console',
+      '/config Config',
+    ]);
   });
 
   it('normalizes paths', () => {
@@ -14,8 +26,17 @@ describe('routes', () => {
   });
 
   it('finds pages, and nothing for unknown paths', () => {
-    expect(findRoute('/')?.title).toBe('Overview');
-    expect(findRoute('/config/')?.title).toBe('Config');
-    expect(findRoute('/nope')).toBeNull();
+    const routes = routesFor(server);
+    expect(findRoute(routes, '/')?.title).toBe('Overview');
+    expect(findRoute(routes, '/config/')?.title).toBe('Config');
+    expect(findRoute(routes, '/nope')).toBeNull();
+  });
+
+  it('places a shell under its base path', () => {
+    expect(within('', '/keys')).toBe('/keys');
+    expect(within('/playground', '/playground')).toBe('/');
+    expect(within('/playground', '/playground/keys')).toBe('/keys');
+    expect(within('/playground', '/playgrounds')).toBeNull();
+    expect(within('/playground', '/keys')).toBeNull();
   });
 });

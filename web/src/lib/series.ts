@@ -1,7 +1,7 @@
 // Pure derivations from the per-second samples: chart columns (uPlot's aligned arrays), rates
 // from counter deltas, and the misses-by-cause reading of the last minute.
 
-import type { Sample } from './types';
+import type { KeysByType, Sample } from './types';
 
 /** A gap longer than this between samples breaks the chart lines (the page was disconnected). */
 export const GAP_MS = 3500;
@@ -38,10 +38,14 @@ export interface Columns {
   keysByType: Record<string, (number | null)[]>;
 }
 
-/** Every type name seen in the samples, sorted, for the keys-by-type chart. */
-export function typeNames(samples: Sample[]): string[] {
-  const names = new Set<string>();
-  for (const s of samples) for (const k of Object.keys(s.keys_by_type ?? {})) names.add(k);
+/** Every key type that had keys in the samples, sorted, for the keys-by-type chart. */
+export function typeNames(samples: Sample[]): (keyof KeysByType)[] {
+  const names = new Set<keyof KeysByType>();
+  for (const s of samples) {
+    for (const [k, n] of Object.entries(s.keys_by_type ?? {}) as [keyof KeysByType, number][]) if (n > 0) names.add(k);
+  }
+  // An empty cache still draws its (flat) string line.
+  if (names.size === 0 && samples.length > 0) names.add('string');
   return [...names].sort();
 }
 

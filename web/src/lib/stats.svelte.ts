@@ -1,36 +1,13 @@
-// StatsFeed: the dashboard's live view of the server. On start it back-fills the last 15
-// minutes from GET /api/stats/history, then follows GET /api/stats/stream (one `sample` event
-// a second). It keeps a bounded ring of samples; when the stream drops (or goes quiet) it
+// StatsFeed: the dashboard's live view of the backend. On start it back-fills the last 15
+// minutes of samples (GET /api/stats/history), then follows the stream (GET /api/stats/stream,
+// or the wasm backend's timer: one sample a second). It keeps a bounded ring of samples; when the stream drops (or goes quiet) it
 // marks itself disconnected, reconnects by itself with exponential backoff, and back-fills
 // the samples it missed.
 
-import { api } from './api';
-import { streamEvents } from './sse';
-import type { History, Sample } from './types';
+import type { FeedSource } from './backend/backend';
+import type { Sample } from './types';
 
-/** Where samples come from; the default talks HTTP, tests pass fakes. */
-export interface FeedSource {
-  /** The last `seconds` samples, oldest first. */
-  history(seconds: number, signal: AbortSignal): Promise<Sample[]>;
-  /** Calls `onSample` for every streamed sample until the stream ends or fails. */
-  stream(onSample: (s: Sample) => void, signal: AbortSignal): Promise<void>;
-}
-
-export const httpSource: FeedSource = {
-  async history(seconds, signal) {
-    const h = await api<History>(`/api/stats/history?seconds=${seconds}`, { signal });
-    return h.samples;
-  },
-  stream(onSample, signal) {
-    return streamEvents(
-      '/api/stats/stream',
-      (ev) => {
-        if (ev.event === 'sample') onSample(JSON.parse(ev.data) as Sample);
-      },
-      signal,
-    );
-  },
-};
+export type { FeedSource };
 
 export interface FeedOptions {
   /** Samples kept (one a second): 900 = 15 minutes. */
@@ -60,7 +37,7 @@ export class StatsFeed {
   readonly #source: FeedSource;
   readonly #initialBackoff: number;
   readonly #maxBackoff: number;
-  readonly #staleAfter: number;
+  readonly #staleAfter: number | null;
   #failures = 0;
   #controller: AbortController | null = null;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -69,12 +46,12 @@ export class StatsFeed {
   #wasDown = false;
   #reconnectListeners = new Set<() => void>();
 
-  constructor(source: FeedSource = httpSource, options: FeedOptions = {}) {
+  constructor(source: FeedSource, options: FeedOptions = {}) {
     this.#source = source;
     this.capacity = options.capacity ?? 900;
     this.#initialBackoff = options.initialBackoffMs ?? 1000;
     this.#maxBackoff = options.maxBackoffMs ?? 15_000;
-    this.#staleAfter = options.staleAfterMs ?? 5000;
+    this.#staleAfter = options.staleAfterMs ?? (source.stalls === false ? null : 5000);
   }
 
   /** Starts following the server (idempotent). */
@@ -179,7 +156,7 @@ export class StatsFeed {
 
   #armStale(controller: AbortController): void {
     if (this.#staleTimer) clearTimeout(this.#staleTimer);
-    this.#staleTimer = setTimeout(() => controller.abort(), this.#staleAfter);
+    if (this.#staleAfter !== null) this.#staleTimer = setTimeout(() => controller.abort(), this.#staleAfter);
   }
 
   #scheduleReconnect(): void {
@@ -202,6 +179,3 @@ export class StatsFeed {
     this.#staleTimer = null;
   }
 }
-
-/** The app's one feed, started by App.svelte. */
-export const feed = new StatsFeed();

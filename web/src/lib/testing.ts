@@ -1,9 +1,9 @@
 // Test helpers shared by the unit tests (not part of the app bundle).
 
-import type { Sample } from './types';
+import type { KeysByType, Sample } from './types';
 
 /** A sample at `t_ms` with every counter at zero, overridden by `over`. */
-export function sample(t_ms: number, over: Partial<Sample> = {}): Sample {
+export function sample(t_ms: number, over: Partial<Omit<Sample, 'keys_by_type'>> & { keys_by_type?: Partial<KeysByType> } = {}): Sample {
   return {
     t_ms,
     uptime_s: 1,
@@ -13,7 +13,6 @@ export function sample(t_ms: number, over: Partial<Sample> = {}): Sample {
     allocator_bytes: 2000,
     keys: 0,
     keys_with_ttl: 0,
-    keys_by_type: { string: 0 },
     connected_clients: 1,
     ops_per_sec: 0,
     net_input_per_sec: 0,
@@ -36,5 +35,6 @@ export function sample(t_ms: number, over: Partial<Sample> = {}): Sample {
     expired_per_sec: 0,
     hit_ratio_interval: null,
     ...over,
+    keys_by_type: { string: 0, list: 0, set: 0, zset: 0, hash: 0, ...over.keys_by_type },
   };
 }

@@ -1,81 +1,37 @@
-// Shapes of the admin API's JSON (see server/src/http/openapi.json). Only what the dashboard
-// reads is typed strictly; everything else is left open.
+// Shapes of the admin API's JSON. The views both backends answer (stats, samples, keys,
+// evictions, config, console) are generated from the engine's Rust types by ts-rs into
+// ./api-types (scripts/gen-types; a cargo test fails when they drift), so the web is checked
+// against what Rust emits. What only the server adds (persistence, benchmarks) and the request
+// bodies are typed here.
 
-/** A binary-safe byte string: valid UTF-8 as a plain string, other bytes as base64. */
-export type Bytes = string | { base64: string };
+import type { Bytes, StatsSnapshot as EngineSnapshot } from './api-types';
 
-/** Key counts by type. Today only `string`; more types arrive with more data types. */
-export type KeysByType = Record<string, number>;
+export type {
+  Bytes,
+  CommandInfo,
+  CommandStat,
+  ConfigView,
+  ConsoleReply,
+  DeleteResult,
+  Departure,
+  History,
+  HostFacts,
+  KeyDetail,
+  KeyEvent,
+  KeyPage,
+  KeyRow,
+  KeysByType,
+  MissesByCause,
+  RecentEvents,
+  Reply,
+  Sample,
+} from './api-types';
 
-/** One per-second sample (GET /api/stats/history, the `sample` SSE event). */
-export interface Sample {
-  t_ms: number;
-  uptime_s: number;
-  used_memory: number;
-  maxmemory: number;
-  rss_bytes: number;
-  allocator_bytes: number;
-  keys: number;
-  keys_with_ttl: number;
-  keys_by_type: KeysByType;
-  connected_clients: number;
-  ops_per_sec: number;
-  net_input_per_sec: number;
-  net_output_per_sec: number;
-  commands_processed: number;
-  hits: number;
-  misses: number;
-  misses_never_seen: number;
-  misses_expired: number;
-  misses_evicted: number;
-  evicted_keys: number;
-  expired_keys: number;
-  hit_ratio: number;
-  hits_per_sec: number;
-  misses_per_sec: number;
-  misses_never_seen_per_sec: number;
-  misses_expired_per_sec: number;
-  misses_evicted_per_sec: number;
-  evicted_per_sec: number;
-  expired_per_sec: number;
-  hit_ratio_interval: number | null;
-}
-
-export interface History {
-  interval_ms: number;
-  samples: Sample[];
-}
-
-/** GET /api/stats: the engine's StatsSnapshot. */
-export interface StatsSnapshot {
-  version: string;
-  now_ms: number;
-  uptime_s: number;
-  used_memory: number;
-  maxmemory: number;
-  maxmemory_policy: string;
-  maxmemory_samples: number;
-  keys: number;
-  keys_with_ttl: number;
-  keys_by_type: KeysByType;
-  hits: number;
-  misses: number;
-  misses_never_seen: number;
-  misses_expired: number;
-  misses_evicted: number;
-  hit_ratio: number;
-  expired_keys: number;
-  evicted_keys: number;
-  rejected_oom: number;
-  commands_processed: number;
-  ops_per_sec: number;
-  connected_clients: number;
-  host: { process_id: number; tcp_port: number; rss_bytes: number; allocator_bytes: number; threads: number };
-  commands: { name: string; calls: number; failed: number }[];
+/** GET /api/stats: the engine's snapshot, and on the server the append-only file's state. */
+export type StatsSnapshot = EngineSnapshot & {
   /** The append-only file (added by the server next to the engine's snapshot). */
   persistence?: Persistence;
-  [more: string]: unknown;
-}
+};
 
 /** What the last start-up load of the append-only file found. */
 export interface AofRecovery {
@@ -121,90 +77,6 @@ export type Persistence =
       last_write_error: string | null;
       recovery: AofRecovery;
     };
-
-/** One eviction or expiration (GET /api/evictions/recent). */
-export interface KeyEvent {
-  kind: 'evicted' | 'expired';
-  /** The key's first 200 bytes (binary-safe: a string, or {base64}). */
-  key: Bytes;
-  policy: string | null;
-  idle_ms: number;
-  freq: number;
-  size: number;
-  at_ms: number;
-}
-
-export interface RecentEvents {
-  now_ms: number;
-  policy: string;
-  evicted_keys: number;
-  expired_keys: number;
-  events: KeyEvent[];
-}
-
-/** One key in a listing (GET /api/keys). */
-export interface KeyRow {
-  key: Bytes;
-  type: string;
-  /** Milliseconds left, or null when the key has no TTL. */
-  ttl_ms: number | null;
-  size: number;
-}
-
-export interface KeyPage {
-  cursor: string;
-  done: boolean;
-  keys: KeyRow[];
-}
-
-/** GET /api/keys/{key}. */
-export interface KeyDetail {
-  key: Bytes;
-  type: string;
-  encoding: string;
-  ttl_ms: number | null;
-  expire_at_ms: number | null;
-  size: number;
-  idle_ms: number;
-  freq: number;
-  /** Full length in bytes for strings (the value may be cut, see `truncated`). */
-  length: number;
-  truncated: boolean;
-  /** A string value is Bytes; other types are JSON arrays/objects. */
-  value: unknown;
-}
-
-/** A reply of POST /api/command, tagged with its RESP type (engine/src/reply_json.rs). */
-export type Reply =
-  | { type: 'status'; value: string }
-  | { type: 'error'; value: string }
-  | { type: 'int'; value: number | string }
-  | { type: 'bulk'; value: Bytes }
-  | { type: 'nil' }
-  | { type: 'array'; value: Reply[] }
-  | { type: 'set'; value: Reply[] }
-  | { type: 'map'; value: [Reply, Reply][] }
-  | { type: 'double'; value: number | string }
-  | { type: 'bool'; value: boolean }
-  | { type: 'verbatim'; format: string; value: string };
-
-/** One row of GET /api/commands. */
-export interface CommandInfo {
-  name: string;
-  arity: number;
-  flags: string[];
-  first_key: number;
-  last_key: number;
-  step: number;
-  group: string;
-  summary: string;
-  syntax: string;
-}
-
-export interface ConfigView {
-  config: Record<string, string>;
-  writable: string[];
-}
 
 export interface BenchParams {
   clients: number;
@@ -274,4 +146,16 @@ export interface BenchRequest {
   key_space?: number;
   duration_s?: number;
   requests?: number;
+}
+
+/** What PUT /api/keys/{key} takes (and the wasm `put_key`). */
+export interface PutKeyBody {
+  value: Bytes;
+  /** Seconds. */
+  ttl?: number;
+  ttl_ms?: number;
+  /** Create only: refused (409) when the key exists. */
+  nx?: boolean;
+  /** Keep the current TTL exactly (SET ... KEEPTTL). */
+  keep_ttl?: boolean;
 }

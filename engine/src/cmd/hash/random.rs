@@ -3,7 +3,9 @@
 use std::mem::size_of;
 
 use crate::args::Args;
-use crate::cmd::collection::{check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOptions};
+use crate::cmd::collection::{
+    check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOf, ScanOptions,
+};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -80,7 +82,7 @@ pub fn hscan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     let Some(h) = read_hash(ctx, key)? else {
         return Ok(scan_reply(0, vec![]));
     };
-    let opts = ScanOptions::parse(args)?;
+    let opts = ScanOptions::parse(args, ScanOf::Hash)?;
     let mut items = Vec::new();
     let next = h.scan(cursor, opts.count, |f, v| {
         if opts.matches(f) {

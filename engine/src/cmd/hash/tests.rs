@@ -475,15 +475,3 @@ fn memory_returns_to_baseline_when_a_hash_shrinks() {
     t.run(&["DEL", "other"]);
     assert_eq!(used(&t), 0);
 }
-
-#[test]
-fn json_view_of_a_hash() {
-    let mut t = engine();
-    t.run(&[&b"HSET"[..], b"h", b"name", b"ann", b"bin", b"\xff"]);
-    let mut locked = t.engine.store().lock_keys([&b"h"[..]]);
-    let entry = locked.peek(b"h", t.now).expect("the hash");
-    assert_eq!(
-        crate::reply_json::value_to_json(entry.value),
-        serde_json::json!({ "name": "ann", "bin": { "base64": "/w==" } })
-    );
-}

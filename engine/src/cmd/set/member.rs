@@ -3,7 +3,7 @@
 use std::mem::size_of;
 
 use crate::args::Args;
-use crate::cmd::collection::{scan_cursor, scan_reply, ScanOptions};
+use crate::cmd::collection::{scan_cursor, scan_reply, ScanOf, ScanOptions};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -125,7 +125,7 @@ pub fn sscan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     let Some(s) = read_set(ctx, key)? else {
         return Ok(scan_reply(0, vec![]));
     };
-    let opts = ScanOptions::parse(args)?;
+    let opts = ScanOptions::parse(args, ScanOf::Set)?;
     let mut items = Vec::new();
     let next = s.scan(cursor, opts.count, |m| {
         if opts.matches(m) {

@@ -523,15 +523,6 @@ fn writes_past_maxmemory_are_refused_under_noeviction() {
 }
 
 #[test]
-fn json_view_of_a_set() {
-    let mut t = engine();
-    t.run(&[&b"SADD"[..], b"s", b"b", b"a", b"\xff"]);
-    let mut locked = t.engine.store().lock_keys([&b"s"[..]]);
-    let entry = locked.peek(b"s", t.now).expect("the set");
-    assert_eq!(crate::reply_json::value_to_json(entry.value), serde_json::json!(["b", "a", { "base64": "/w==" }]));
-}
-
-#[test]
 fn scan_type_and_keys_by_type_see_sets() {
     let mut t = engine();
     t.run(&["SADD", "s", "a"]);

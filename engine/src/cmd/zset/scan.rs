@@ -1,7 +1,7 @@
 //! ZSCAN, with scores formatted as the set's encoding stores them.
 
 use crate::args::Args;
-use crate::cmd::keys::parse_cursor;
+use crate::cmd::collection::{scan_cursor, scan_reply, ScanOf, ScanOptions};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::num::{format_double, format_g17};
@@ -17,48 +17,28 @@ use super::read;
 /// ```
 pub fn zscan(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
-    let cursor = parse_cursor(args.bytes()?).ok_or_else(|| CmdError::err("invalid cursor"))?;
-    let empty = || Reply::Array(vec![Reply::bulk("0"), Reply::Array(Vec::new())]);
+    let cursor = scan_cursor(args.bytes()?)?;
     // As Redis: a missing key answers before the options are looked at.
     let Some(z) = read(ctx, key)? else {
-        return Ok(empty());
+        return Ok(scan_reply(0, Vec::new()));
     };
-    let mut pattern: Option<&[u8]> = None;
-    let mut count = 10usize;
-    while let Some(opt) = args.peek() {
-        if args.len() < 2 {
-            return Err(CmdError::Syntax);
-        }
-        args.bytes()?;
-        if opt.eq_ignore_ascii_case(b"COUNT") {
-            let n = args.int()?;
-            if n < 1 {
-                return Err(CmdError::Syntax);
-            }
-            count = usize::try_from(n).unwrap_or(usize::MAX);
-        } else if opt.eq_ignore_ascii_case(b"MATCH") {
-            let p = args.bytes()?;
-            pattern = (p != b"*").then_some(p);
-        } else {
-            return Err(CmdError::Syntax);
-        }
-    }
+    let opts = ScanOptions::parse(args, ScanOf::SortedSet)?;
     let mut found = Vec::new();
     let mut visit = |member: &[u8], score: String| {
-        if pattern.is_none_or(|p| crate::glob::matches(p, member)) {
+        if opts.matches(member) {
             found.push(Reply::bulk(member));
             found.push(Reply::Bulk(score.into_bytes()));
         }
     };
     let next = if z.is_big() {
         // Redis formats a skiplist's scores with `%.17Lg`, which for a double is `%.17g`.
-        z.scan(cursor, count, |m, s| visit(m, format_double(s)))
+        z.scan(cursor, opts.count, |m, s| visit(m, format_double(s)))
     } else {
         // A listpack holds scores as text, and ZSCAN answers that text.
         z.iter().for_each(|(m, s)| visit(m, listpack_score_text(s)));
         0
     };
-    Ok(Reply::Array(vec![Reply::bulk(next.to_string()), Reply::Array(found)]))
+    Ok(scan_reply(next, found))
 }
 
 /// A score as Redis 7.0's `d2string` writes it into a listpack: an integral value within

@@ -1,5 +1,5 @@
 // The guided tour: a few steps a newcomer can follow, each with commands the "Run" button
-// types into the console. FILL is the playground's own command (see playground.svelte.ts).
+// types into the console. FILL is the playground's own command (see backend/wasm.ts).
 
 export interface TourStep {
   title: string;
@@ -15,12 +15,12 @@ export const TOUR: TourStep[] = [
   },
   {
     title: 'Expiry (TTL)',
-    text: 'A key can live for a while. Watch its TTL count down in the key list; when it reaches zero the key is gone and the feed shows an expiration.',
+    text: 'A key can live for a while. Watch its TTL count down on the Keys page; when it reaches zero the key is gone and the Evictions page lists an expiration.',
     commands: ['SET session:42 alice EX 8', 'TTL session:42', 'PTTL session:42', 'GET session:42'],
   },
   {
     title: 'Eviction under a tiny limit',
-    text: 'Cap memory at 64 KB with the LRU policy, then write 2,000 keys. The cache cannot hold them all, so it evicts the least recently used: watch the memory bar and the feed.',
+    text: 'Cap memory at 64 KB with the LRU policy, then write 2,000 keys. The cache cannot hold them all, so it evicts the least recently used: watch memory on the Overview and the evicted keys on the Evictions page.',
     commands: ['CONFIG SET maxmemory 64kb', 'CONFIG SET maxmemory-policy allkeys-lru', 'FILL 2000 100', 'DBSIZE'],
   },
   {

@@ -1,7 +1,7 @@
 // Loads the real wasm build in Node for tests (null when web/src/lib/wasm/pkg is not built).
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { WasmModule } from './engine';
+import type { WasmModule } from './wasm';
 
 const pkg = new URL('../wasm/pkg/', import.meta.url);
 const wasmFile = fileURLToPath(new URL('vitrine_wasm_bg.wasm', pkg));

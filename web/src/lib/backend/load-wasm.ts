@@ -6,7 +6,7 @@
 // import.meta.glob rather than a plain import: without a wasm build the dashboard still
 // type-checks and builds, and the page says how to build the engine.
 
-import type { WasmModule } from './engine';
+import type { WasmModule } from './wasm';
 
 type Glue = WasmModule & { default(init: { module_or_path: string }): Promise<unknown> };
 

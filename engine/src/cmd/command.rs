@@ -1,0 +1,243 @@
+//! COMMAND and its subcommands: the command table as Redis 7 reports it, subcommands
+//! included (COMMAND INFO nests each container's subcommand entries, COMMAND DOCS maps them,
+//! COMMAND LIST names them `container|sub`).
+
+use crate::args::Args;
+use crate::engine::Ctx;
+use crate::error::CmdError;
+use crate::glob;
+use crate::reply::Reply;
+use crate::table::{lookup_full_name, Command, COMMANDS};
+
+use super::help_reply;
+
+/// One command's COMMAND INFO entry, with its subcommands' entries as the last element.
+fn info_entry(c: &Command) -> Reply {
+    Reply::Array(vec![
+        Reply::bulk(c.full_name()),
+        Reply::Int(c.arity as i64),
+        Reply::Set(c.flag_names().into_iter().map(Reply::status).collect()),
+        Reply::Int(c.first_key as i64),
+        Reply::Int(c.last_key as i64),
+        Reply::Int(c.step as i64),
+        Reply::Set(vec![Reply::status(format!("@{}", c.group))]),
+        Reply::Array(vec![]),
+        Reply::Array(vec![]),
+        Reply::Array(c.subcommands.iter().map(info_entry).collect()),
+    ])
+}
+
+/// One command's COMMAND DOCS map, with a `subcommands` map for a container.
+fn docs_entry(c: &Command) -> Reply {
+    let s = |t: &str| Reply::bulk(t);
+    let mut fields = vec![
+        (s("summary"), s(c.summary)),
+        (s("since"), s("1.0.0")),
+        (s("group"), s(c.group)),
+        (s("syntax"), s(c.syntax)),
+    ];
+    if c.is_container() {
+        fields.push((s("subcommands"), docs_map(c.subcommands.iter())));
+    }
+    Reply::Map(fields)
+}
+
+fn docs_map<'a>(commands: impl Iterator<Item = &'a Command>) -> Reply {
+    Reply::Map(commands.map(|c| (Reply::bulk(c.full_name()), docs_entry(c))).collect())
+}
+
+/// Every command's COMMAND INFO entry (what COMMAND alone and COMMAND INFO alone answer).
+fn all_info() -> Reply {
+    Reply::Array(COMMANDS.iter().map(info_entry).collect())
+}
+
+/// The command table, as Redis's COMMAND reports it: every command's entry.
+///
+/// ```text
+/// COMMAND
+/// ```
+pub fn all(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(all_info())
+}
+
+/// How many commands there are (containers count once, as in Redis).
+///
+/// ```text
+/// COMMAND COUNT
+/// ```
+pub fn count(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(Reply::Int(COMMANDS.len() as i64))
+}
+
+/// Every command's full name, each container followed by its subcommands (`client|list`),
+/// optionally filtered. Vitrine has no modules; its ACL categories are the groups COMMAND
+/// INFO shows.
+///
+/// ```text
+/// COMMAND LIST [FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]
+/// ```
+pub fn list(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let mut filter: Option<(String, &[u8])> = None;
+    while !args.is_empty() {
+        // As Redis: FILTERBY must be followed by exactly a type and its argument.
+        if args.len() != 3 || !args.flag("FILTERBY") {
+            return Err(CmdError::Syntax);
+        }
+        let kind = args.option()?;
+        if !matches!(kind.as_str(), "MODULE" | "ACLCAT" | "PATTERN") {
+            return Err(CmdError::Syntax);
+        }
+        filter = Some((kind, args.bytes()?));
+    }
+    let keep = |c: &Command| match &filter {
+        None => true,
+        Some((kind, arg)) => match kind.as_str() {
+            "PATTERN" => glob::matches_case(arg, c.full_name().as_bytes(), true),
+            "ACLCAT" => c.group.as_bytes().eq_ignore_ascii_case(arg),
+            _ => false,
+        },
+    };
+    let every = COMMANDS.iter().flat_map(|c| std::iter::once(c).chain(c.subcommands));
+    Ok(Reply::Array(every.filter(|c| keep(c)).map(|c| Reply::bulk(c.full_name())).collect()))
+}
+
+/// The COMMAND INFO entry of each named command (`name` or `container|sub`), a nil bulk for
+/// an unknown one (Redis's `addReplyNull`: `$-1` in RESP2); every command's without names.
+///
+/// ```text
+/// COMMAND INFO [command-name [command-name ...]]
+/// ```
+pub fn info(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    if args.is_empty() {
+        return Ok(all_info());
+    }
+    let entries = args.rest().iter().map(|n| lookup_full_name(n).map_or(Reply::Nil, info_entry));
+    Ok(Reply::Array(entries.collect()))
+}
+
+/// The documentation of each named command that exists (unknown ones are left out), or of
+/// every command.
+///
+/// ```text
+/// COMMAND DOCS [command-name [command-name ...]]
+/// ```
+pub fn docs(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    if args.is_empty() {
+        return Ok(docs_map(COMMANDS.iter()));
+    }
+    Ok(docs_map(args.rest().iter().filter_map(|n| lookup_full_name(n))))
+}
+
+/// COMMAND's subcommands.
+///
+/// ```text
+/// COMMAND HELP
+/// ```
+pub fn help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(help_reply(&[
+        "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "(no subcommand)",
+        "    Return details about all commands.",
+        "COUNT",
+        "    Return the total number of commands in this server.",
+        "LIST",
+        "    Return a list of all commands in this server.",
+        "INFO [<command-name> ...]",
+        "    Return details about multiple commands.",
+        "DOCS [<command-name> ...]",
+        "    Return documentation details about multiple commands.",
+    ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::table::{rows, COMMANDS};
+    use crate::testing::*;
+    use crate::Reply;
+
+    #[test]
+    fn command_table_introspection() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["COMMAND", "COUNT"]), int(crate::table::COMMANDS.len() as i64));
+        let Reply::Array(info) = t.run(&["COMMAND", "INFO", "get", "nosuch"]) else { panic!() };
+        assert_eq!(info[1], Reply::Nil);
+        let Reply::Array(get) = &info[0] else { panic!() };
+        assert_eq!(get[0], bulk("get"));
+        assert_eq!(get[1], int(2));
+        let Reply::Map(docs) = t.run(&["COMMAND", "DOCS", "set"]) else { panic!() };
+        assert_eq!(docs[0].0, bulk("set"));
+    }
+
+    /// The fields of a COMMAND INFO entry: name, arity, first, last, step, subcommand names.
+    fn entry(reply: &Reply) -> (Reply, Reply, Reply, Reply, Reply, Vec<Reply>) {
+        let Reply::Array(e) = reply else { panic!("{reply:?}") };
+        let Reply::Array(subs) = &e[9] else { panic!("{reply:?}") };
+        let names = subs.iter().map(|s| if let Reply::Array(s) = s { s[0].clone() } else { panic!() }).collect();
+        (e[0].clone(), e[1].clone(), e[3].clone(), e[4].clone(), e[5].clone(), names)
+    }
+
+    #[test]
+    fn command_info_nests_subcommands_and_finds_them_by_full_name() {
+        let mut t = TestEngine::default();
+        let Reply::Array(info) = t.run(&["COMMAND", "INFO", "object", "OBJECT|ENCODING", "memory|usage", "get|x"])
+        else {
+            panic!()
+        };
+        let (name, arity, first, last, step, subs) = entry(&info[0]);
+        assert_eq!((name, arity, first, last, step), (bulk("object"), int(-2), int(0), int(0), int(0)));
+        assert!(subs.contains(&bulk("object|encoding")) && subs.contains(&bulk("object|help")), "{subs:?}");
+        let (name, arity, first, last, step, subs) = entry(&info[1]);
+        assert_eq!((name, arity, first, last, step), (bulk("object|encoding"), int(3), int(2), int(2), int(1)));
+        assert!(subs.is_empty());
+        let (name, arity, first, ..) = entry(&info[2]);
+        assert_eq!((name, arity, first), (bulk("memory|usage"), int(-3), int(2)));
+        assert_eq!(info[3], Reply::Nil);
+        // COMMAND alone and COMMAND INFO alone: every command once, subcommands nested.
+        let Reply::Array(all) = t.run(&["COMMAND"]) else { panic!() };
+        assert_eq!(all.len(), COMMANDS.len());
+        assert_eq!(t.run(&["COMMAND", "INFO"]), Reply::Array(all));
+    }
+
+    #[test]
+    fn command_docs_maps_subcommands() {
+        let mut t = TestEngine::default();
+        let Reply::Map(docs) = t.run(&["COMMAND", "DOCS", "config", "config|get", "nosuch"]) else { panic!() };
+        assert_eq!(docs.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(), vec![bulk("config"), bulk("config|get")]);
+        let Reply::Map(config) = &docs[0].1 else { panic!() };
+        let subs = config.iter().find(|(k, _)| *k == bulk("subcommands")).map(|(_, v)| v.clone());
+        let Some(Reply::Map(subs)) = subs else { panic!("{config:?}") };
+        assert!(subs.iter().any(|(k, _)| *k == bulk("config|set")));
+        let Reply::Map(get) = &docs[1].1 else { panic!() };
+        assert!(get.contains(&(bulk("summary"), bulk("Returns the effective values of configuration parameters."))));
+        assert!(!get.iter().any(|(k, _)| *k == bulk("subcommands")));
+    }
+
+    #[test]
+    fn command_list_names_every_row_and_filters() {
+        let mut t = TestEngine::default();
+        let Reply::Array(names) = t.run(&["COMMAND", "LIST"]) else { panic!() };
+        assert_eq!(names.len(), rows().len());
+        let at = |n: &str| names.iter().position(|x| *x == bulk(n)).unwrap_or_else(|| panic!("no {n}"));
+        assert_eq!(at("client") + 1, at("client|id"), "a container is followed by its subcommands");
+        assert_eq!(
+            t.run(&["COMMAND", "LIST", "FILTERBY", "PATTERN", "OBJECT|*"]),
+            arr(["object|encoding", "object|freq", "object|idletime", "object|refcount", "object|help"]
+                .iter()
+                .map(|n| bulk(n))
+                .collect())
+        );
+        assert_eq!(t.run(&["COMMAND", "LIST", "FILTERBY", "MODULE", "x"]), arr(vec![]));
+        let Reply::Array(hash) = t.run(&["COMMAND", "LIST", "filterby", "aclcat", "hash"]) else { panic!() };
+        assert!(hash.contains(&bulk("hget")) && !hash.contains(&bulk("get")));
+        for bad in [
+            &["COMMAND", "LIST", "x"][..],
+            &["COMMAND", "LIST", "FILTERBY", "PATTERN"],
+            &["COMMAND", "LIST", "FILTERBY", "NAME", "x"],
+        ] {
+            assert_eq!(t.run(bad), err("ERR syntax error"), "{bad:?}");
+        }
+        assert_eq!(t.run(&["COMMAND", "COUNT", "x"]), err("ERR wrong number of arguments for 'command|count' command"));
+        assert_eq!(t.run(&["COMMAND", "HELP", "x"]), err("ERR wrong number of arguments for 'command|help' command"));
+        assert_eq!(t.run(&["COMMAND", "FOO"]), err("ERR unknown subcommand 'FOO'. Try COMMAND HELP."));
+    }
+}

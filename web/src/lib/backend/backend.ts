@@ -1,0 +1,114 @@
+// Backend: where the dashboard's data comes from. Two implementations answer it with the same
+// JSON (both built once, by the engine's `inspect` module): HttpBackend, the admin API of a
+// running server with its SSE stats stream, and WasmBackend, the engine compiled to
+// WebAssembly in this tab with a timer for its samples and expiry cycle. Pages get one
+// through context (app.svelte.ts) and never know which.
+//
+// What only one of them can do is an optional member, read as a feature: `bench` (the server
+// runs benchmarks), `auth` (the server asks for a token), `persistence` (an append-only file),
+// `playground` (a session kept in the tab, replayable from a share link).
+
+import type { Auth } from '../auth.svelte';
+import type { BenchApi } from '../bench.svelte';
+import type {
+  Bytes,
+  CommandInfo,
+  ConfigView,
+  ConsoleReply,
+  KeyDetail,
+  KeyPage,
+  PutKeyBody,
+  RecentEvents,
+  Sample,
+  StatsSnapshot,
+} from '../types';
+
+/** One SCAN step's query (GET /api/keys). */
+export interface PageQuery {
+  match: string;
+  type: string;
+  cursor: string;
+  count: number;
+}
+
+/** Where the live samples come from (StatsFeed reads this). */
+export interface FeedSource {
+  /** The last `seconds` samples, oldest first. */
+  history(seconds: number, signal: AbortSignal): Promise<Sample[]>;
+  /** Calls `onSample` for every new sample until the stream ends or fails, or `signal` aborts. */
+  stream(onSample: (s: Sample) => void, signal: AbortSignal): Promise<void>;
+  /**
+   * false: a quiet stream is not a dead one (the tab's own timer, which a hidden tab slows
+   * down), so the feed does not reconnect when samples are late.
+   */
+  readonly stalls?: false;
+}
+
+/** A console line that ran, with its reply (a restored session's transcript). */
+export interface TranscriptLine {
+  line: string;
+  reply: ConsoleReply;
+}
+
+/** What the playground adds: its session, kept in the tab and shareable as a link. */
+export interface PlaygroundFeature {
+  /** The lines this session ran, oldest first (what a share link carries). */
+  readonly lines: readonly string[];
+  /**
+   * Rebuilds the engine from `shared` (a share link's lines, run now) or else from the session
+   * kept in this tab (each line at its recorded time). Says what it did, and the transcript.
+   */
+  restore(shared: readonly string[] | null): { notice: string | null; transcript: TranscriptLine[] };
+  /** A fresh, empty engine and session. */
+  reset(): void;
+}
+
+/** Words about the backend, for the few places that name what the dashboard is looking at. */
+export interface BackendLabel {
+  /** "the admin API", "the engine in this tab". */
+  via: string;
+  /** The console's prompt. */
+  prompt(snapshot: StatsSnapshot | null): string;
+  /** Where it runs, for the Overview's first line: "RESP port 6379". */
+  where(snapshot: StatsSnapshot): string;
+  /** Storage key of the console's line history. */
+  historyKey: string;
+  /** Other clients use this cache: the console confirms before FLUSHALL and the like. */
+  shared: boolean;
+}
+
+export interface Backend {
+  readonly label: BackendLabel;
+  /** GET /api/stats. */
+  stats(): Promise<StatsSnapshot>;
+  /** The per-second samples: history and the live stream. */
+  readonly feed: FeedSource;
+  /** One SCAN step; rejects with the API's 400 message on a bad query. */
+  keys(q: PageQuery): Promise<KeyPage>;
+  /** A key's detail, or null when there is no such key. */
+  key(key: Bytes): Promise<KeyDetail | null>;
+  /** Writes a string key; rejects with ApiError (409 for `nx` on an existing key). */
+  putKey(key: Bytes, body: PutKeyBody): Promise<KeyDetail>;
+  deleteKey(key: Bytes): Promise<{ deleted: boolean }>;
+  /** Recent evictions and expirations, newest first. */
+  recentEvents(): Promise<RecentEvents>;
+  /** The command table, for the console's hints and completion. */
+  commands(): Promise<{ commands: CommandInfo[] }>;
+  config(): Promise<ConfigView>;
+  /** Applies settings all at once, as one CONFIG SET. */
+  patchConfig(changes: Record<string, string>): Promise<ConfigView>;
+  /**
+   * Runs one console line, in `session` when given (MULTI, WATCH... carry over between the
+   * lines of one session).
+   */
+  console(line: string, session?: string): Promise<ConsoleReply>;
+
+  /** Built-in benchmarks (the server's load generator). */
+  readonly bench?: BenchApi;
+  /** The admin token (or RESP password) the server may ask for. */
+  readonly auth?: Auth;
+  /** The snapshot may carry the append-only file's state (GET /api/stats `persistence`). */
+  readonly persistence?: true;
+  /** A session in the tab, a share link, a guided tour. */
+  readonly playground?: PlaygroundFeature;
+}

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../api';
+import { StatsFeed } from '../stats.svelte';
+import { sample } from '../testing';
+import type { Sample } from '../types';
+import { HttpBackend } from './http';
+
+interface Call {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+/** A fake server: answers by "METHOD path", records every request. */
+function serve(routes: Record<string, (body: unknown) => Response>) {
+  const calls: Call[] = [];
+  vi.stubGlobal('fetch', async (path: string, init: RequestInit) => {
+    const method = init.method ?? 'GET';
+    const body = init.body === undefined ? undefined : (JSON.parse(String(init.body)) as unknown);
+    calls.push({ method, path, body });
+    const route = routes[`${method} ${path}`];
+    if (!route) return new Response(JSON.stringify({ error: { code: 'not_found', message: `no ${path}` } }), { status: 404 });
+    return route(body);
+  });
+  return calls;
+}
+
+const json = (v: unknown, status = 200) => new Response(JSON.stringify(v), { status, headers: { 'Content-Type': 'application/json' } });
+
+/** A text/event-stream body with `samples` as `sample` events, then the end. */
+function stream(samples: Sample[]): Response {
+  const enc = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(enc.encode(': hello\n\n'));
+      for (const s of samples) c.enqueue(enc.encode(`event: sample\ndata: ${JSON.stringify(s)}\n\n`));
+      c.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+describe('HttpBackend', () => {
+  it('reads the views from the admin API', async () => {
+    const calls = serve({
+      'GET /api/stats': () => json({ keys: 3 }),
+      'GET /api/keys?cursor=0&count=50&match=user%3A*&type=string': () => json({ cursor: '0', done: true, keys: [] }),
+      'GET /api/keys?cursor=7&count=10': () => json({ cursor: '0', done: true, keys: [] }),
+      'GET /api/keys/user%3A1': () => json({ key: 'user:1', type: 'string', value: 'alice' }),
+      'GET /api/evictions/recent': () => json({ events: [] }),
+      'GET /api/commands': () => json({ commands: [] }),
+      'GET /api/config': () => json({ config: {}, writable: [] }),
+    });
+    const b = new HttpBackend();
+    expect((await b.stats()).keys).toBe(3);
+    await b.keys({ match: 'user:*', type: 'string', cursor: '0', count: 50 });
+    // The default pattern and type are left out of the query.
+    await b.keys({ match: '*', type: '', cursor: '7', count: 10 });
+    expect(await b.key('user:1')).toMatchObject({ value: 'alice' });
+    expect(await b.key('nope')).toBeNull();
+    await b.recentEvents();
+    await b.commands();
+    await b.config();
+    expect(calls.map((c) => c.path)).toContain('/api/keys/nope');
+    expect(calls.every((c) => c.method === 'GET')).toBe(true);
+  });
+
+  it('writes keys, settings and console lines with the API bodies', async () => {
+    const calls = serve({
+      'PUT /api/keys/k': () => json({ key: 'k' }),
+      'PATCH /api/config': () => json({ config: { maxmemory: '1mb' }, writable: [] }),
+      'POST /api/console': () => json({ kind: 'reply', argv: ['PING'], reply: { type: 'status', value: 'PONG' }, text: 'PONG\n', resp: '+PONG\r\n' }),
+    });
+    const b = new HttpBackend();
+    await b.putKey('k', { value: 'v', ttl: 5, nx: true });
+    expect(calls[0]).toEqual({ method: 'PUT', path: '/api/keys/k', body: { value: 'v', ttl: 5, nx: true } });
+    await b.patchConfig({ maxmemory: '1mb' });
+    expect(calls[1].body).toEqual({ maxmemory: '1mb' });
+    expect((await b.console('PING', 's-1')).text).toBe('PONG\n');
+    expect(calls[2]).toEqual({ method: 'POST', path: '/api/console', body: { line: 'PING', session: 's-1' } });
+    await b.console('PING');
+    expect(calls[3].body).toEqual({ line: 'PING' });
+  });
+
+  it('rejects with the API error, a 409 for an existing key', async () => {
+    serve({ 'PUT /api/keys/k': () => json({ error: { code: 'conflict', message: 'the key exists' } }, 409) });
+    const e = await new HttpBackend().putKey('k', { value: 'v', nx: true }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e).toMatchObject({ status: 409, code: 'conflict', message: 'the key exists' });
+  });
+
+  it('back-fills history and follows the SSE stream into the stats feed', async () => {
+    const calls = serve({
+      'GET /api/stats/history?seconds=900': () => json({ interval_ms: 1000, samples: [sample(1000), sample(2000)] }),
+      'GET /api/stats/stream': () => stream([sample(2000), sample(3000, { keys: 7 })]),
+    });
+    const feed = new StatsFeed(new HttpBackend().feed, { initialBackoffMs: 60_000 });
+    feed.start();
+    await vi.waitFor(() => expect(feed.latest?.t_ms).toBe(3000));
+    // The repeated sample is dropped; the stream's end is a drop to reconnect from.
+    expect(feed.samples.map((s) => s.t_ms)).toEqual([1000, 2000, 3000]);
+    expect(feed.latest?.keys).toBe(7);
+    await vi.waitFor(() => expect(feed.status).toBe('reconnecting'));
+    feed.stop();
+    expect(calls.map((c) => c.path)).toEqual(['/api/stats/history?seconds=900', '/api/stats/stream']);
+  });
+
+  it('has what only a server has: benchmarks, auth, persistence', () => {
+    const b = new HttpBackend();
+    expect(b.bench).toBeDefined();
+    expect(b.auth).toBeDefined();
+    expect(b.persistence).toBe(true);
+    expect('playground' in b).toBe(false);
+  });
+});

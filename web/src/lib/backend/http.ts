@@ -1,0 +1,99 @@
+// HttpBackend: a running vitrine's admin API (api.ts: the token flow and ApiError) and its
+// stats stream (sse.ts: Server-Sent Events over fetch).
+
+import { ApiError, api } from '../api';
+import { auth, type Auth } from '../auth.svelte';
+import { httpBenchApi, type BenchApi } from '../bench.svelte';
+import { keyPath } from '../bytes';
+import { streamEvents } from '../sse';
+import type {
+  Bytes,
+  CommandInfo,
+  ConfigView,
+  ConsoleReply,
+  History,
+  KeyDetail,
+  KeyPage,
+  PutKeyBody,
+  RecentEvents,
+  Sample,
+  StatsSnapshot,
+} from '../types';
+import type { Backend, BackendLabel, FeedSource, PageQuery } from './backend';
+
+export class HttpBackend implements Backend {
+  readonly label: BackendLabel = {
+    via: 'the admin API',
+    prompt: (s) => (s ? `127.0.0.1:${s.host.tcp_port}>` : 'vitrine>'),
+    where: (s) => `RESP port ${s.host.tcp_port}`,
+    shared: true,
+    historyKey: 'vitrine.consoleHistory',
+  };
+  readonly bench: BenchApi = httpBenchApi;
+  readonly auth: Auth = auth;
+  readonly persistence = true as const;
+
+  readonly feed: FeedSource = {
+    async history(seconds, signal) {
+      const h = await api<History>(`/api/stats/history?seconds=${seconds}`, { signal });
+      return h.samples;
+    },
+    stream(onSample, signal) {
+      return streamEvents(
+        '/api/stats/stream',
+        (ev) => {
+          if (ev.event === 'sample') onSample(JSON.parse(ev.data) as Sample);
+        },
+        signal,
+      );
+    },
+  };
+
+  stats(): Promise<StatsSnapshot> {
+    return api<StatsSnapshot>('/api/stats');
+  }
+
+  keys(q: PageQuery): Promise<KeyPage> {
+    const params = new URLSearchParams({ cursor: q.cursor, count: String(q.count) });
+    if (q.match && q.match !== '*') params.set('match', q.match);
+    if (q.type) params.set('type', q.type);
+    return api<KeyPage>(`/api/keys?${params}`);
+  }
+
+  async key(key: Bytes): Promise<KeyDetail | null> {
+    try {
+      return await api<KeyDetail>(`/api/keys/${keyPath(key)}`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return null;
+      throw e;
+    }
+  }
+
+  putKey(key: Bytes, body: PutKeyBody): Promise<KeyDetail> {
+    return api<KeyDetail>(`/api/keys/${keyPath(key)}`, { method: 'PUT', body });
+  }
+
+  deleteKey(key: Bytes): Promise<{ deleted: boolean }> {
+    return api<{ deleted: boolean }>(`/api/keys/${keyPath(key)}`, { method: 'DELETE' });
+  }
+
+  recentEvents(): Promise<RecentEvents> {
+    return api<RecentEvents>('/api/evictions/recent');
+  }
+
+  commands(): Promise<{ commands: CommandInfo[] }> {
+    return api<{ commands: CommandInfo[] }>('/api/commands');
+  }
+
+  config(): Promise<ConfigView> {
+    return api<ConfigView>('/api/config');
+  }
+
+  patchConfig(changes: Record<string, string>): Promise<ConfigView> {
+    return api<ConfigView>('/api/config', { method: 'PATCH', body: changes });
+  }
+
+  console(line: string, session?: string): Promise<ConsoleReply> {
+    return api<ConsoleReply>('/api/console', { method: 'POST', body: { line, session } });
+  }
+}

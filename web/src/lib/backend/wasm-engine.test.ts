@@ -1,0 +1,95 @@
+// WasmBackend over the real wasm build (web/src/lib/wasm/pkg); skipped when it has not been
+// built (scripts/test builds it before the web tests). The fakes in wasm.test.ts pin the
+// backend's own logic; this pins that the engine answers what the backend expects.
+import { describe, expect, it } from 'vitest';
+import { TOUR } from '../playground/tour';
+import { AppState } from './app.svelte';
+import { SESSION_KEY, WasmBackend } from './wasm';
+import { loadNodeWasm, wasmBuilt } from './wasm-testing';
+
+const T0 = 1_700_000_000_000;
+
+async function make() {
+  const clock = { now: T0 };
+  const backend = new WasmBackend(await loadNodeWasm(), { now: () => clock.now, seed: 7, storage: null });
+  return { backend, clock };
+}
+
+describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
+  it('prints replies as redis-cli does and answers the views in the API shapes', async () => {
+    const { backend } = await make();
+    expect((await backend.console('SET greeting "hello world"')).text).toBe('OK\n');
+    expect((await backend.console('MGET greeting nope')).text).toBe('1) "hello world"\n2) (nil)\n');
+    expect((await backend.console('GET "oops')).kind).toBe('invalid');
+    expect((await backend.console('HELP GET')).text).toContain('GET key');
+    expect((await backend.stats()).keys).toBe(1);
+    const page = await backend.keys({ match: '*', type: '', cursor: '0', count: 100 });
+    expect(page.keys.map((k) => k.key)).toEqual(['greeting']);
+    expect(await backend.key('greeting')).toMatchObject({ key: 'greeting', type: 'string', value: 'hello world' });
+    expect(await backend.key('nope')).toBeNull();
+    await expect(backend.keys({ match: '*', type: '', cursor: 'nope', count: 10 })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('writes and deletes keys, refusing create-only on an existing key with the API message', async () => {
+    const { backend } = await make();
+    expect(await backend.putKey('k', { value: 'v', ttl: 60 })).toMatchObject({ key: 'k', value: 'v' });
+    // The wasm throws the message alone (the API's 409 status does not cross over).
+    await expect(backend.putKey('k', { value: 'w', nx: true })).rejects.toMatchObject({ message: 'key already exists: k' });
+    expect(await backend.deleteKey('k')).toEqual({ deleted: true });
+    expect(backend.playground.lines).toEqual(['SET k v EX 60', 'DEL k']);
+  });
+
+  it('evicts under a tiny limit, expires keys from the cycle, and samples into its history', async () => {
+    const { backend, clock } = await make();
+    const view = await backend.patchConfig({ maxmemory: '64kb', 'maxmemory-policy': 'allkeys-lru' });
+    expect(view.config['maxmemory-policy']).toBe('allkeys-lru');
+    expect((await backend.console('FILL 2000 100')).text).toMatch(/^wrote 2000 keys, evicted [1-9]/);
+    const events = await backend.recentEvents();
+    expect(events.events[0]).toMatchObject({ kind: 'evicted', policy: 'allkeys-lru' });
+    await backend.console('SET flash now PX 500');
+    clock.now = T0 + 1000;
+    expect(backend.expiryCycle()).toBeGreaterThanOrEqual(0);
+    expect(await backend.key('flash')).toBeNull();
+    backend.sample();
+    clock.now = T0 + 2000;
+    const s = backend.sample();
+    expect(s.t_ms).toBe(T0 + 2000);
+    expect(s.maxmemory).toBe(65536);
+    const history = await backend.feed.history(60, new AbortController().signal);
+    expect(history.map((x) => x.t_ms)).toEqual([T0 + 1000, T0 + 2000]);
+  });
+
+  it('replays a session into a fresh engine', async () => {
+    const { backend } = await make();
+    const restored = backend.playground.restore(['INCR visits', 'INCR visits']);
+    expect(restored.transcript.map((t) => t.reply.text)).toEqual(['(integer) 1\n', '(integer) 2\n']);
+    expect((await backend.console('INCR visits')).text).toBe('(integer) 3\n');
+  });
+
+  it('runs every tour step through the console without a Redis error, and LFU keeps the hot key', async () => {
+    const { backend } = await make();
+    const app = new AppState(backend, { storage: null });
+    for (const step of TOUR) {
+      const before = app.console.entries.length;
+      for (const line of step.commands) await app.console.submit(line);
+      const errors = app.console.entries.slice(before).filter((e) => e.kind === 'error');
+      expect(errors, step.title).toEqual([]);
+    }
+    expect(app.console.entries.find((e) => e.input === 'EXISTS hot')?.output).toBe('(integer) 1');
+  });
+
+  it('restores a stored session at its recorded times: a TTL keeps counting from when it was set', async () => {
+    const stored = new Map<string, string>([
+      [SESSION_KEY, JSON.stringify([{ line: 'SET long v PX 100000', at: T0 }, { line: 'SET short v PX 1000', at: T0 + 10 }, { line: 'INCR n', at: T0 + 4990 }])],
+    ]);
+    const storage = { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v) } as unknown as Storage;
+    const clock = { now: T0 + 5000 };
+    const backend = new WasmBackend(await loadNodeWasm(), { now: () => clock.now, seed: 7, storage });
+    const restored = backend.playground.restore(null);
+    expect(restored.notice).toMatch(/Restored this tab's session \(3 commands\)/);
+    expect(restored.transcript.map((t) => t.reply.text)).toEqual(['OK\n', 'OK\n', '(integer) 1\n']);
+    expect((await backend.key('long'))?.ttl_ms).toBe(100_000 - 5000);
+    // The short one expired in between (the expiry cycle ran before the later line).
+    expect(await backend.key('short')).toBeNull();
+  });
+});

@@ -1,0 +1,283 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../api';
+import { StatsFeed } from '../stats.svelte';
+import { sample } from '../testing';
+import type { ConsoleReply, Sample } from '../types';
+import { AppState } from './app.svelte';
+import { SESSION_KEY, WasmBackend, type WasmEngine, type WasmModule } from './wasm';
+
+function memoryStorage(): Storage {
+  const m = new Map<string, string>();
+  return {
+    get length() {
+      return m.size;
+    },
+    clear: () => m.clear(),
+    getItem: (k) => m.get(k) ?? null,
+    key: (i) => [...m.keys()][i] ?? null,
+    removeItem: (k) => void m.delete(k),
+    setItem: (k, v) => void m.set(k, v),
+  };
+}
+
+const T0 = 1_700_000_000_000;
+
+/**
+ * A fake of the wasm `Playground` class: a map of string keys, a log of every call with the
+ * time it was given, and answers in the contract's JSON shapes.
+ */
+class FakeEngine implements WasmEngine {
+  static made: FakeEngine[] = [];
+  data = new Map<string, string>();
+  calls: string[] = [];
+  samples: Sample[] = [];
+  freed = false;
+
+  constructor(readonly createdAt: number) {
+    FakeEngine.made.push(this);
+  }
+
+  stats_json(now: number) {
+    this.calls.push(`stats ${now}`);
+    return JSON.stringify({ keys: this.data.size, now_ms: now });
+  }
+  sample_json(now: number) {
+    const s = sample(now, { keys: this.data.size });
+    this.samples.push(s);
+    return JSON.stringify(s);
+  }
+  history_json(seconds: number) {
+    return JSON.stringify({ interval_ms: 1000, samples: this.samples.slice(-seconds) });
+  }
+  keys_json(pattern: string, type: string, cursor: string, count: number) {
+    if (cursor === 'bad') throw 'invalid cursor';
+    this.calls.push(`keys ${pattern} ${type} ${cursor} ${count}`);
+    return JSON.stringify({ cursor: '0', done: true, keys: [...this.data.keys()].map((key) => ({ key, type: 'string', ttl_ms: null, size: 1 })) });
+  }
+  key_json(keyJson: string) {
+    const key = JSON.parse(keyJson) as string;
+    const value = this.data.get(key);
+    return value === undefined ? 'null' : JSON.stringify({ key, type: 'string', value });
+  }
+  put_key(keyJson: string, bodyJson: string, now: number) {
+    const key = JSON.parse(keyJson) as string;
+    const body = JSON.parse(bodyJson) as { value: string; nx?: boolean };
+    if (body.nx && this.data.has(key)) throw JSON.stringify({ error: { code: 'conflict', message: 'the key exists' } });
+    this.data.set(key, body.value);
+    this.calls.push(`put ${key} ${now}`);
+    return this.key_json(keyJson);
+  }
+  delete_key(keyJson: string) {
+    return JSON.stringify({ deleted: this.data.delete(JSON.parse(keyJson) as string) });
+  }
+  evictions_json(now: number) {
+    return JSON.stringify({ now_ms: now, policy: 'noeviction', evicted_keys: 0, expired_keys: 0, events: [] });
+  }
+  config_json() {
+    return JSON.stringify({ config: { maxmemory: '0' }, writable: ['maxmemory'] });
+  }
+  patch_config(bodyJson: string) {
+    const body = JSON.parse(bodyJson) as Record<string, string>;
+    if (body.maxmemory === 'lots') throw "ERR CONFIG SET failed (possibly related to argument 'maxmemory')";
+    return JSON.stringify({ config: body, writable: ['maxmemory'] });
+  }
+  console(line: string, now: number) {
+    this.calls.push(`console ${line} ${now}`);
+    const [cmd = '', key = '', value = ''] = line.trim().split(/\s+/);
+    let r: ConsoleReply;
+    if (cmd === '') r = { kind: 'empty', text: '' };
+    else if (cmd.toUpperCase() === 'HELP') r = { kind: 'help', text: 'To get help about a command:\n' };
+    else if (cmd.toUpperCase() === 'SET') {
+      this.data.set(key, value);
+      r = { kind: 'reply', argv: [cmd, key, value], reply: { type: 'status', value: 'OK' }, text: 'OK\n', resp: '+OK\r\n' };
+    } else if (cmd.toUpperCase() === 'INCR') {
+      const n = Number(this.data.get(key) ?? 0) + 1;
+      this.data.set(key, String(n));
+      r = { kind: 'reply', argv: [cmd, key], reply: { type: 'int', value: n }, text: `(integer) ${n}\n`, resp: `:${n}\r\n` };
+    } else r = { kind: 'reply', argv: [cmd], reply: { type: 'status', value: 'PONG' }, text: 'PONG\n', resp: '+PONG\r\n' };
+    return JSON.stringify(r);
+  }
+  expiry_cycle(now: number) {
+    this.calls.push(`expire ${now}`);
+    return 0;
+  }
+  fill(count: number, size: number) {
+    for (let i = 0; i < count; i++) this.data.set(`fill:${i}`, 'x'.repeat(size));
+    return JSON.stringify({ requested: count, written: count, error: null, evicted: 0, keys: this.data.size, used_memory: 1024, maxmemory: 0 });
+  }
+  free() {
+    this.freed = true;
+  }
+}
+
+const fakeModule: WasmModule = {
+  Playground: Object.assign(
+    function Playground(this: unknown, now: number) {
+      return new FakeEngine(now);
+    } as unknown as WasmModule['Playground'],
+    {
+      commands_json: () => JSON.stringify({ commands: [{ name: 'GET', arity: 2, flags: [], first_key: 1, last_key: 1, step: 1, group: 'string', summary: 's', syntax: 'key' }] }),
+      version: () => '9.9.9',
+    },
+  ),
+};
+
+function make(storage: Storage | null = memoryStorage()) {
+  const clock = { now: T0 };
+  const backend = new WasmBackend(fakeModule, { now: () => clock.now, seed: 1, storage });
+  const engine = () => FakeEngine.made[FakeEngine.made.length - 1];
+  return { backend, clock, engine, storage };
+}
+
+beforeEach(() => {
+  FakeEngine.made = [];
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('WasmBackend', () => {
+  it('answers the views from the engine at the time of the call', async () => {
+    const { backend, clock, engine } = make();
+    clock.now = T0 + 5;
+    await backend.console('SET a 1');
+    expect((await backend.stats()).keys).toBe(1);
+    expect((await backend.keys({ match: 'a*', type: 'string', cursor: '0', count: 10 })).keys.map((k) => k.key)).toEqual(['a']);
+    expect(await backend.key('a')).toMatchObject({ key: 'a', value: '1' });
+    expect(await backend.key('nope')).toBeNull();
+    expect((await backend.recentEvents()).now_ms).toBe(T0 + 5);
+    expect(engine().calls).toContain('console SET a 1 1700000000005');
+    expect(engine().calls).toContain('keys a* string 0 10');
+  });
+
+  it('turns what the engine throws into the API error', async () => {
+    const { backend } = make();
+    await expect(backend.keys({ match: '*', type: '', cursor: 'bad', count: 10 })).rejects.toMatchObject({ status: 400, message: 'invalid cursor' });
+    await backend.putKey('k', { value: 'v' });
+    const conflict = await backend.putKey('k', { value: 'w', nx: true }).catch((e: unknown) => e);
+    expect(conflict).toBeInstanceOf(ApiError);
+    expect(conflict).toMatchObject({ status: 409, code: 'conflict', message: 'the key exists' });
+    await expect(backend.patchConfig({ maxmemory: 'lots' })).rejects.toMatchObject({ message: /CONFIG SET failed/ });
+  });
+
+  it('runs the expiry cycle ten times a second and streams a sample each second', async () => {
+    vi.useFakeTimers();
+    const { backend, clock, engine } = make();
+    const got: Sample[] = [];
+    const controller = new AbortController();
+    const streaming = backend.feed.stream((s) => got.push(s), controller.signal);
+    backend.start();
+    backend.start(); // idempotent
+    clock.now = T0 + 1000;
+    vi.advanceTimersByTime(1000);
+    expect(engine().calls.filter((c) => c.startsWith('expire'))).toHaveLength(10);
+    expect(got.map((s) => s.t_ms)).toEqual([T0 + 1000]);
+    // The samples are kept in the engine's history, for the feed's back-fill.
+    expect((await backend.feed.history(60, controller.signal)).map((s) => s.t_ms)).toEqual([T0 + 1000]);
+    controller.abort();
+    await expect(streaming).rejects.toBeDefined();
+    vi.advanceTimersByTime(1000);
+    expect(got).toHaveLength(1);
+    backend.stop();
+    const before = engine().calls.length;
+    vi.advanceTimersByTime(5000);
+    expect(engine().calls.length).toBe(before);
+  });
+
+  it('feeds the stats feed like the server stream does', async () => {
+    vi.useFakeTimers();
+    const { backend, clock } = make();
+    const feed = new StatsFeed(backend.feed);
+    backend.start();
+    feed.start();
+    await vi.advanceTimersByTimeAsync(0);
+    clock.now = T0 + 1000;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(feed.status).toBe('live');
+    expect(feed.latest?.t_ms).toBe(T0 + 1000);
+    // A hidden tab slows the timer down: late samples are not a dead stream.
+    backend.stop();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(feed.status).toBe('live');
+    feed.stop();
+    backend.stop();
+  });
+
+  it('adds FILL, the playground command, to the console and the command table', async () => {
+    const { backend } = make();
+    const r = await backend.console('FILL 3 10');
+    expect(r).toMatchObject({ kind: 'reply', reply: { type: 'status' } });
+    expect(r.text).toMatch(/^wrote 3 keys, evicted 0; 3 keys/);
+    expect((await backend.console('FILL lots')).text).toMatch(/^\(error\) ERR usage: FILL count/);
+    expect((await backend.console('HELP')).text).toMatch(/FILL count \[size\]/);
+    expect((await backend.console('help fill')).text).toMatch(/^ {2}FILL count \[size\]/);
+    expect((await backend.commands()).commands.map((c) => c.name)).toEqual(['GET', 'FILL']);
+  });
+
+  it('keeps the session in storage, writes from pages as the lines that do the same', async () => {
+    const { backend, clock, storage } = make();
+    await backend.console('SET a 1');
+    await backend.console('HELP'); // answered without the engine changing: not kept
+    clock.now = T0 + 10;
+    await backend.putKey('a key', { value: 'v', ttl: 60 });
+    await backend.deleteKey('a');
+    await backend.patchConfig({ maxmemory: '64kb', 'maxmemory-policy': 'allkeys-lru' });
+    expect(backend.playground.lines).toEqual([
+      'SET a 1',
+      'SET "a key" v EX 60',
+      'DEL a',
+      'CONFIG SET maxmemory 64kb maxmemory-policy allkeys-lru',
+    ]);
+    const saved = JSON.parse(storage!.getItem(SESSION_KEY) ?? '[]') as { line: string; at: number }[];
+    expect(saved.map((s) => s.at)).toEqual([T0, T0 + 10, T0 + 10, T0 + 10]);
+  });
+
+  it('restores a stored session into a fresh engine at the recorded times, with its transcript', async () => {
+    const storage = memoryStorage();
+    const first = make(storage);
+    await first.backend.console('INCR visits');
+    first.clock.now = T0 + 2000;
+    await first.backend.console('INCR visits');
+
+    const second = make(storage);
+    second.clock.now = T0 + 60_000;
+    const restored = second.backend.playground.restore(null);
+    expect(restored.notice).toBe("Restored this tab's session (2 commands).");
+    expect(restored.transcript.map((t) => t.reply.text)).toEqual(['(integer) 1\n', '(integer) 2\n']);
+    // The engine made for the replay starts at the first line's time and runs each at its own.
+    const engine = second.engine();
+    expect(engine.createdAt).toBe(T0);
+    expect(engine.calls.filter((c) => c.startsWith('console'))).toEqual([`console INCR visits ${T0}`, `console INCR visits ${T0 + 2000}`]);
+    expect(engine.calls).toContain(`expire ${T0 + 2000}`);
+    // Then the clock is the real one again.
+    expect((await second.backend.console('INCR visits')).text).toBe('(integer) 3\n');
+    expect(engine.calls.at(-1)).toBe(`console INCR visits ${T0 + 60_000}`);
+    expect(second.backend.playground.lines).toHaveLength(3);
+  });
+
+  it('replays a share link now, replacing the stored session, and resets', async () => {
+    const { backend, storage, engine } = make();
+    await backend.console('SET old 1');
+    const restored = backend.playground.restore(['SET a 1', 'INCR n']);
+    expect(restored.notice).toBe('Replayed 2 commands from a shared link.');
+    expect(backend.playground.lines).toEqual(['SET a 1', 'INCR n']);
+    expect(JSON.parse(storage!.getItem(SESSION_KEY) ?? '[]')).toHaveLength(2);
+    expect(FakeEngine.made[0].freed).toBe(true);
+    backend.playground.reset();
+    expect(backend.playground.lines).toEqual([]);
+    expect(engine().data.size).toBe(0);
+    expect(backend.playground.restore(null).notice).toBeNull();
+  });
+
+  it('is what the app reads: the console runs in the tab, without confirmations', async () => {
+    const { backend } = make();
+    const app = new AppState(backend, { storage: memoryStorage() });
+    await app.console.submit('FLUSHALL');
+    expect(app.console.pending).toBeNull();
+    expect(app.console.entries[0]).toMatchObject({ input: 'FLUSHALL', output: 'PONG' });
+    app.loadCommands();
+    await vi.waitFor(() => expect(app.commands.loaded).toBe(true));
+    expect(app.console.complete('fi')).toBe('FILL ');
+  });
+});

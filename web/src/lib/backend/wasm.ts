@@ -1,0 +1,410 @@
+// WasmBackend: the engine compiled to WebAssembly (wasm/, the `Playground` class), in this tab.
+// Its methods answer the same JSON as the admin API (both come from the engine's `inspect`
+// module). The engine has no clock: every call passes `now()`, and a timer here does what the
+// server's timers do: the active expiry cycle ten times a second, and one stats sample a
+// second (kept in the engine's own history ring, and streamed to the feed).
+//
+// It also keeps the playground's session: every line that changed the engine, with its time,
+// saved in localStorage and replayed into a fresh engine on load, or replayed from a share
+// link. Writes from the Keys and Evictions pages are recorded as the command lines that do
+// the same, so a session is always a list of lines (see quoteArg).
+
+import { ApiError } from '../api';
+import { commandLine } from '../bytes';
+import { formatBytes } from '../format';
+import type {
+  Bytes,
+  CommandInfo,
+  ConfigView,
+  ConsoleReply,
+  History,
+  KeyDetail,
+  KeyPage,
+  PutKeyBody,
+  RecentEvents,
+  Sample,
+  StatsSnapshot,
+} from '../types';
+import type { Backend, BackendLabel, FeedSource, PageQuery, PlaygroundFeature, TranscriptLine } from './backend';
+
+/** The wasm-bindgen class (wasm/src/lib.rs; JSON text in, JSON text out). */
+export interface WasmEngine {
+  stats_json(now_ms: number): string;
+  sample_json(now_ms: number): string;
+  history_json(seconds: number): string;
+  keys_json(pattern: string, type_name: string, cursor: string, count: number, now_ms: number): string;
+  key_json(key_json: string, now_ms: number): string;
+  put_key(key_json: string, body_json: string, now_ms: number): string;
+  delete_key(key_json: string, now_ms: number): string;
+  evictions_json(now_ms: number): string;
+  config_json(): string;
+  patch_config(body_json: string, now_ms: number): string;
+  console(line: string, now_ms: number): string;
+  expiry_cycle(now_ms: number): number;
+  fill(count: number, value_size: number, now_ms: number): string;
+  free(): void;
+}
+
+/** What the generated module exports, once initialised. */
+export interface WasmModule {
+  Playground: {
+    new (now_ms: number, seed: number): WasmEngine;
+    commands_json(): string;
+    version(): string;
+  };
+}
+
+export interface FillResult {
+  requested: number;
+  written: number;
+  /** The Redis error that stopped the fill (OOM under noeviction), or null. */
+  error: string | null;
+  evicted: number;
+  keys: number;
+  used_memory: number;
+  maxmemory: number;
+}
+
+/** One line of the session and when it ran (ms since the epoch). */
+export interface SessionLine {
+  line: string;
+  at: number;
+}
+
+export interface WasmOptions {
+  now?: () => number;
+  seed?: number;
+  /** Where the session is kept (null: nowhere). */
+  storage?: Storage | null;
+  /** The active expiry cycle's period (the server's: 100 ms). */
+  expiryMs?: number;
+  /** One sample every... */
+  sampleMs?: number;
+}
+
+export const SESSION_KEY = 'vitrine.playground.session';
+export const FILL_COUNT = 2000;
+export const FILL_SIZE = 100;
+const MAX_FILL = 100_000;
+const MAX_SESSION = 500;
+
+/** FILL, the playground's one command of its own, in the command table's shape. */
+export const FILL_INFO: CommandInfo = {
+  name: 'FILL',
+  arity: -2,
+  flags: ['write'],
+  first_key: 0,
+  last_key: 0,
+  step: 0,
+  group: 'playground',
+  summary: `Writes COUNT new keys (fill:N) of SIZE bytes (default ${FILL_SIZE}), to watch eviction. Playground only.`,
+  syntax: 'count [size]',
+};
+
+const FILL_HELP = `\n  FILL count [size]\n  summary: ${FILL_INFO.summary}\n  group: playground\n`;
+
+function defaultStorage(): Storage | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** The HTTP status of each refusal code, as the admin API answers them. */
+const STATUS: Record<string, number> = {
+  bad_parameter: 400,
+  not_found: 404,
+  conflict: 409,
+  invalid_body: 422,
+  command_error: 422,
+  config_error: 422,
+  oom: 507,
+};
+
+/**
+ * A wasm method's thrown message as the ApiError the HTTP API would give: the engine throws
+ * a string (wasm-bindgen's `Err(String)`), or JSON `{"error":{"code","message"}}`.
+ */
+export function wasmError(e: unknown): ApiError {
+  const text = e instanceof Error ? e.message : String(e);
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
+    if (body.error?.message) {
+      const code = body.error.code ?? 'bad_request';
+      return new ApiError(STATUS[code] ?? 400, code, body.error.message);
+    }
+  } catch {
+    // a plain message
+  }
+  return new ApiError(400, 'bad_request', text);
+}
+
+const status = (text: string, argv: Bytes[]): ConsoleReply => ({
+  kind: 'reply',
+  argv,
+  reply: { type: 'status', value: text },
+  text: text + '\n',
+  resp: `+${text}\r\n`,
+});
+
+const failure = (text: string, argv: Bytes[]): ConsoleReply => ({
+  kind: 'reply',
+  argv,
+  reply: { type: 'error', value: text },
+  text: `(error) ${text}\n`,
+  resp: `-${text}\r\n`,
+});
+
+export class WasmBackend implements Backend {
+  readonly label: BackendLabel = {
+    via: 'the engine in this tab (WebAssembly)',
+    prompt: () => 'playground>',
+    where: () => 'WebAssembly, in this tab',
+    shared: false,
+    historyKey: 'vitrine.playground.consoleHistory',
+  };
+  readonly playground: PlaygroundFeature;
+  readonly feed: FeedSource;
+
+  readonly #mod: WasmModule;
+  readonly #now: () => number;
+  readonly #seed: number | undefined;
+  readonly #storage: Storage | null;
+  readonly #expiryMs: number;
+  readonly #sampleMs: number;
+  #engine: WasmEngine;
+  #session: SessionLine[] = [];
+  /** During a replay, the recorded time; otherwise null (the real clock). */
+  #clock: number | null = null;
+  #listeners = new Set<(s: Sample) => void>();
+  #timers: ReturnType<typeof setInterval>[] = [];
+
+  constructor(mod: WasmModule, options: WasmOptions = {}) {
+    this.#mod = mod;
+    this.#now = options.now ?? Date.now;
+    this.#seed = options.seed;
+    this.#storage = options.storage === undefined ? defaultStorage() : options.storage;
+    this.#expiryMs = options.expiryMs ?? 100;
+    this.#sampleMs = options.sampleMs ?? 1000;
+    this.#engine = this.#newEngine(this.#now());
+    const self = this;
+    this.feed = {
+      stalls: false,
+      async history(seconds) {
+        return (JSON.parse(self.#engine.history_json(seconds)) as History).samples;
+      },
+      stream(onSample, signal) {
+        return new Promise<void>((_, reject) => {
+          self.#listeners.add(onSample);
+          signal.addEventListener('abort', () => {
+            self.#listeners.delete(onSample);
+            reject(signal.reason);
+          });
+        });
+      },
+    };
+    this.playground = {
+      get lines() {
+        return self.#session.map((s) => s.line);
+      },
+      restore: (shared) => this.#restore(shared),
+      reset: () => {
+        this.#engine = this.#newEngine(this.#now());
+        this.#session = [];
+        this.#save();
+      },
+    };
+  }
+
+  /** Starts the engine's timers: the expiry cycle and the per-second sample. Idempotent. */
+  start(): void {
+    if (this.#timers.length) return;
+    this.#timers.push(
+      setInterval(() => this.expiryCycle(), this.#expiryMs),
+      setInterval(() => this.sample(), this.#sampleMs),
+    );
+  }
+
+  stop(): void {
+    for (const t of this.#timers) clearInterval(t);
+    this.#timers = [];
+  }
+
+  /** One active expiry cycle; how many keys expired. */
+  expiryCycle(): number {
+    return this.#engine.expiry_cycle(this.#time());
+  }
+
+  /** Takes a sample (the engine keeps it in its history) and streams it. */
+  sample(): Sample {
+    const s = JSON.parse(this.#engine.sample_json(this.#time())) as Sample;
+    for (const fn of this.#listeners) fn(s);
+    return s;
+  }
+
+  version(): string {
+    return this.#mod.Playground.version();
+  }
+
+  async stats(): Promise<StatsSnapshot> {
+    return JSON.parse(this.#engine.stats_json(this.#time())) as StatsSnapshot;
+  }
+
+  async keys(q: PageQuery): Promise<KeyPage> {
+    return this.#call(() => JSON.parse(this.#engine.keys_json(q.match, q.type, q.cursor, q.count, this.#time())) as KeyPage);
+  }
+
+  async key(key: Bytes): Promise<KeyDetail | null> {
+    return this.#call(() => JSON.parse(this.#engine.key_json(JSON.stringify(key), this.#time())) as KeyDetail | null);
+  }
+
+  async putKey(key: Bytes, body: PutKeyBody): Promise<KeyDetail> {
+    const d = this.#call(() => JSON.parse(this.#engine.put_key(JSON.stringify(key), JSON.stringify(body), this.#time())) as KeyDetail);
+    const argv: Bytes[] = ['SET', key, body.value];
+    if (body.ttl !== undefined) argv.push('EX', String(body.ttl));
+    else if (body.ttl_ms !== undefined) argv.push('PX', String(body.ttl_ms));
+    if (body.nx) argv.push('NX');
+    if (body.keep_ttl) argv.push('KEEPTTL');
+    this.#record(commandLine(argv));
+    return d;
+  }
+
+  async deleteKey(key: Bytes): Promise<{ deleted: boolean }> {
+    const r = this.#call(() => JSON.parse(this.#engine.delete_key(JSON.stringify(key), this.#time())) as { deleted: boolean });
+    this.#record(commandLine(['DEL', key]));
+    return r;
+  }
+
+  async recentEvents(): Promise<RecentEvents> {
+    return JSON.parse(this.#engine.evictions_json(this.#time())) as RecentEvents;
+  }
+
+  async commands(): Promise<{ commands: CommandInfo[] }> {
+    const table = JSON.parse(this.#mod.Playground.commands_json()) as { commands: CommandInfo[] };
+    return { commands: [...table.commands, FILL_INFO] };
+  }
+
+  async config(): Promise<ConfigView> {
+    return JSON.parse(this.#engine.config_json()) as ConfigView;
+  }
+
+  async patchConfig(changes: Record<string, string>): Promise<ConfigView> {
+    const v = this.#call(() => JSON.parse(this.#engine.patch_config(JSON.stringify(changes), this.#time())) as ConfigView);
+    const args = Object.entries(changes).flat();
+    if (args.length) this.#record(commandLine(['CONFIG', 'SET', ...args]));
+    return v;
+  }
+
+  /** The tab has one engine and one client session: `session` is not needed. */
+  async console(line: string): Promise<ConsoleReply> {
+    const reply = this.#line(line);
+    if (reply.kind === 'reply') this.#record(line);
+    return reply;
+  }
+
+  /** Runs a line: FILL and its help here, everything else in the engine. */
+  #line(line: string): ConsoleReply {
+    const words = line.trim().split(/\s+/);
+    const cmd = (words[0] ?? '').toUpperCase();
+    if (cmd === 'FILL') return this.#fill(words);
+    const r = JSON.parse(this.#engine.console(line, this.#time())) as ConsoleReply;
+    if (r.kind === 'help' && (words.length === 1 || (words.length === 2 && words[1].toUpperCase() === 'FILL'))) {
+      return { kind: 'help', text: words.length === 1 ? r.text + FILL_HELP : FILL_HELP.slice(1) };
+    }
+    return r;
+  }
+
+  #fill(words: string[]): ConsoleReply {
+    const argv = words;
+    const count = Number(words[1]);
+    const size = words[2] === undefined ? FILL_SIZE : Number(words[2]);
+    if (words.length < 2 || words.length > 3 || !Number.isInteger(count) || !Number.isInteger(size) || count < 1 || count > MAX_FILL || size < 0 || size > 1024 * 1024) {
+      return failure(`ERR usage: FILL count [size], count 1-${MAX_FILL}, size 0-1048576`, argv);
+    }
+    let f: FillResult;
+    try {
+      f = JSON.parse(this.#engine.fill(count, size, this.#time())) as FillResult;
+    } catch (e) {
+      return failure(`ERR ${wasmError(e).message}`, argv);
+    }
+    const limit = f.maxmemory > 0 ? ` of ${formatBytes(f.maxmemory)}` : ' (no limit)';
+    const head = `wrote ${f.written} keys, evicted ${f.evicted}; ${f.keys} keys, ${formatBytes(f.used_memory)}${limit}`;
+    return f.error ? failure(`${f.error} (${head})`, argv) : status(head, argv);
+  }
+
+  #call<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw wasmError(e);
+    }
+  }
+
+  #time(): number {
+    return this.#clock ?? this.#now();
+  }
+
+  #newEngine(now: number): WasmEngine {
+    this.#engine?.free();
+    return new this.#mod.Playground(now, this.#seed ?? Math.floor(Math.random() * 2 ** 32));
+  }
+
+  #record(line: string): void {
+    if (this.#clock !== null) return; // replaying: #restore records
+    this.#session.push({ line, at: this.#now() });
+    if (this.#session.length > MAX_SESSION) this.#session.splice(0, this.#session.length - MAX_SESSION);
+    this.#save();
+  }
+
+  #restore(shared: readonly string[] | null): { notice: string | null; transcript: TranscriptLine[] } {
+    const now = this.#now();
+    const lines = shared ? shared.map((line) => ({ line, at: now })) : this.#load();
+    const transcript = this.#replay(lines);
+    if (shared) {
+      this.#save();
+      return { notice: `Replayed ${shared.length} command${shared.length === 1 ? '' : 's'} from a shared link.`, transcript };
+    }
+    const n = lines.length;
+    return { notice: n ? `Restored this tab's session (${n} command${n === 1 ? '' : 's'}).` : null, transcript };
+  }
+
+  /** A fresh engine, then every line at its recorded time. */
+  #replay(lines: SessionLine[]): TranscriptLine[] {
+    this.#engine = this.#newEngine(lines[0]?.at ?? this.#now());
+    this.#session = [];
+    const transcript: TranscriptLine[] = [];
+    try {
+      for (const s of lines) {
+        this.#clock = s.at;
+        // The expiry cycle would have run in between: expire what was due by then.
+        this.#engine.expiry_cycle(s.at);
+        transcript.push({ line: s.line, reply: this.#line(s.line) });
+        this.#session.push(s);
+      }
+    } finally {
+      this.#clock = null;
+    }
+    return transcript;
+  }
+
+  #save(): void {
+    try {
+      this.#storage?.setItem(SESSION_KEY, JSON.stringify(this.#session));
+    } catch {
+      // full or disabled storage: the session lasts for this page
+    }
+  }
+
+  #load(): SessionLine[] {
+    try {
+      const v: unknown = JSON.parse(this.#storage?.getItem(SESSION_KEY) ?? '[]');
+      if (!Array.isArray(v)) return [];
+      return v
+        .filter((s): s is SessionLine => typeof s === 'object' && s !== null && typeof s.line === 'string' && Number.isFinite(s.at))
+        .slice(-MAX_SESSION);
+    } catch {
+      return [];
+    }
+  }
+}
