@@ -1,5 +1,7 @@
-//! Counters (`Stats`, bumped in dispatch and the store) and `StatsSnapshot`, the one stats
-//! type that INFO, the admin API, metrics, the dashboard and the playground all read.
+//! Counters (`Stats`, bumped in dispatch; the keyspace ones are the store's
+//! `KeyspaceCounters`, read through it) and `StatsSnapshot`, the one stats type that INFO,
+//! the admin API, metrics, the dashboard and the playground all read. Stats sit below the
+//! command table: per-command counters are sized and named by the caller.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -1,4 +1,5 @@
-//! Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH, and each session's transaction state.
+//! Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH. Each session's transaction state is
+//! `session::tx`.
 //!
 //! Between MULTI and EXEC, dispatch checks each command (lookup, arity, auth, memory) and
 //! queues it (`+QUEUED`); a command refused then marks the transaction, and EXEC answers
