@@ -9,6 +9,7 @@ use crate::error::CmdError;
 use crate::reply::Reply;
 use crate::store::entry::alloc_size;
 use crate::store::hash::{HashValue, ELEMENT_OVERHEAD};
+use crate::table::Command;
 
 use super::{modify, read_hash, upsert};
 
@@ -19,7 +20,7 @@ use super::{modify, read_hash, upsert};
 /// ```
 pub fn hset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
-    let pairs = pairs(args, "hset")?;
+    let pairs = pairs(args, ctx.cmd)?;
     let added = upsert(ctx, key, |h| Ok(pairs.chunks_exact(2).filter(|p| h.set(p[0], p[1])).count()))?;
     Ok(Reply::Int(added as i64))
 }
@@ -31,7 +32,7 @@ pub fn hset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
 /// ```
 pub fn hmset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
-    let pairs = pairs(args, "hmset")?;
+    let pairs = pairs(args, ctx.cmd)?;
     upsert(ctx, key, |h| {
         pairs.chunks_exact(2).for_each(|p| {
             h.set(p[0], p[1]);
@@ -42,10 +43,10 @@ pub fn hmset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
 }
 
 /// The field/value arguments of HSET and HMSET; an odd count is an arity error.
-pub(super) fn pairs<'a>(args: &mut Args<'a>, cmd: &str) -> Result<&'a [&'a [u8]], CmdError> {
+pub(super) fn pairs<'a>(args: &mut Args<'a>, cmd: &Command) -> Result<&'a [&'a [u8]], CmdError> {
     let pairs = args.rest();
     if pairs.is_empty() || pairs.len() % 2 == 1 {
-        return Err(CmdError::WrongArity(cmd.to_string()));
+        return Err(CmdError::WrongArity(cmd.full_name()));
     }
     Ok(pairs)
 }

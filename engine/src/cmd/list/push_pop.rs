@@ -84,7 +84,7 @@ pub fn push_growth(argv: &[&[u8]]) -> usize {
 /// LPOP key [count]
 /// ```
 pub fn lpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    pop(ctx, args, true, "lpop")
+    pop(ctx, args, true)
 }
 
 /// RPOP: removes and answers the last element, or with a count, up to that many (last
@@ -94,12 +94,12 @@ pub fn lpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
 /// RPOP key [count]
 /// ```
 pub fn rpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    pop(ctx, args, false, "rpop")
+    pop(ctx, args, false)
 }
 
-fn pop(ctx: &mut Ctx<'_>, args: &mut Args<'_>, left: bool, name: &str) -> Result<Reply, CmdError> {
+fn pop(ctx: &mut Ctx<'_>, args: &mut Args<'_>, left: bool) -> Result<Reply, CmdError> {
     if args.len() > 2 {
-        return Err(CmdError::WrongArity(name.to_string()));
+        return Err(CmdError::WrongArity(ctx.cmd.full_name()));
     }
     let key = args.key()?;
     let count = match args.is_empty() {

@@ -7,6 +7,7 @@ use crate::error::CmdError;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::Value;
+use crate::table::Command;
 
 use super::{default_expiry, store, str_of};
 
@@ -35,7 +36,7 @@ pub fn set(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let value = args.bytes()?;
     let opts = parse_options(args, Family::Set)?;
     let ttl = match opts.ttl {
-        TtlOpt::Expire(unit, arg) => Ttl::At(resolve_expire(unit, arg, ctx.now, "set")?),
+        TtlOpt::Expire(unit, arg) => Ttl::At(resolve_expire(unit, arg, ctx.now, ctx.cmd)?),
         TtlOpt::KeepTtl => Ttl::Keep,
         TtlOpt::Unset | TtlOpt::Persist => Ttl::Default,
     };
@@ -69,7 +70,7 @@ pub fn setnx(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
 /// SETEX key seconds value
 /// ```
 pub fn setex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    set_with_expire(ctx, args, Unit::Ex, "setex")
+    set_with_expire(ctx, args, Unit::Ex)
 }
 
 /// PSETEX: stores a string that expires after a number of milliseconds.
@@ -78,14 +79,14 @@ pub fn setex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
 /// PSETEX key milliseconds value
 /// ```
 pub fn psetex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    set_with_expire(ctx, args, Unit::Px, "psetex")
+    set_with_expire(ctx, args, Unit::Px)
 }
 
-fn set_with_expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>, unit: Unit, cmd: &str) -> Result<Reply, CmdError> {
+fn set_with_expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>, unit: Unit) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let time = args.bytes()?;
     let value = args.bytes()?;
-    let at = resolve_expire(unit, time, ctx.now, cmd)?;
+    let at = resolve_expire(unit, time, ctx.now, ctx.cmd)?;
     set_generic(ctx, key, value, Cond::default(), false, Ttl::At(at))?;
     Ok(Reply::Ok)
 }
@@ -139,7 +140,7 @@ pub fn getex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     let value = str_of(entry)?.to_vec();
     match opts.ttl {
         TtlOpt::Expire(unit, arg) => {
-            let at = resolve_expire(unit, arg, now, "getex")?;
+            let at = resolve_expire(unit, arg, now, ctx.cmd)?;
             let shard = ctx.db.shard(key);
             if at <= now {
                 shard.remove(key);
@@ -296,9 +297,9 @@ fn parse_options<'a>(args: &mut Args<'a>, family: Family) -> Result<Options<'a>,
 
 /// Redis's `getExpireMillisecondsOrReply`: an absolute unix-ms time from an expiry option.
 /// Zero, negative, or overflowing (seconds to ms, or now + ms) is an invalid expire time.
-fn resolve_expire(unit: Unit, arg: &[u8], now: u64, cmd: &str) -> Result<u64, CmdError> {
+fn resolve_expire(unit: Unit, arg: &[u8], now: u64, cmd: &Command) -> Result<u64, CmdError> {
     let n = parse_i64(arg).ok_or(CmdError::NotInteger)?;
-    let invalid = || CmdError::InvalidExpire(cmd.to_string());
+    let invalid = || CmdError::InvalidExpire(cmd.full_name());
     if n <= 0 {
         return Err(invalid());
     }

@@ -4,6 +4,7 @@ use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
+use crate::table::Command;
 
 use super::{default_expiry, store, str_of};
 
@@ -31,7 +32,7 @@ pub fn mget(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
 /// MSET key value [key value ...]
 /// ```
 pub fn mset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let pairs = pairs(args, "mset")?;
+    let pairs = pairs(args, ctx.cmd)?;
     set_pairs(ctx, pairs);
     Ok(Reply::Ok)
 }
@@ -42,7 +43,7 @@ pub fn mset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
 /// MSETNX key value [key value ...]
 /// ```
 pub fn msetnx(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let pairs = pairs(args, "msetnx")?;
+    let pairs = pairs(args, ctx.cmd)?;
     let now = ctx.now;
     for pair in pairs.chunks_exact(2) {
         if ctx.db.lookup(pair[0], now).is_some() {
@@ -55,10 +56,10 @@ pub fn msetnx(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 }
 
 /// The key/value arguments of MSET and MSETNX; an odd count is an arity error.
-fn pairs<'a>(args: &mut Args<'a>, cmd: &str) -> Result<&'a [&'a [u8]], CmdError> {
+fn pairs<'a>(args: &mut Args<'a>, cmd: &Command) -> Result<&'a [&'a [u8]], CmdError> {
     let pairs = args.rest();
     if pairs.len() % 2 == 1 {
-        return Err(CmdError::WrongArity(cmd.to_string()));
+        return Err(CmdError::WrongArity(cmd.full_name()));
     }
     Ok(pairs)
 }

@@ -73,7 +73,7 @@ pub fn zinterstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
 /// first (a stable sort by size, as Redis's `qsort` with glibc), which fixes the order in which
 /// floating-point sums are taken, so results agree with Redis to the last bit.
 fn store_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, inter: bool) -> Result<Reply, CmdError> {
-    let name = if inter { "zinterstore" } else { "zunionstore" };
+    let name = ctx.cmd.full_name();
     let now = ctx.now;
     let dest = args.key()?;
     let numkeys = args.int()?;
