@@ -14,14 +14,14 @@ mod aof_load;
 mod banner;
 mod bench;
 mod config;
-#[cfg(test)]
-mod durability_tests;
 mod event_loops;
 mod guard;
 mod http;
 mod maintenance;
 mod rdb;
 mod resp;
+#[doc(hidden)]
+pub mod testing;
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
