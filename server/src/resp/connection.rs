@@ -37,6 +37,10 @@ const SHRINK_ABOVE: usize = 1024 * 1024;
 /// How long a closing connection may take to flush its last replies (QUIT, a protocol error).
 pub(super) const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The same at shutdown, kept well under the server's drain timeout (3 s) so that a client
+/// that does not read cannot hold the shutdown.
+const SHUTDOWN_FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// Unsent output below which waiting pub/sub messages are moved into it. A subscriber that
 /// stops reading leaves them in its outbox, where `client-output-buffer-limit pubsub`
 /// counts them and disconnects it once they break the limit.
@@ -123,11 +127,17 @@ impl End {
         End::Io(io::Error::other(error))
     }
 
-    /// Whether the replies made so far are still sent before closing. After EOF too: a
-    /// client that half-closes once it has sent its commands (`nc -q`, `printf ... | nc`)
-    /// still reads the replies.
-    fn flushes(&self) -> bool {
-        matches!(self, End::Quit | End::Protocol(_) | End::KilledSelf | End::Eof)
+    /// How long the replies made so far may take to be sent before closing, when they are
+    /// sent at all. After EOF too: a client that half-closes once it has sent its commands
+    /// (`nc -q`, `printf ... | nc`) still reads the replies. At shutdown too: the commands
+    /// they answer have run (and are in the append-only file), so their clients are told;
+    /// commands not yet run stay unanswered.
+    fn flush_limit(&self) -> Option<Duration> {
+        match self {
+            End::Quit | End::Protocol(_) | End::KilledSelf | End::Eof => Some(FLUSH_TIMEOUT),
+            End::Shutdown => Some(SHUTDOWN_FLUSH_TIMEOUT),
+            _ => None,
+        }
     }
 }
 
@@ -473,13 +483,11 @@ impl Connection {
     /// closes the write side. Dropping `self` then ends the session.
     async fn close(mut self, end: End) {
         self.log_end(&end);
-        if !end.flushes() {
-            return;
-        }
+        let Some(limit) = end.flush_limit() else { return };
         let id = self.open.session.id();
         if self.pending() > 0 {
             let rest = &self.out[self.sent..];
-            match timeout(FLUSH_TIMEOUT, self.stream.write_all(rest)).await {
+            match timeout(limit, self.stream.write_all(rest)).await {
                 Ok(Ok(())) => {
                     self.open.engine.stats().net_output_bytes.fetch_add(rest.len() as u64, Relaxed);
                 }
@@ -487,7 +495,7 @@ impl Connection {
                 Err(_) => debug!(id, "final write timed out"),
             }
         }
-        let _ = timeout(FLUSH_TIMEOUT, self.stream.shutdown()).await;
+        let _ = timeout(limit, self.stream.shutdown()).await;
     }
 
     fn log_end(&self, end: &End) {
