@@ -146,6 +146,24 @@ fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["value"], "v2", "{body}");
 
+    // Commands held back behind a wrong password's delay and ending in QUIT: the connection
+    // closes with a flush of their replies, and the SET's still waits for its fsync.
+    assert_eq!(peek(&["CONFIG", "SET", "requirepass", "pw"]), Reply::Ok);
+    let mut quitter = connect(addr);
+    send(&mut quitter, &["AUTH", "pw"]);
+    expect(&mut quitter, "+OK\r\n");
+    fsync_fault::hold(true);
+    for argv in [&["AUTH", "wrong"][..], &["SET", "q", "1"], &["QUIT"]] {
+        send(&mut quitter, argv);
+    }
+    expect(&mut quitter, "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+    assert!(fsync_fault::wait_held(LIMIT), "the fsync of SET q 1 was never reached");
+    expect_silence(&mut quitter, "SET q 1 before QUIT");
+    fsync_fault::hold(false);
+    expect(&mut quitter, "+OK\r\n+OK\r\n");
+    expect_closed(&mut quitter, "after QUIT");
+    assert_eq!(peek(&["CONFIG", "SET", "requirepass", ""]), Reply::Ok);
+
     // everysec (set at run time) holds no reader: a write that is written but not fsynced
     // is readable at once, as before.
     send(&mut writer, &["CONFIG", "SET", "appendfsync", "everysec"]);

@@ -347,9 +347,11 @@ impl Connection {
         // The replies before them go first (a wrong password's, held for its delay).
         self.try_flush()?;
         let fed = self.feed(policy);
+        // Before `consume`, as for a read: a QUIT or broken frame among them ends the
+        // connection with a flush, which must not send a write's reply before it is durable.
+        self.logged_is_durable().await?;
         self.consume(fed, policy)?;
-        self.check_output(policy)?;
-        self.logged_is_durable().await
+        self.check_output(policy)
     }
 
     /// Bytes just read: run every complete command, wait until the writes among them are
