@@ -54,11 +54,6 @@ impl<'a> Args<'a> {
         parse_i64(self.bytes()?).ok_or(CmdError::NotInteger)
     }
 
-    /// A float argument, with Redis's error when it is not one.
-    pub fn float(&mut self) -> Result<f64, CmdError> {
-        parse_f64(self.bytes()?).ok_or(CmdError::NotFloat)
-    }
-
     /// Takes the next argument if it equals `name` ignoring ASCII case.
     pub fn flag(&mut self, name: &str) -> bool {
         match self.peek() {
@@ -116,31 +111,6 @@ pub fn parse_i64(s: &[u8]) -> Option<i64> {
     }
 }
 
-/// Parses a float as Redis's `string2ld`/`strtold` accepts it for INCRBYFLOAT and scores:
-/// decimal or exponent notation, `inf`/`-inf`; no spaces, no NaN.
-pub fn parse_f64(s: &[u8]) -> Option<f64> {
-    let text = std::str::from_utf8(s).ok()?;
-    if text.is_empty() || text.starts_with(|c: char| c.is_whitespace()) || text.ends_with(|c: char| c.is_whitespace()) {
-        return None;
-    }
-    let lower = text.to_ascii_lowercase();
-    let v = match lower.as_str() {
-        "inf" | "+inf" | "infinity" | "+infinity" => f64::INFINITY,
-        "-inf" | "-infinity" => f64::NEG_INFINITY,
-        _ => {
-            if lower.contains("inf") || lower.contains("nan") {
-                return None;
-            }
-            text.parse::<f64>().ok()?
-        }
-    };
-    if v.is_nan() {
-        None
-    } else {
-        Some(v)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,16 +126,6 @@ mod tests {
         {
             assert_eq!(parse_i64(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
-    }
-
-    #[test]
-    fn floats_parse_like_redis() {
-        assert_eq!(parse_f64(b"1.5"), Some(1.5));
-        assert_eq!(parse_f64(b"1e3"), Some(1000.0));
-        assert_eq!(parse_f64(b"-inf"), Some(f64::NEG_INFINITY));
-        assert_eq!(parse_f64(b"nan"), None);
-        assert_eq!(parse_f64(b" 1"), None);
-        assert_eq!(parse_f64(b"abc"), None);
     }
 
     #[test]

@@ -17,32 +17,37 @@
 //! - [`stats`]: counters and `StatsSnapshot`; [`config`]: run-time settings; [`clients`]: connected clients.
 //! - [`error`]: `CmdError` (exact Redis texts) and `ProtocolError`.
 
-pub mod args;
-pub mod blocking;
-pub mod clients;
-pub mod cmd;
-pub mod config;
-pub mod engine;
-pub mod error;
-pub mod glob;
+mod args;
+mod blocking;
+mod clients;
+mod cmd;
+mod config;
+mod engine;
+mod error;
+mod glob;
 pub mod inspect;
 mod prefetch;
-pub mod propagate;
-pub mod pubsub;
-pub mod reply;
-pub mod reply_cli;
-pub mod reply_json;
-pub mod resp;
-pub mod stats;
-pub mod store;
-pub mod table;
+mod propagate;
+mod pubsub;
+mod reply;
+mod reply_cli;
+mod reply_json;
+mod resp;
+mod stats;
+mod store;
+mod table;
+#[doc(hidden)]
 pub mod testing;
 
+pub use clients::BufferLimit;
 pub use config::{Config, Policy};
-pub use engine::{Ctx, Engine, Session};
+pub use engine::{Engine, Session};
 pub use error::{CmdError, ProtocolError};
 pub use reply::Reply;
-pub use stats::StatsSnapshot;
+pub use stats::{HostFacts, StatsSnapshot};
+/// The size from which memory accounting assumes the system allocator (the server's allocator
+/// sends such blocks there, see server/src/alloc.rs), so the two agree on `used_memory`.
+pub use store::entry::LARGE_ALLOC;
 
 /// The version INFO and the admin API report.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -716,7 +716,7 @@ pub mod fsync_fault {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vitrine_engine::propagate::encode_command;
+    use vitrine_engine::testing::encode_command;
 
     #[test]
     fn trailer_has_the_documented_length() {

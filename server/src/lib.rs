@@ -31,8 +31,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
-use vitrine_engine::stats::HostFacts;
 use vitrine_engine::Engine;
+use vitrine_engine::HostFacts;
 
 use crate::config::write_atomically;
 pub use crate::config::ServerConfig;

@@ -320,7 +320,7 @@ async fn put_key_rejects_bad_bodies() {
     r.expect_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type");
     let huge = json!({ "value": "x".repeat(testing::MAX_BODY + 1) });
     put(huge).await.expect_error(StatusCode::PAYLOAD_TOO_LARGE, "too_large");
-    assert_eq!(t.state.engine.store().len(), 0, "nothing was written");
+    assert_eq!(t.state.engine.key_count(), 0, "nothing was written");
 }
 
 #[tokio::test]
@@ -339,7 +339,7 @@ async fn delete_key_then_404() {
     t.state.call(&["SET", "k", "v"]);
     assert_eq!(t.send(req(Method::DELETE, "/api/keys/k", None)).await.expect(StatusCode::OK)["deleted"], true);
     t.send(req(Method::DELETE, "/api/keys/k", None)).await.expect_error(StatusCode::NOT_FOUND, "not_found");
-    assert_eq!(t.state.engine.store().len(), 0);
+    assert_eq!(t.state.engine.key_count(), 0);
 }
 
 // ---------------------------------------------------------------- admin
@@ -431,7 +431,7 @@ async fn commands_lists_the_table() {
     let t = TestApp::new();
     let v = t.get("/api/commands").await.expect(StatusCode::OK);
     let list = v["commands"].as_array().unwrap();
-    assert_eq!(list.len(), vitrine_engine::table::COMMANDS.len());
+    assert_eq!(list.len(), vitrine_engine::inspect::command_names().count());
     let get = list.iter().find(|c| c["name"] == "GET").unwrap();
     assert_eq!(get["arity"], 2);
     assert_eq!(get["syntax"], "key");
@@ -490,10 +490,10 @@ async fn flush_needs_an_explicit_confirmation() {
     flush(json!({})).await.expect_error(StatusCode::UNPROCESSABLE_ENTITY, "confirmation_required");
     flush(json!({ "confirm": "yes" })).await.expect_error(StatusCode::UNPROCESSABLE_ENTITY, "confirmation_required");
     flush(json!({ "confirm": true })).await.expect_error(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body");
-    assert_eq!(t.state.engine.store().len(), 2);
+    assert_eq!(t.state.engine.key_count(), 2);
     let v = flush(json!({ "confirm": "FLUSHALL" })).await.expect(StatusCode::OK);
     assert_eq!(v, json!({ "flushed": true, "keys_removed": 2 }));
-    assert_eq!(t.state.engine.store().len(), 0);
+    assert_eq!(t.state.engine.key_count(), 0);
 }
 
 // ---------------------------------------------------------------- bench
@@ -580,8 +580,8 @@ async fn a_bounded_bench_run_gives_well_formed_results_and_is_kept() {
     assert!(!timeline.is_empty());
     assert_eq!(timeline.iter().map(|s| s["ops"].as_u64().unwrap()).sum::<u64>(), 20000);
     // The keys it wrote are real keys in the cache.
-    assert!(t.state.engine.store().len() > 100);
-    assert!(t.state.engine.stats().commands_processed.load(std::sync::atomic::Ordering::Relaxed) >= 20000);
+    assert!(t.state.engine.key_count() > 100);
+    assert!(t.state.engine.snapshot(testing::now_ms()).commands_processed >= 20000);
     // Listed without the timeline, and saved to --dir.
     let list = t.get("/api/bench").await.expect(StatusCode::OK);
     assert_eq!(list["runs"][0]["id"], id);
@@ -828,8 +828,8 @@ async fn metrics_parse_and_every_counter_exists_from_the_start() {
     for cause in ["never_seen", "expired", "evicted"] {
         assert_eq!(series(&samples, "vitrine_keyspace_misses_total", &[("cause", cause)]), Some(&0.0));
     }
-    for cmd in vitrine_engine::table::COMMANDS {
-        let name = cmd.name.to_ascii_lowercase();
+    for name in vitrine_engine::inspect::command_names() {
+        let name = name.to_ascii_lowercase();
         assert_eq!(series(&samples, "vitrine_commands_total", &[("cmd", &name)]), Some(&0.0), "{name}");
     }
     assert_eq!(series(&samples, "vitrine_up", &[]), Some(&1.0));
@@ -986,7 +986,7 @@ async fn a_token_protects_the_api_and_metrics() {
         .send(raw(Method::POST, "/api/command", &[("content-type", "application/json")], "[\"SET\",\"k\",\"v\"]"))
         .await;
     w.expect_error(StatusCode::UNAUTHORIZED, "unauthorized");
-    assert_eq!(t.state.engine.store().len(), 0);
+    assert_eq!(t.state.engine.key_count(), 0);
     // Probes stay open.
     t.get("/healthz").await.expect(StatusCode::OK);
     t.get("/readyz").await.expect(StatusCode::OK);
@@ -1042,7 +1042,7 @@ async fn cross_site_writes_are_refused() {
     post(&[("origin", "http://localhost:5173")]).await.expect_error(StatusCode::FORBIDDEN, "cross_site");
     post(&[("sec-fetch-site", "cross-site")]).await.expect_error(StatusCode::FORBIDDEN, "cross_site");
     post(&[("sec-fetch-site", "same-site")]).await.expect_error(StatusCode::FORBIDDEN, "cross_site");
-    assert_eq!(t.state.engine.store().len(), 0);
+    assert_eq!(t.state.engine.key_count(), 0);
     post(&[("origin", "http://localhost:8080"), ("sec-fetch-site", "same-origin")]).await.expect(StatusCode::OK);
     post(&[("sec-fetch-site", "none")]).await.expect(StatusCode::OK);
     post(&[]).await.expect(StatusCode::OK);

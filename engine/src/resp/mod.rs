@@ -40,7 +40,7 @@ mod tests;
 
 use inline::parse_inline;
 pub(crate) use inline::split_args;
-pub use peek::{peek_key, PEEK_MAX_ARGS};
+pub use peek::peek_key;
 
 use std::borrow::Cow;
 
@@ -103,7 +103,7 @@ pub fn parse_command<'a>(input: &'a [u8], limits: &Limits) -> Result<Option<(Com
             let mut args = Vec::new();
             match scan_multibulk(input, limits, Some(&mut args))? {
                 Scan::Complete(used) => Ok(Some((args, used))),
-                Scan::Incomplete { .. } => Ok(None),
+                Scan::Incomplete => Ok(None),
             }
         }
         Some(_) => parse_inline(input, limits),
@@ -123,7 +123,7 @@ pub fn parse_command_into<'a>(
         None => Ok(None),
         Some(b'*') => match scan_multibulk(input, limits, Some(args))? {
             Scan::Complete(used) => Ok(Some(used)),
-            Scan::Incomplete { .. } => Ok(None),
+            Scan::Incomplete => Ok(None),
         },
         Some(_) => match parse_inline(input, limits)? {
             Some((parsed, used)) => {
@@ -156,40 +156,16 @@ pub fn looks_like_http(args: &[Cow<'_, [u8]>]) -> bool {
     args.last().is_some_and(|last| starts_with_ignore_case(last, b"HTTP/"))
 }
 
-/// How many bytes the next command at the start of `input` needs in total, as far as its headers
-/// tell: e.g. after `*1\r\n$1000\r\n` and 10 payload bytes, `Some(1013)`. When the command is
-/// already complete this is its exact length (`<= input.len()`). `None` when unknown: an inline
-/// command still waiting for its newline, a header line not yet complete, or broken framing.
-///
-/// For sizing reads only, never for allocating: the length comes from the client and is not
-/// checked against any limit here (the server's query-buffer limit caps what it actually reads).
-pub fn bytes_needed_hint(input: &[u8]) -> Option<usize> {
-    let unlimited = Limits {
-        max_bulk_len: usize::MAX,
-        max_multibulk_len: usize::MAX,
-        max_inline_len: usize::MAX,
-        unauthenticated: false,
-    };
-    match input.first()? {
-        b'*' => match scan_multibulk(input, &unlimited, None).ok()? {
-            Scan::Complete(used) => Some(used),
-            Scan::Incomplete { needed } => needed,
-        },
-        _ => input.iter().position(|&b| b == b'\n').map(|newline| newline + 1),
-    }
-}
-
 /// The outcome of walking a multibulk command's framing.
 enum Scan {
     /// The whole command is present; this many bytes.
     Complete(usize),
-    /// More bytes are needed; `needed` is the total the command needs at least, when a bulk
-    /// header has announced a payload that is not all here yet.
-    Incomplete { needed: Option<usize> },
+    /// More bytes are needed.
+    Incomplete,
 }
 
-/// Incomplete, and how much is missing is not known yet (a header line is still arriving).
-const WAIT: Scan = Scan::Incomplete { needed: None };
+/// Incomplete: wait for more bytes.
+const WAIT: Scan = Scan::Incomplete;
 
 /// Walks one multibulk command, pushing each argument to `args` when given. `input[0]` is `*`.
 fn scan_multibulk<'a>(
@@ -253,7 +229,7 @@ fn scan_multibulk<'a>(
         let end = pos.saturating_add(len);
         let next = end.saturating_add(2);
         if next > input.len() {
-            return Ok(Scan::Incomplete { needed: Some(next) });
+            return Ok(Scan::Incomplete);
         }
         if let Some(args) = args.as_deref_mut() {
             args.push(Cow::Borrowed(&input[pos..end]));

@@ -148,7 +148,6 @@ fn random_commands_round_trip() {
         let whole = input.len();
         input.extend_from_slice(b"*1\r\n$4\r\nPI");
         assert_eq!(parse(&input), Ok(Some((args, whole))));
-        assert_eq!(bytes_needed_hint(&input), Some(whole));
         let cut = (next() as usize) % whole;
         assert_eq!(parse(&input[..cut]), Ok(None));
     }
@@ -172,7 +171,6 @@ fn garbage_never_panics_and_always_makes_progress() {
         }
         if let Ok(Some((_, used))) = parse(&input) {
             assert!(used > 0 && used <= input.len(), "{input:?} used {used}");
-            assert!(bytes_needed_hint(&input).is_some_and(|n| n <= input.len()));
         }
     }
 }
@@ -251,11 +249,10 @@ fn errors_are_reported_before_the_command_is_complete() {
 fn huge_announced_bulk_waits_without_allocating() {
     let input = b"*2\r\n$3\r\nSET\r\n$536870912\r\nabc";
     assert_eq!(parse(input), Ok(None));
-    assert_eq!(bytes_needed_hint(input), Some(13 + 12 + 536_870_912 + 2));
     // A huge announced count reserves only a bounded number of slots.
     let mut args = Vec::new();
     let scan = scan_multibulk(b"*1048576\r\n$1\r\nx\r\n", &Limits::default(), Some(&mut args));
-    assert!(matches!(scan, Ok(Scan::Incomplete { needed: None })));
+    assert!(matches!(scan, Ok(Scan::Incomplete)));
     assert_eq!(args.len(), 1);
     assert!(args.capacity() <= MAX_PREALLOC_ARGS, "{}", args.capacity());
 }
@@ -342,7 +339,6 @@ fn inline_too_big() {
 #[test]
 fn empty_input_is_incomplete() {
     assert_eq!(parse(b""), Ok(None));
-    assert_eq!(bytes_needed_hint(b""), None);
 }
 
 #[test]
@@ -395,23 +391,4 @@ fn http_detection() {
     }
     let (args, _) = parse_command(b"GET / HTTP/1.1\r\n", &Limits::default()).unwrap().unwrap();
     assert!(looks_like_http(&args));
-}
-
-#[test]
-fn bytes_needed_hints() {
-    let mut input = b"*1\r\n$1000\r\n".to_vec();
-    input.extend_from_slice(&[b'x'; 10]);
-    assert_eq!(bytes_needed_hint(&input), Some(1013));
-    // Header lines still arriving: unknown.
-    assert_eq!(bytes_needed_hint(b"*2\r\n$3\r\nGET\r\n$1"), None);
-    assert_eq!(bytes_needed_hint(b"*2\r"), None);
-    // Complete: the exact length.
-    assert_eq!(bytes_needed_hint(b"*1\r\n$4\r\nPING\r\nextra"), Some(14));
-    assert_eq!(bytes_needed_hint(b"PING\r\nPI"), Some(6));
-    assert_eq!(bytes_needed_hint(b"PIN"), None);
-    // Broken framing: unknown.
-    assert_eq!(bytes_needed_hint(b"*1\r\n+x\r\n"), None);
-    assert_eq!(bytes_needed_hint(b"*1\r\n$-2\r\n"), None);
-    // No limit applies: the hint is for sizing reads only.
-    assert_eq!(bytes_needed_hint(b"*1\r\n$3000000000\r\n"), Some(17 + 3_000_000_000 + 2));
 }

@@ -9,7 +9,7 @@
 
 use std::io;
 use std::sync::atomic::AtomicBool;
-use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
@@ -358,7 +358,7 @@ impl Connection {
     /// durable, and write the replies.
     async fn serve_input(&mut self, n: usize) -> Result<(), End> {
         self.last_input = Instant::now();
-        self.open.engine.stats().net_input_bytes.fetch_add(n as u64, Relaxed);
+        self.open.engine.count_net_input(n as u64);
         // The limits as they are now: this task may have slept through a CONFIG SET.
         let policy = self.policy();
         let logged_before = self.open.engine.propagation().appended();
@@ -512,7 +512,7 @@ impl Connection {
     /// a large reply grew it) once everything in it has been sent.
     #[inline]
     fn wrote(&mut self, n: usize) {
-        self.open.engine.stats().net_output_bytes.fetch_add(n as u64, Relaxed);
+        self.open.engine.count_net_output(n as u64);
         self.sent += n;
         if self.sent == self.out.len() {
             self.sent = 0;
@@ -543,7 +543,7 @@ impl Connection {
             let rest = &self.out[self.sent..];
             match timeout(limit, self.stream.write_all(rest)).await {
                 Ok(Ok(())) => {
-                    self.open.engine.stats().net_output_bytes.fetch_add(rest.len() as u64, Relaxed);
+                    self.open.engine.count_net_output(rest.len() as u64);
                 }
                 Ok(Err(e)) => debug!(id, "final write: {e}"),
                 Err(_) => debug!(id, "final write timed out"),
@@ -568,7 +568,7 @@ impl Connection {
                 config.client_query_buffer_limit()
             ),
             End::OutputBufferFull(len, policy) => {
-                self.open.engine.stats().client_output_buffer_limit_disconnections.fetch_add(1, Relaxed);
+                self.open.engine.count_output_limit_disconnection();
                 let limit = if *len >= policy.close_at {
                     format!("{} bytes", policy.close_at)
                 } else {

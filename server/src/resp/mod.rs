@@ -18,7 +18,6 @@
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -132,13 +131,13 @@ pub async fn accept_loop(
         match refusal(&engine, peer.ip()) {
             None => {}
             Some(Refusal::MaxClients) => {
-                engine.stats().rejected_connections.fetch_add(1, Relaxed);
+                engine.count_rejected_connection();
                 debug!("refused connection from {peer}: max number of clients reached");
                 tokio::spawn(refuse(stream));
                 continue;
             }
             Some(Refusal::ProtectedMode) => {
-                engine.stats().rejected_connections.fetch_add(1, Relaxed);
+                engine.count_rejected_connection();
                 warn!(%peer, "refused connection: protected mode is on and no password is set");
                 tokio::spawn(deny_protected(stream));
                 continue;
@@ -187,7 +186,7 @@ enum Refusal {
 /// read here already includes every connection accepted before.
 fn refusal(engine: &Engine, peer: IpAddr) -> Option<Refusal> {
     let config = engine.config();
-    if engine.stats().connected_clients.load(Relaxed) >= config.maxclients() {
+    if engine.connected_clients() >= config.maxclients() {
         return Some(Refusal::MaxClients);
     }
     if crate::guard::protected_mode_denies(config.protected_mode(), config.auth_required(), peer) {
