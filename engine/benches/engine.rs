@@ -9,8 +9,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use vitrine_engine::resp::{parse_command, Limits};
 use vitrine_engine::testing::TestEngine;
+use vitrine_engine::testing::{parse_command, Limits};
 use vitrine_engine::Config;
 
 /// Distinct keys in the keyspace, as in `redis-benchmark -r 100000`.

@@ -2,7 +2,7 @@
 //! (integers, floats, flags, keys) and reports Redis's error for each kind of bad input.
 
 use crate::error::CmdError;
-use crate::num::{parse_f64, parse_i64};
+use crate::num::parse_i64;
 
 /// The arguments after the command name. Handlers take what they need in order and call
 /// [`Args::finish`] (or check [`Args::is_empty`]) so trailing junk is a syntax error.
@@ -53,11 +53,6 @@ impl<'a> Args<'a> {
     /// An integer argument, with Redis's error when it is not one.
     pub fn int(&mut self) -> Result<i64, CmdError> {
         parse_i64(self.bytes()?).ok_or(CmdError::NotInteger)
-    }
-
-    /// A float argument, with Redis's error when it is not one.
-    pub fn float(&mut self) -> Result<f64, CmdError> {
-        parse_f64(self.bytes()?).ok_or(CmdError::NotFloat)
     }
 
     /// Takes the next argument if it equals `name` ignoring ASCII case.

@@ -207,12 +207,4 @@ impl Clients {
     pub fn all(&self) -> Vec<Arc<Client>> {
         self.by_id.lock().values().cloned().collect()
     }
-
-    pub fn get(&self, id: u64) -> Option<Arc<Client>> {
-        self.by_id.lock().get(&id).cloned()
-    }
-
-    pub fn count(&self) -> usize {
-        self.by_id.lock().len()
-    }
 }

@@ -88,12 +88,46 @@ impl Engine {
         &self.config
     }
 
-    pub fn stats(&self) -> &Stats {
+    pub(crate) fn stats(&self) -> &Stats {
         &self.stats
     }
 
-    pub fn store(&self) -> &Store {
+    pub(crate) fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// Keys stored right now (every database), without building a snapshot.
+    pub fn key_count(&self) -> usize {
+        self.store.len()
+    }
+
+    // What the host counts into the engine's stats, so INFO and every view show it: bytes on
+    // the wire, connections it refused, clients it closed for their output; and the client
+    // count it checks `maxclients` against.
+
+    /// Bytes read from a client.
+    pub fn count_net_input(&self, bytes: u64) {
+        self.stats().net_input_bytes.fetch_add(bytes, Relaxed);
+    }
+
+    /// Bytes written to a client.
+    pub fn count_net_output(&self, bytes: u64) {
+        self.stats().net_output_bytes.fetch_add(bytes, Relaxed);
+    }
+
+    /// A connection refused (`maxclients`, protected mode).
+    pub fn count_rejected_connection(&self) {
+        self.stats().rejected_connections.fetch_add(1, Relaxed);
+    }
+
+    /// A client closed for passing its output buffer limit.
+    pub fn count_output_limit_disconnection(&self) {
+        self.stats().client_output_buffer_limit_disconnections.fetch_add(1, Relaxed);
+    }
+
+    /// Clients connected right now (sessions open).
+    pub fn connected_clients(&self) -> u64 {
+        self.stats().connected_clients.load(Relaxed)
     }
 
     pub fn start_ms(&self) -> u64 {
@@ -573,13 +607,13 @@ impl Engine {
     }
 
     /// One active-expiry round (the host calls this `hz` times a second).
-    pub fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
+    pub(crate) fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
         self.stats().sample_rates(now_ms);
         self.store.sweep(now_ms, budget)
     }
 
     /// The most recent evictions and expirations.
-    pub fn recent_events(&self) -> Vec<KeyEvent> {
+    pub(crate) fn recent_events(&self) -> Vec<KeyEvent> {
         self.store.recent_events()
     }
 

@@ -26,37 +26,40 @@
 //!   server and wasm; the hosts use it, `Engine`, `Session`, `Config` and `Reply`.
 //! - [`testing`]: the test harness (public for integration tests, benches and fuzz targets).
 
-pub mod args;
-pub mod blocking;
-pub mod clients;
-pub mod cmd;
-pub mod config;
-pub mod counter;
-pub mod engine;
-pub mod error;
-pub mod glob;
+mod args;
+mod blocking;
+mod clients;
+mod cmd;
+mod config;
+mod counter;
+mod engine;
+mod error;
+mod glob;
 pub mod inspect;
-pub mod num;
+mod num;
 mod prefetch;
-pub mod propagate;
-pub mod pubsub;
-pub mod reply;
-pub mod reply_cli;
-pub mod reply_json;
-pub mod resp;
-pub mod session;
-pub mod stats;
-pub mod store;
-pub mod table;
+mod propagate;
+mod pubsub;
+mod reply;
+mod reply_cli;
+mod reply_json;
+mod resp;
+mod session;
+mod stats;
+mod store;
+mod table;
 #[doc(hidden)]
 pub mod testing;
 
-pub use config::Config;
-pub use engine::{Ctx, Engine};
+pub use config::{BufferLimit, Config};
+pub use engine::Engine;
 pub use error::{CmdError, ProtocolError};
 pub use reply::Reply;
 pub use session::Session;
-pub use stats::StatsSnapshot;
+pub use stats::{HostFacts, StatsSnapshot};
+/// The size from which memory accounting assumes the system allocator (the server's allocator
+/// sends such blocks there, see server/src/alloc.rs), so the two agree on `used_memory`.
+pub use store::entry::LARGE_ALLOC;
 pub use store::limits::Policy;
 
 /// The version INFO and the admin API report.

@@ -110,10 +110,6 @@ impl Command {
         range.step_by(step as usize).filter_map(move |i| argv.get(i as usize).copied())
     }
 
-    pub fn has(&self, flag: u32) -> bool {
-        self.flags & flag != 0
-    }
-
     pub fn flag_names(&self) -> Vec<&'static str> {
         FLAG_NAMES.iter().filter(|(f, _)| self.flags & f != 0).map(|(_, n)| *n).collect()
     }

@@ -6,6 +6,12 @@ use crate::engine::Engine;
 use crate::reply::Reply;
 use crate::session::Session;
 
+// What integration tests, benchmarks and fuzz targets reach below the hosts' surface: the
+// request decoder and the command encoder (to build and split inputs).
+pub use crate::glob::{matches as glob_matches, matches_case as glob_matches_case};
+pub use crate::propagate::encode_command;
+pub use crate::resp::{parse_command, Limits};
+
 /// An engine with one session and a clock that tests move by hand.
 pub struct TestEngine {
     pub engine: Engine,
@@ -21,6 +27,11 @@ impl Default for TestEngine {
 }
 
 impl TestEngine {
+    /// The engine's `used_memory` (accounted bytes of every entry).
+    pub fn used_memory(&self) -> usize {
+        self.engine.store().used_memory()
+    }
+
     /// Starts at a fixed, realistic unix time so EXPIREAT-style tests read naturally.
     pub const START_MS: u64 = 1_700_000_000_000;
 

@@ -21,8 +21,8 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use vitrine_engine::resp::{parse_command, Limits};
-use vitrine_engine::table::COMMANDS;
+use vitrine_engine::inspect::command_names;
+use vitrine_engine::testing::{parse_command, Limits};
 use vitrine_engine::{Config, Engine, ProtocolError, Session};
 
 const NOW: u64 = 1_700_000_000_000;
@@ -210,7 +210,7 @@ fn flush_and_check(engine: &Engine) {
     admin.authenticated = true;
     let reply = engine.call(&mut admin, &["FLUSHALL"], NOW);
     assert!(!reply.is_error(), "{reply:?}");
-    assert_eq!(engine.store().used_memory(), 0, "used_memory after FLUSHALL");
+    assert_eq!(engine.snapshot(NOW).used_memory, 0, "used_memory after FLUSHALL");
     engine.end_session(&admin);
 }
 
@@ -355,7 +355,7 @@ fn arg_strategy() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn argv_strategy() -> impl Strategy<Value = Vec<Vec<u8>>> {
-    let names: Vec<&'static str> = COMMANDS.iter().map(|c| c.name).collect();
+    let names: Vec<&'static str> = command_names().collect();
     (prop::sample::select(names), prop::collection::vec(arg_strategy(), 0..7)).prop_map(|(name, rest)| {
         let mut argv = vec![name.as_bytes().to_vec()];
         argv.extend(rest);
@@ -429,8 +429,8 @@ fn pathological_glob_patterns_complete() {
     ];
     patterns.push(b"*".repeat(100_000));
     for p in &patterns {
-        let _ = vitrine_engine::glob::matches(p, &s);
-        let _ = vitrine_engine::glob::matches_case(p, &s, true);
+        let _ = vitrine_engine::testing::glob_matches(p, &s);
+        let _ = vitrine_engine::testing::glob_matches_case(p, &s, true);
     }
     // Through KEYS and SCAN MATCH on a keyspace of long keys.
     let engine = engine();

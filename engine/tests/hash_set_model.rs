@@ -203,7 +203,7 @@ proptest! {
         for k in 0..3u8 {
             t.run(&["DEL", &hkey(k), &skey(k)]);
         }
-        prop_assert_eq!(t.engine.store().used_memory(), 0);
+        prop_assert_eq!(t.used_memory(), 0);
         prop_assert_eq!(t.run(&["DBSIZE"]), Reply::Int(0));
     }
 }

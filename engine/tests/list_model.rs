@@ -282,6 +282,6 @@ proptest! {
             prop_assert_eq!(t.run(&["LRANGE", &key(k), "0", "-1"]), want);
             t.run(&["DEL", &key(k)]);
         }
-        prop_assert_eq!(t.engine.store().used_memory(), 0);
+        prop_assert_eq!(t.used_memory(), 0);
     }
 }

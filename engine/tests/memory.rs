@@ -12,7 +12,7 @@ fn engine(maxmemory: &str, policy: &str) -> TestEngine {
 }
 
 fn used(t: &TestEngine) -> usize {
-    t.engine.store().used_memory()
+    t.used_memory()
 }
 
 fn exists(t: &mut TestEngine, key: &str) -> bool {

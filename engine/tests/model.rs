@@ -223,6 +223,6 @@ proptest! {
         }
         // Memory accounting returns to zero once everything is deleted.
         t.run(&["FLUSHALL"]);
-        prop_assert_eq!(t.engine.store().used_memory(), 0);
+        prop_assert_eq!(t.used_memory(), 0);
     }
 }

@@ -16,7 +16,7 @@ use tikv_jemallocator::Jemalloc;
 
 /// Blocks of at least this many bytes come from the system allocator (keep in step with the
 /// engine's `store::entry::LARGE_ALLOC`).
-const LARGE: usize = vitrine_engine::store::entry::LARGE_ALLOC;
+const LARGE: usize = vitrine_engine::LARGE_ALLOC;
 
 pub struct Split;
 

@@ -508,7 +508,6 @@ impl Writer {
     }
 
     fn sync_data(&self) -> std::io::Result<()> {
-        #[cfg(test)]
         fsync_fault::before_fsync()?;
         self.file.sync_data()
     }
@@ -650,11 +649,17 @@ impl Writer {
 }
 
 /// Test-only control of the writer's fsync: hold it (the writer waits just before syncing
-/// until released) or make it fail, so a test can see what clients get meanwhile.
-#[cfg(test)]
+/// until released) or make it fail, so a test can see what clients get meanwhile. Reached
+/// only through `vitrine_server::testing`; until a test arms it, it costs each fsync one
+/// atomic load. Process-wide: a test using it must be the only one in its process with an
+/// append-only file.
 pub mod fsync_fault {
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Condvar, Mutex};
     use std::time::Duration;
+
+    /// Set once a test has held or failed an fsync; never cleared, so a release is seen.
+    static ARMED: AtomicBool = AtomicBool::new(false);
 
     struct State {
         hold: bool,
@@ -672,12 +677,14 @@ pub mod fsync_fault {
 
     /// Holds (true) or releases (false) every fsync from now on.
     pub fn hold(on: bool) {
+        ARMED.store(true, Ordering::SeqCst);
         state().hold = on;
         CHANGED.notify_all();
     }
 
     /// Makes every fsync fail with `error` (`None`: they succeed again).
     pub fn fail(error: Option<&str>) {
+        ARMED.store(true, Ordering::SeqCst);
         state().fail = error.map(str::to_string);
     }
 
@@ -689,6 +696,9 @@ pub mod fsync_fault {
     }
 
     pub(super) fn before_fsync() -> std::io::Result<()> {
+        if !ARMED.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         let mut s = state();
         while s.hold {
             s.held = true;
@@ -706,7 +716,7 @@ pub mod fsync_fault {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vitrine_engine::propagate::encode_command;
+    use vitrine_engine::testing::encode_command;
 
     #[test]
     fn trailer_has_the_documented_length() {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use tracing::{info, warn};
-use vitrine_engine::{table, Engine, Reply};
+use vitrine_engine::{inspect, Engine, Reply};
 
 use crate::aof::{encode_block, fsync_dir, trailer, Recovery, TEMP_PREFIX};
 
@@ -196,13 +196,13 @@ fn parse(data: &[u8], pos: usize) -> Parsed {
 }
 
 fn known(name: &[u8]) -> bool {
-    table::lookup(name).is_some()
+    inspect::is_command(name)
 }
 
 /// Whether `prefix` can begin the name of a command whose name is `len` bytes long.
 fn could_be_command(prefix: &[u8], len: usize) -> bool {
-    table::COMMANDS.iter().any(|c| {
-        c.name.len() == len && c.name.as_bytes().get(..prefix.len()).is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+    inspect::command_names().any(|name| {
+        name.len() == len && name.as_bytes().get(..prefix.len()).is_some_and(|p| p.eq_ignore_ascii_case(prefix))
     })
 }
 

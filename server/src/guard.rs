@@ -7,7 +7,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use vitrine_engine::config::BufferLimit;
+use vitrine_engine::BufferLimit;
 
 /// Redis 7.0's reply (networking.c) to a non-loopback client while protected mode is on and no
 /// password is set; the connection is closed after it.

@@ -14,14 +14,14 @@ mod aof_load;
 mod banner;
 mod bench;
 mod config;
-#[cfg(test)]
-mod durability_tests;
 mod event_loops;
 mod guard;
 mod http;
 mod maintenance;
 mod rdb;
 mod resp;
+#[doc(hidden)]
+pub mod testing;
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -31,8 +31,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
-use vitrine_engine::stats::HostFacts;
 use vitrine_engine::Engine;
+use vitrine_engine::HostFacts;
 
 use crate::config::write_atomically;
 pub use crate::config::ServerConfig;
@@ -205,7 +205,9 @@ impl Server {
 
     /// Waits for `shutdown` (see [`run`]), then stops accepting, wakes and drains the
     /// connections and admin requests (each for up to 3 s), syncs the AOF and removes the
-    /// port files.
+    /// port files. A RESP connection runs no more commands; it sends the replies it has
+    /// already made (for up to 1 s, so a client that does not read cannot hold the stop)
+    /// and closes, a blocked client without a reply.
     pub async fn serve(self, shutdown: impl Future<Output = std::io::Result<&'static str>>) -> anyhow::Result<()> {
         // `_loops` lives to the end: the connections keep their loops until the server is done.
         let Server { config, engine, http_state, http_task, aof, loops: _loops, shutdown_tx, mut done_rx, .. } = self;

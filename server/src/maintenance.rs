@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::time::Instant;
-use vitrine_engine::stats::HostFacts;
+use vitrine_engine::HostFacts;
 use vitrine_engine::{inspect, Engine};
 
 use crate::now_ms;

@@ -213,8 +213,21 @@ fn an_admin_flood_under_a_low_fd_limit_leaves_resp_answering() {
     assert!(worst < Duration::from_millis(500), "a PING took {worst:?}");
     drop(flood);
     drop(clients);
-    let r = request(port, "GET", "/api/stats", &[("Authorization", "Bearer flood-token")], None);
-    assert_eq!(r.status, 200, "{}", r.text());
+    // Once the flood is gone the admin port serves again. The server notices the 300 closes
+    // in its own time (slower on a loaded machine), so a request may still be refused (503,
+    // or a reset while it drops the flood) for a moment: ask until it answers, within a bound.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        let answered = std::panic::catch_unwind(|| {
+            request(port, "GET", "/api/stats", &[("Authorization", "Bearer flood-token")], None).status
+        });
+        match answered {
+            Ok(200) => break 200,
+            other if Instant::now() >= deadline => break other.unwrap_or(0),
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    };
+    assert_eq!(status, 200, "the admin port did not serve again within 10 s of the flood's end");
 }
 
 fn vm_rss_kib(pid: u32) -> u64 {

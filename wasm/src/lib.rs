@@ -16,9 +16,9 @@ pub mod replay;
 
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
+use vitrine_engine::inspect::bytes_from_json;
 use vitrine_engine::inspect::{self, KeyQuery, KeyWrite, Refusal, SampleRing, HISTORY_SECONDS};
-use vitrine_engine::reply_json::bytes_from_json;
-use vitrine_engine::stats::HostFacts;
+use vitrine_engine::HostFacts;
 use vitrine_engine::{Config, Engine, Reply, Session};
 use wasm_bindgen::prelude::*;
 

@@ -9,9 +9,9 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
+use vitrine_engine::inspect::bytes_from_json;
 use vitrine_engine::inspect::split_line;
-use vitrine_engine::reply_json::bytes_from_json;
-use vitrine_engine::stats::HostFacts;
+use vitrine_engine::HostFacts;
 use vitrine_engine::{Config, Engine};
 use vitrine_wasm::replay::{parse, transcript, Step, SEED, START_MS};
 use vitrine_wasm::{expiry_cycle, fill_key, fill_value, Playground, FILL_MAX_BYTES, FILL_MAX_KEYS, FILL_MAX_VALUE};

@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vitrine_engine::resp::{parse_command, Limits};
+use vitrine_engine::testing::{parse_command, Limits};
 
 fuzz_target!(|data: &[u8]| {
     let limits = Limits { max_bulk_len: 1024 * 1024, max_multibulk_len: 1024, max_inline_len: 64 * 1024, unauthenticated: false };

@@ -8,7 +8,8 @@ use serde::Deserialize;
 use serde_json::{json, Value as Json};
 use ts_rs::TS;
 
-use crate::table::{Command, COMMANDS};
+use crate::engine::Engine;
+use crate::table::{rows, Command, COMMANDS};
 
 /// The shape of [`commands_json`], for its TypeScript type; a test reads the real body into it
 /// (unknown fields refused), so a field added to the body must be added here too.
@@ -64,6 +65,41 @@ fn command_json(c: &Command) -> Json {
         entry["subcommands"] = c.subcommands.iter().map(command_json).collect();
     }
     entry
+}
+
+/// The name of every top-level command in the table, as the table writes it (`GET`, `CLIENT`):
+/// for hosts that recognise commands themselves (the append-only file's loader, tests).
+pub fn command_names() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().map(|c| c.name)
+}
+
+/// Whether `name` (any case) is a top-level command of the table.
+pub fn is_command(name: &[u8]) -> bool {
+    crate::table::lookup(name).is_some()
+}
+
+/// Calls and failed calls of one command row since start (or `CONFIG RESETSTAT`), named as
+/// INFO commandstats and `/metrics` name it (`get`, `client|list`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandCounter {
+    pub name: String,
+    pub calls: u64,
+    pub failed: u64,
+}
+
+/// Every command and subcommand row's counters, idle ones included (a Prometheus series exists
+/// from the start), in table order.
+pub fn command_counters(engine: &Engine) -> Vec<CommandCounter> {
+    let stats = engine.stats();
+    rows()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| CommandCounter {
+            name: c.full_name(),
+            calls: stats.calls.get(i),
+            failed: stats.failed_calls.get(i),
+        })
+        .collect()
 }
 
 /// The groups of the command table, in table order.

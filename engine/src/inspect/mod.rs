@@ -29,7 +29,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use ts_rs::TS;
 
-pub use commands::{commands_json, help};
+pub use commands::{command_counters, command_names, commands_json, help, is_command, CommandCounter};
 pub use config::{config_view, hide_secrets, patch_config, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};
 pub use events::{evictions, expiry_cycle, EventView, EvictionsView, ExpiryReport};
@@ -38,6 +38,7 @@ pub use keys::{
 };
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
 
+pub use crate::reply_json::bytes_from_json;
 pub use crate::stats::StatsSnapshot;
 
 /// A binary-safe byte string as the views show it: valid UTF-8 as a JSON string, anything

@@ -1,5 +1,5 @@
 //! Number parsing and formatting as Redis does it, in one place for every layer: `string2ll`
-//! ([`parse_i64`]), `strtod` for arguments ([`parse_f64`]), `%.17g` ([`format_double`],
+//! ([`parse_i64`]), `%.17g` ([`format_double`],
 //! [`format_g17`]), integers without allocating ([`format_i64`]), and INCRBYFLOAT's C
 //! `long double` ([`long_double`]). A leaf: it imports nothing from the crate.
 
@@ -33,31 +33,6 @@ pub fn parse_i64(s: &[u8]) -> Option<i64> {
         }
     } else {
         i64::try_from(v).ok()
-    }
-}
-
-/// Parses a float as Redis's `string2ld`/`strtold` accepts it for INCRBYFLOAT and scores:
-/// decimal or exponent notation, `inf`/`-inf`; no spaces, no NaN.
-pub fn parse_f64(s: &[u8]) -> Option<f64> {
-    let text = std::str::from_utf8(s).ok()?;
-    if text.is_empty() || text.starts_with(|c: char| c.is_whitespace()) || text.ends_with(|c: char| c.is_whitespace()) {
-        return None;
-    }
-    let lower = text.to_ascii_lowercase();
-    let v = match lower.as_str() {
-        "inf" | "+inf" | "infinity" | "+infinity" => f64::INFINITY,
-        "-inf" | "-infinity" => f64::NEG_INFINITY,
-        _ => {
-            if lower.contains("inf") || lower.contains("nan") {
-                return None;
-            }
-            text.parse::<f64>().ok()?
-        }
-    };
-    if v.is_nan() {
-        None
-    } else {
-        Some(v)
     }
 }
 
@@ -163,16 +138,6 @@ mod tests {
         ] {
             assert_eq!(parse_i64(bad), None, "{bad:?}");
         }
-    }
-
-    #[test]
-    fn floats_parse_like_redis() {
-        assert_eq!(parse_f64(b"1.5"), Some(1.5));
-        assert_eq!(parse_f64(b"1e3"), Some(1000.0));
-        assert_eq!(parse_f64(b"-inf"), Some(f64::NEG_INFINITY));
-        assert_eq!(parse_f64(b"nan"), None);
-        assert_eq!(parse_f64(b" 1"), None);
-        assert_eq!(parse_f64(b"abc"), None);
     }
 
     #[test]

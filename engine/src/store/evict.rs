@@ -49,12 +49,9 @@ impl Pool {
         self.items.clear();
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.items.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
     }
 }
 

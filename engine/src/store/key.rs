@@ -31,22 +31,6 @@ impl Key {
             Key::Heap(b) => b,
         }
     }
-
-    pub fn len(&self) -> usize {
-        self.as_bytes().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Heap bytes this key holds beyond its own 24 bytes.
-    pub fn heap_size(&self) -> usize {
-        match self {
-            Key::Inline { .. } => 0,
-            Key::Heap(b) => super::entry::alloc_size(b.len()),
-        }
-    }
 }
 
 impl std::ops::Deref for Key {

@@ -100,6 +100,7 @@ impl MissRecord {
     }
 
     /// Forgets everything.
+    #[cfg(test)]
     pub fn clear(&self) {
         for s in self.slots.iter() {
             s.store(0, Relaxed);

@@ -256,10 +256,6 @@ impl Store {
         &self.common.counters
     }
 
-    pub fn shard_count(&self) -> usize {
-        self.shards.len()
-    }
-
     /// Prefetching, stage one, for a command that will run a few commands from now (see
     /// `Engine::feed`): starts loading the slot `key` would be found in. Returns what stage
     /// two needs, or `None` when another thread holds the shard (then nothing is warmed: a
@@ -284,6 +280,7 @@ impl Store {
         (keyhash::key_hash(self.shard_seed, key) % self.shards.len() as u64) as usize
     }
 
+    #[cfg(test)]
     pub fn lock_shard(&self, idx: usize) -> MutexGuard<'_, Shard> {
         self.shards[idx].lock()
     }
@@ -325,21 +322,20 @@ impl Store {
         self.unlocked().len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Number of keys of each value type (indexed by `Value::type_index`), from live counts.
+    #[cfg(test)]
     pub fn keys_by_type(&self) -> [usize; entry::Value::TYPES] {
         self.unlocked().keys_by_type()
     }
 
     /// Number of keys with a TTL.
+    #[cfg(test)]
     pub fn volatile_len(&self) -> usize {
         self.unlocked().volatile_len()
     }
 
     /// Drops every key; returns how many there were (see `Locked::flush`).
+    #[cfg(test)]
     pub fn flush(&self, now_ms: u64) -> usize {
         self.unlocked().flush(now_ms)
     }
@@ -526,16 +522,6 @@ impl Store {
     pub fn scan(&self, cursor: u64, count: usize, now_ms: u64, visit: impl FnMut(&[u8], &Entry)) -> u64 {
         self.unlocked().scan(cursor, count, now_ms, visit)
     }
-
-    /// A uniformly-ish random live key (RANDOMKEY).
-    pub fn random_key(&self, now_ms: u64) -> Option<Vec<u8>> {
-        self.unlocked().random_key(now_ms)
-    }
-
-    /// Visits every live key, one shard locked at a time (KEYS, key counts by type).
-    pub fn for_each(&self, now_ms: u64, visit: impl FnMut(&[u8], &Entry)) {
-        self.unlocked().for_each(now_ms, visit)
-    }
 }
 
 /// The shards one command holds, locked in order. Routes each key to its shard.
@@ -596,21 +582,12 @@ impl std::ops::DerefMut for ShardRef<'_> {
 }
 
 impl<'a> Locked<'a> {
-    pub fn store(&self) -> &'a Store {
-        self.store
-    }
-
     /// The same shards, borrowed for one command (of an EXEC) without unlocking them.
     pub fn reborrow(&mut self) -> Locked<'_> {
         Locked {
             store: self.store,
             guards: self.guards.iter_mut().map(|(i, held)| (*i, Held::Borrowed(held))).collect(),
         }
-    }
-
-    /// Whether this holds every shard (an EXEC with a keyspace-wide command).
-    pub fn holds_all(&self) -> bool {
-        self.guards.len() == self.store.shards.len()
     }
 
     /// Shard `i` for a keyspace-wide walk (KEYS, SCAN, DBSIZE, FLUSHALL, INFO): the held
@@ -630,10 +607,6 @@ impl<'a> Locked<'a> {
     /// Number of keys (including expired ones not yet collected, as Redis's DBSIZE).
     pub fn len(&mut self) -> usize {
         (0..self.store.shards.len()).map(|i| self.shard_at(i).len()).sum()
-    }
-
-    pub fn is_empty(&mut self) -> bool {
-        self.len() == 0
     }
 
     /// Number of keys with a TTL.

@@ -5,12 +5,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use super::entry::{node_size, Entry, Value};
-use super::evict::lfu_decay;
 use super::node::{Node, Stamps};
 use super::table::Table;
 use super::Common;
-
-pub use super::key::Key;
 
 /// `Value::type_index` of a list.
 const LIST: usize = 1;
@@ -314,11 +311,6 @@ impl Shard {
     /// One SCAN step over this shard (see `Table::scan`).
     pub fn scan(&self, from: u64, budget: usize, mut visit: impl FnMut(&[u8], Entry<'_>)) -> (Option<u64>, usize) {
         self.table.scan(from, budget, |n| visit(n.key(), Entry::of(n)))
-    }
-
-    /// LFU counter after decay, as `OBJECT FREQ` reports it.
-    pub fn lfu_counter(&self, entry: &Entry<'_>, now_ms: u64) -> u8 {
-        lfu_decay(entry, now_ms, self.common.limits.lfu_decay_time())
     }
 
     /// Active expiry: samples up to `count` keys with a TTL and deletes the stale ones.

@@ -58,6 +58,7 @@ impl Table {
     }
 
     /// Slots allocated (for tests and accounting checks).
+    #[cfg(test)]
     pub fn slot_count(&self) -> usize {
         self.slots.len()
     }

@@ -4,7 +4,7 @@
 use super::redis::parse_manifest;
 use super::*;
 use crate::aof::TRAILER_LEN;
-use vitrine_engine::propagate::encode_command;
+use vitrine_engine::testing::encode_command;
 use vitrine_engine::Config;
 
 fn commands(cmds: &[&[&str]]) -> Vec<u8> {

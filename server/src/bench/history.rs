@@ -15,13 +15,13 @@ use crate::config::write_atomically;
 use crate::now_ms;
 
 /// The history file's name inside `--dir`.
-pub(crate) const HISTORY_FILE: &str = "vitrine-bench.json";
+pub const HISTORY_FILE: &str = "vitrine-bench.json";
 /// Runs kept in the history (oldest dropped first).
 const MAX_HISTORY: usize = 500;
 /// Bytes of JSON the kept runs may take together (oldest dropped first); the history file is
 /// this and a few bytes of framing. An hour-long built-in run takes about 0.5 MB; imports of
 /// `scripts/bench` results a few KB a run. An import larger than this alone is refused.
-pub(crate) const MAX_HISTORY_BYTES: usize = 4 * 1024 * 1024;
+pub const MAX_HISTORY_BYTES: usize = 4 * 1024 * 1024;
 /// Most entries one import may add.
 const MAX_IMPORT: usize = 10_000;
 

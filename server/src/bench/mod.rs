@@ -25,7 +25,8 @@ use load::drive;
 use request::BenchParams;
 use results::{Live, Run, Source, Status};
 
-pub(crate) use history::{ImportError, HISTORY_FILE, MAX_HISTORY_BYTES};
+pub(crate) use history::ImportError;
+pub use history::{HISTORY_FILE, MAX_HISTORY_BYTES};
 pub(crate) use request::BenchRequest;
 
 /// The run in progress.

@@ -8,8 +8,8 @@ use axum::http::Method;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Map, Value as Json_};
+use vitrine_engine::inspect::bytes_from_json;
 use vitrine_engine::inspect::{self, hide_secrets, ConfigView, ConsoleReply};
-use vitrine_engine::reply_json::bytes_from_json;
 use vitrine_engine::Reply;
 
 use super::error::{ApiError, ApiJson};
@@ -154,7 +154,7 @@ async fn flush(State(state): State<AppState>, ApiJson(body): ApiJson<FlushBody>)
             format!("this deletes every key: send {{\"confirm\": \"{FLUSH_CONFIRMATION}\"}} to go ahead"),
         ));
     }
-    let before = state.engine.store().len();
+    let before = state.engine.key_count();
     match state.call(&[FLUSH_CONFIRMATION]) {
         Reply::Error(text) => Err(command_error(text)),
         _ => Ok(Json(json!({ "flushed": true, "keys_removed": before }))),

@@ -22,10 +22,6 @@ use super::error::{ApiError, ApiJson, ApiQuery};
 use super::{AppState, RouteTable};
 use crate::now_ms;
 
-/// Bounds of a key view (the engine's), for the router tests.
-#[cfg(test)]
-pub use vitrine_engine::inspect::keys::{MAX_VALUE_BYTES, MAX_VALUE_ELEMENTS};
-
 pub fn routes(t: &mut RouteTable) {
     t.api(Method::GET, "/keys", list);
     t.api(Method::GET, "/keys/{*key}", get_key);

@@ -9,7 +9,7 @@ use std::fmt::Write;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use vitrine_engine::table::rows;
+use vitrine_engine::inspect;
 
 use super::AppState;
 use crate::now_ms;
@@ -66,7 +66,6 @@ pub fn escape_label(value: &str) -> String {
 pub fn render(state: &AppState) -> String {
     let engine = &state.engine;
     let snap = engine.snapshot(now_ms());
-    let stats = engine.stats();
     let mut out = Out(String::with_capacity(16 * 1024));
     let c = |v: u64| v as f64;
 
@@ -148,19 +147,16 @@ pub fn render(state: &AppState) -> String {
         "Commands per second over the last seconds.",
         snap.ops_per_sec,
     );
-    let per_cmd = |counters: &vitrine_engine::stats::PerCommand| -> Vec<(String, f64)> {
-        rows()
-            .iter()
-            .enumerate()
-            .map(|(i, cmd)| (format!("cmd=\"{}\"", escape_label(&cmd.full_name())), c(counters.get(i))))
-            .collect()
+    let counters = inspect::command_counters(engine);
+    let per_cmd = |value: fn(&inspect::CommandCounter) -> u64| -> Vec<(String, f64)> {
+        counters.iter().map(|cmd| (format!("cmd=\"{}\"", escape_label(&cmd.name)), c(value(cmd)))).collect()
     };
-    out.family("vitrine_commands_total", "counter", "Calls per command.", &per_cmd(&stats.calls));
+    out.family("vitrine_commands_total", "counter", "Calls per command.", &per_cmd(|cmd| cmd.calls));
     out.family(
         "vitrine_commands_failed_calls_total",
         "counter",
         "Calls per command that answered an error.",
-        &per_cmd(&stats.failed_calls),
+        &per_cmd(|cmd| cmd.failed),
     );
     out.one("vitrine_error_replies_total", "counter", "Error replies sent.", c(snap.error_replies));
     out.one(

@@ -81,7 +81,7 @@ pub struct Shared {
     pub engine: Arc<Engine>,
     pub security: Security,
     pub history: stats::History,
-    pub bench: Arc<Bench>,
+    pub(crate) bench: Arc<Bench>,
     pub web_dir: PathBuf,
     /// Console sessions kept between `POST /api/command` requests (see `sessions`).
     pub sessions: sessions::Sessions,
@@ -178,7 +178,6 @@ impl RouteTable {
     }
 
     /// Every route: method and full path, in axum's syntax (`/api/keys/{*key}`).
-    #[cfg(test)]
     pub fn routes(&self) -> &[(Method, String)] {
         &self.routes
     }
@@ -310,12 +309,3 @@ pub fn check_exposure(bind_ip: IpAddr, token: Option<&str>, insecure: bool) -> a
          with --http-bind, or pass --admin-insecure to accept the risk"
     )
 }
-
-#[cfg(test)]
-pub mod testing;
-
-#[cfg(test)]
-mod tests;
-
-#[cfg(test)]
-mod guard_tests;

@@ -94,7 +94,6 @@ impl Sessions {
     }
 
     /// Number of open sessions.
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.open.lock().len()
     }

@@ -10,10 +10,7 @@ use serde_json::{json, Value};
 use tower::ServiceExt;
 use vitrine_engine::Config;
 
-use super::accept::Limits;
-use super::testing::{raw, Setup, TestApp};
-use super::OPENAPI;
-use crate::bench::{HISTORY_FILE, MAX_HISTORY_BYTES};
+use vitrine_server::testing::{raw, Limits, Setup, TestApp, HISTORY_FILE, MAX_BODY, MAX_HISTORY_BYTES, OPENAPI};
 
 const PASSWORD: &str = "hunter2-Zq8v";
 
@@ -130,7 +127,7 @@ async fn a_stalled_body_gets_408() {
     let waited = started.elapsed();
     assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(5), "{waited:?}");
     drop(tx);
-    assert_eq!(t.state.engine.store().len(), 0);
+    assert_eq!(t.state.engine.key_count(), 0);
 }
 
 /// A body that trickles in forever, and any request not answered in time, gets 408 from the
@@ -172,7 +169,7 @@ async fn the_benchmark_history_is_bounded_in_bytes_on_disk_and_in_memory() {
     let t = TestApp::new();
     // 20 imports of 1 MB each (just under the body limit).
     for n in 0..20 {
-        let r = t.json(Method::POST, "/api/bench/import", bench_doc(n, super::MAX_BODY - 1024)).await;
+        let r = t.json(Method::POST, "/api/bench/import", bench_doc(n, MAX_BODY - 1024)).await;
         assert_eq!(r.expect(StatusCode::OK)["imported"], 1);
     }
     let file = t.dir.0.join(HISTORY_FILE);
@@ -191,7 +188,7 @@ async fn the_benchmark_history_is_bounded_in_bytes_on_disk_and_in_memory() {
     // in all: refused before it grows, and nothing changed.
     let items: Vec<Value> = (0..2000).map(|i| json!({ "test": format!("t{i}") })).collect();
     let doc = json!({ "schema": "vitrine-bench/1", "id": "i".repeat(600 * 1024), "runs": items });
-    assert!(doc.to_string().len() < super::MAX_BODY);
+    assert!(doc.to_string().len() < MAX_BODY);
     let r = t.json(Method::POST, "/api/bench/import", doc).await;
     r.expect_error(StatusCode::PAYLOAD_TOO_LARGE, "history_too_large");
     assert!(r.json()["error"]["message"].as_str().unwrap().contains("4 MiB"), "{}", r.text());

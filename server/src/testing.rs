@@ -1,5 +1,7 @@
-//! Helpers for the admin API's router tests: an app over a fresh engine, requests with a
-//! loopback `Host`, and responses read back as JSON.
+//! For the crate's own integration tests (`server/tests/`), not an API: the admin router over
+//! a fresh engine ([`TestApp`]), requests with a loopback `Host` and responses read back as
+//! JSON, a RESP listener on the same engine ([`RespListener`]), the append-only file's fsync
+//! fault hook ([`fsync_fault`]), and the limits the tests probe.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -13,7 +15,75 @@ use tokio::sync::watch;
 use tower::ServiceExt;
 use vitrine_engine::{Config, Engine};
 
-use super::{router, AppState, HttpOptions};
+pub use crate::aof::fsync_fault;
+use crate::aof::{Aof, Fsync};
+pub use crate::bench::{HISTORY_FILE, MAX_HISTORY_BYTES};
+use crate::event_loops::EventLoops;
+pub use crate::http::accept::Limits;
+pub use crate::http::metrics::CONTENT_TYPE as METRICS_CONTENT_TYPE;
+pub use crate::http::stats::{run_sampler, HISTORY_SECONDS};
+pub use crate::http::{check_exposure, router, AppState, HttpOptions, MAX_BODY, OPENAPI};
+pub use vitrine_engine::inspect::keys::{MAX_VALUE_BYTES, MAX_VALUE_ELEMENTS};
+
+/// The wall clock in unix milliseconds, as the server hands it to the engine.
+pub fn now_ms() -> u64 {
+    crate::now_ms()
+}
+
+/// Every route of the admin API: method and full path, in axum's syntax (`/api/keys/{*key}`),
+/// for the check of the OpenAPI document.
+pub fn routes() -> Vec<(Method, String)> {
+    crate::http::route_table().routes().to_vec()
+}
+
+/// Starts an append-only file in `dir` under `appendfsync always`, loaded into `engine`.
+pub fn start_aof(dir: &std::path::Path, engine: Arc<Engine>) -> anyhow::Result<Arc<Aof>> {
+    crate::aof::start(dir, "appendonly.aof", Fsync::Always, engine, now_ms())
+}
+
+/// Whether a reply that saw propagation offset `seen` waits for an fsync (`aof::must_hold`).
+pub fn must_hold(aof: &Aof, seen: u64) -> bool {
+    crate::aof::must_hold(Some(aof), seen)
+}
+
+/// The RESP port over `engine` (and `aof`) on a free loopback port, its connections on one
+/// event loop of their own; stopped when dropped.
+pub struct RespListener {
+    pub addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    _loops: EventLoops,
+}
+
+impl RespListener {
+    /// Must run inside a tokio runtime.
+    pub fn start(engine: Arc<Engine>, aof: Option<Arc<Aof>>) -> RespListener {
+        let listeners = crate::resp::bind(&[("127.0.0.1".to_string(), false)], 0).expect("bind");
+        let addr = listeners[0].local_addr().expect("a bound address");
+        let (stop, stop_rx) = watch::channel(false);
+        let (done, _) = tokio::sync::mpsc::channel(1);
+        let loops = EventLoops::start(1).expect("an event loop");
+        let options = crate::resp::ConnOptions { keepalive_s: 0, auth_timeout_s: 0 };
+        for l in listeners {
+            let task = crate::resp::accept_loop(
+                l,
+                engine.clone(),
+                options,
+                aof.clone(),
+                loops.clone(),
+                stop_rx.clone(),
+                done.clone(),
+            );
+            tokio::spawn(task);
+        }
+        RespListener { addr, stop, _loops: loops }
+    }
+}
+
+impl Drop for RespListener {
+    fn drop(&mut self) {
+        self.stop.send_replace(true);
+    }
+}
 
 /// A directory removed when dropped.
 pub struct TempDir(pub PathBuf);
@@ -53,7 +123,7 @@ pub struct Setup {
     pub config: Config,
     pub resp_addr: SocketAddr,
     pub web_dir: Option<PathBuf>,
-    pub limits: super::accept::Limits,
+    pub limits: Limits,
     /// An append-only file the app's key answers wait on (`aof::start`); none by default.
     pub aof: Option<Arc<crate::aof::Aof>>,
 }
@@ -67,9 +137,15 @@ impl Default for Setup {
             // Nothing listens here; tests that run benchmarks give a real address.
             resp_addr: SocketAddr::from(([127, 0, 0, 1], 1)),
             web_dir: None,
-            limits: super::accept::Limits::default(),
+            limits: Limits::default(),
             aof: None,
         }
+    }
+}
+
+impl Default for TestApp {
+    fn default() -> TestApp {
+        TestApp::new()
     }
 }
 
@@ -80,7 +156,7 @@ impl TestApp {
 
     pub fn with(mut setup: Setup) -> TestApp {
         let dir = TempDir::new("app");
-        let engine = Arc::new(Engine::new(std::mem::take(&mut setup.config), crate::now_ms(), 7));
+        let engine = Arc::new(Engine::new(std::mem::take(&mut setup.config), now_ms(), 7));
         TestApp::over(engine, setup, dir)
     }
 

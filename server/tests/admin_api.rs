@@ -12,9 +12,7 @@ use serde_json::{json, Value};
 use tower::ServiceExt;
 use vitrine_engine::Config;
 
-use super::testing::{raw, req, Setup, TempDir, TestApp};
-use super::{route_table, OPENAPI};
-use crate::now_ms;
+use vitrine_server::testing::{self, now_ms, raw, req, RespListener, Setup, TempDir, TestApp, OPENAPI};
 
 // ---------------------------------------------------------------- stats
 
@@ -68,11 +66,11 @@ async fn history_returns_recorded_samples_and_checks_seconds() {
 async fn history_is_a_bounded_ring() {
     let t = TestApp::new();
     let snap = t.state.engine.snapshot(now_ms());
-    for _ in 0..super::stats::HISTORY_SECONDS + 10 {
+    for _ in 0..testing::HISTORY_SECONDS + 10 {
         t.state.history.record(&snap);
     }
     let v = t.get("/api/stats/history?seconds=3600").await.expect(StatusCode::OK);
-    assert_eq!(v["samples"].as_array().unwrap().len(), super::stats::HISTORY_SECONDS);
+    assert_eq!(v["samples"].as_array().unwrap().len(), testing::HISTORY_SECONDS);
 }
 
 /// Reads SSE events from a streaming body until `n` have arrived (bounded by the caller).
@@ -109,7 +107,7 @@ async fn read_events(body: Body, n: usize) -> Vec<Value> {
 async fn stream_sends_a_sample_every_second() {
     let t = TestApp::new();
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
-    tokio::spawn(super::stats::run_sampler(t.state.clone(), stop_rx));
+    tokio::spawn(testing::run_sampler(t.state.clone(), stop_rx));
     let response = t.app.clone().oneshot(req(Method::GET, "/api/stats/stream", None)).await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.headers()[header::CONTENT_TYPE], "text/event-stream");
@@ -267,7 +265,7 @@ async fn long_values_are_truncated_with_their_length() {
     assert_eq!(v["truncated"], true);
     assert_eq!(v["length"], 1_200_000);
     let shown = v["value"].as_str().expect("still text");
-    assert_eq!(shown.len(), super::keys::MAX_VALUE_BYTES);
+    assert_eq!(shown.len(), testing::MAX_VALUE_BYTES);
 }
 
 #[tokio::test]
@@ -320,9 +318,9 @@ async fn put_key_rejects_bad_bodies() {
     r.expect_error(StatusCode::BAD_REQUEST, "bad_json");
     let r = t.send(raw(Method::PUT, "/api/keys/k", &[], r#"{"value":"v"}"#)).await;
     r.expect_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type");
-    let huge = json!({ "value": "x".repeat(super::MAX_BODY + 1) });
+    let huge = json!({ "value": "x".repeat(testing::MAX_BODY + 1) });
     put(huge).await.expect_error(StatusCode::PAYLOAD_TOO_LARGE, "too_large");
-    assert_eq!(t.state.engine.store().len(), 0, "nothing was written");
+    assert_eq!(t.state.engine.key_count(), 0, "nothing was written");
 }
 
 #[tokio::test]
@@ -341,7 +339,7 @@ async fn delete_key_then_404() {
     t.state.call(&["SET", "k", "v"]);
     assert_eq!(t.send(req(Method::DELETE, "/api/keys/k", None)).await.expect(StatusCode::OK)["deleted"], true);
     t.send(req(Method::DELETE, "/api/keys/k", None)).await.expect_error(StatusCode::NOT_FOUND, "not_found");
-    assert_eq!(t.state.engine.store().len(), 0);
+    assert_eq!(t.state.engine.key_count(), 0);
 }
 
 // ---------------------------------------------------------------- admin
@@ -433,7 +431,7 @@ async fn commands_lists_the_table() {
     let t = TestApp::new();
     let v = t.get("/api/commands").await.expect(StatusCode::OK);
     let list = v["commands"].as_array().unwrap();
-    assert_eq!(list.len(), vitrine_engine::table::COMMANDS.len());
+    assert_eq!(list.len(), vitrine_engine::inspect::command_names().count());
     let get = list.iter().find(|c| c["name"] == "GET").unwrap();
     assert_eq!(get["arity"], 2);
     assert_eq!(get["syntax"], "key");
@@ -492,10 +490,10 @@ async fn flush_needs_an_explicit_confirmation() {
     flush(json!({})).await.expect_error(StatusCode::UNPROCESSABLE_ENTITY, "confirmation_required");
     flush(json!({ "confirm": "yes" })).await.expect_error(StatusCode::UNPROCESSABLE_ENTITY, "confirmation_required");
     flush(json!({ "confirm": true })).await.expect_error(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body");
-    assert_eq!(t.state.engine.store().len(), 2);
+    assert_eq!(t.state.engine.key_count(), 2);
     let v = flush(json!({ "confirm": "FLUSHALL" })).await.expect(StatusCode::OK);
     assert_eq!(v, json!({ "flushed": true, "keys_removed": 2 }));
-    assert_eq!(t.state.engine.store().len(), 0);
+    assert_eq!(t.state.engine.key_count(), 0);
 }
 
 // ---------------------------------------------------------------- bench
@@ -543,19 +541,11 @@ async fn wait_for_run(t: &TestApp, id: u64) -> Value {
 }
 
 /// An app whose benchmark runner can reach a real RESP listener on the same engine.
-async fn app_with_resp() -> (TestApp, tokio::sync::watch::Sender<bool>) {
+async fn app_with_resp() -> (TestApp, RespListener) {
     let engine = std::sync::Arc::new(vitrine_engine::Engine::new(Config::default(), now_ms(), 9));
-    let listeners = crate::resp::bind(&[("127.0.0.1".to_string(), false)], 0).expect("bind");
-    let addr = listeners[0].local_addr().unwrap();
-    let (stop, stop_rx) = tokio::sync::watch::channel(false);
-    let (done, _done_rx) = tokio::sync::mpsc::channel(1);
-    for l in listeners {
-        let options = crate::resp::ConnOptions { keepalive_s: 0, auth_timeout_s: 0 };
-        let loops = crate::event_loops::EventLoops::start(1).expect("event loop");
-        tokio::spawn(crate::resp::accept_loop(l, engine.clone(), options, None, loops, stop_rx.clone(), done.clone()));
-    }
-    let t = TestApp::over(engine, Setup { resp_addr: addr, ..Setup::default() }, TempDir::new("bench"));
-    (t, stop)
+    let resp = RespListener::start(engine.clone(), None);
+    let t = TestApp::over(engine, Setup { resp_addr: resp.addr, ..Setup::default() }, TempDir::new("bench"));
+    (t, resp)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -590,13 +580,13 @@ async fn a_bounded_bench_run_gives_well_formed_results_and_is_kept() {
     assert!(!timeline.is_empty());
     assert_eq!(timeline.iter().map(|s| s["ops"].as_u64().unwrap()).sum::<u64>(), 20000);
     // The keys it wrote are real keys in the cache.
-    assert!(t.state.engine.store().len() > 100);
-    assert!(t.state.engine.stats().commands_processed.load(std::sync::atomic::Ordering::Relaxed) >= 20000);
+    assert!(t.state.engine.key_count() > 100);
+    assert!(t.state.engine.snapshot(testing::now_ms()).commands_processed >= 20000);
     // Listed without the timeline, and saved to --dir.
     let list = t.get("/api/bench").await.expect(StatusCode::OK);
     assert_eq!(list["runs"][0]["id"], id);
     assert_eq!(list["runs"][0]["results"]["timeline"], json!([]));
-    let saved = std::fs::read_to_string(t.dir.0.join(crate::bench::HISTORY_FILE)).expect("history file");
+    let saved = std::fs::read_to_string(t.dir.0.join(testing::HISTORY_FILE)).expect("history file");
     let saved: Value = serde_json::from_str(&saved).unwrap();
     assert_eq!(saved["runs"][0]["id"], id);
     // Cancelling a finished run is a conflict.
@@ -821,7 +811,7 @@ async fn metrics_parse_and_every_counter_exists_from_the_start() {
     let t = TestApp::new();
     let r = t.get("/metrics").await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(r.headers[header::CONTENT_TYPE], super::metrics::CONTENT_TYPE);
+    assert_eq!(r.headers[header::CONTENT_TYPE], testing::METRICS_CONTENT_TYPE);
     let (samples, types) = parse_exposition(&r.text()).unwrap_or_else(|e| panic!("{e}\n{}", r.text()));
     for name in [
         "vitrine_evicted_keys_total",
@@ -838,8 +828,8 @@ async fn metrics_parse_and_every_counter_exists_from_the_start() {
     for cause in ["never_seen", "expired", "evicted"] {
         assert_eq!(series(&samples, "vitrine_keyspace_misses_total", &[("cause", cause)]), Some(&0.0));
     }
-    for cmd in vitrine_engine::table::COMMANDS {
-        let name = cmd.name.to_ascii_lowercase();
+    for name in vitrine_engine::inspect::command_names() {
+        let name = name.to_ascii_lowercase();
         assert_eq!(series(&samples, "vitrine_commands_total", &[("cmd", &name)]), Some(&0.0), "{name}");
     }
     assert_eq!(series(&samples, "vitrine_up", &[]), Some(&1.0));
@@ -934,7 +924,7 @@ async fn openapi_describes_exactly_the_routes() {
         }
     }
     let routed: BTreeSet<(String, String)> =
-        route_table().routes().iter().map(|(m, p)| (m.as_str().to_string(), openapi_path(p))).collect();
+        testing::routes().iter().map(|(m, p)| (m.as_str().to_string(), openapi_path(p))).collect();
     let undocumented: Vec<_> = routed.difference(&documented).collect();
     let unrouted: Vec<_> = documented.difference(&routed).collect();
     assert!(undocumented.is_empty(), "routes missing from openapi.json: {undocumented:?}");
@@ -996,7 +986,7 @@ async fn a_token_protects_the_api_and_metrics() {
         .send(raw(Method::POST, "/api/command", &[("content-type", "application/json")], "[\"SET\",\"k\",\"v\"]"))
         .await;
     w.expect_error(StatusCode::UNAUTHORIZED, "unauthorized");
-    assert_eq!(t.state.engine.store().len(), 0);
+    assert_eq!(t.state.engine.key_count(), 0);
     // Probes stay open.
     t.get("/healthz").await.expect(StatusCode::OK);
     t.get("/readyz").await.expect(StatusCode::OK);
@@ -1052,7 +1042,7 @@ async fn cross_site_writes_are_refused() {
     post(&[("origin", "http://localhost:5173")]).await.expect_error(StatusCode::FORBIDDEN, "cross_site");
     post(&[("sec-fetch-site", "cross-site")]).await.expect_error(StatusCode::FORBIDDEN, "cross_site");
     post(&[("sec-fetch-site", "same-site")]).await.expect_error(StatusCode::FORBIDDEN, "cross_site");
-    assert_eq!(t.state.engine.store().len(), 0);
+    assert_eq!(t.state.engine.key_count(), 0);
     post(&[("origin", "http://localhost:8080"), ("sec-fetch-site", "same-origin")]).await.expect(StatusCode::OK);
     post(&[("sec-fetch-site", "none")]).await.expect(StatusCode::OK);
     post(&[]).await.expect(StatusCode::OK);
@@ -1075,7 +1065,7 @@ async fn cross_site_writes_are_refused() {
 
 #[test]
 fn exposure_without_a_token_is_refused() {
-    use super::check_exposure;
+    use vitrine_server::testing::check_exposure;
     let any: std::net::IpAddr = "0.0.0.0".parse().unwrap();
     let lan: std::net::IpAddr = "192.168.1.5".parse().unwrap();
     let local: std::net::IpAddr = "127.0.0.1".parse().unwrap();
@@ -1099,7 +1089,7 @@ async fn collection_keys_show_their_length_and_a_bounded_value() {
     assert_eq!(v["type"], "list");
     assert_eq!(v["length"], 1500);
     assert_eq!(v["truncated"], true);
-    assert_eq!(v["value"].as_array().map(|a| a.len()), Some(crate::http::keys::MAX_VALUE_ELEMENTS));
+    assert_eq!(v["value"].as_array().map(|a| a.len()), Some(testing::MAX_VALUE_ELEMENTS));
     assert_eq!(v["value"][0], "job-0");
     let v = t.get("/api/keys/user:1").await.expect(StatusCode::OK);
     assert_eq!(v["type"], "hash");

@@ -1,10 +1,11 @@
 //! Under `appendfsync always` nobody sees a write before it is fsynced: with the AOF writer's
-//! fsync held (`aof::fsync_fault`), a reader's GET, a subscriber's message and an admin API
+//! fsync held (`testing::fsync_fault`), a reader's GET, a subscriber's message and an admin API
 //! read wait for it and answer once it completes, without stopping the event loop; `everysec`
 //! holds no reader; a failed fsync still withholds the acknowledgement and refuses writes.
 //!
-//! In-process, because the hold is a test-only hook. The hook is process-wide
-//! (`aof::fsync_fault`), so this binary's other tests must not start an AOF.
+//! In-process, because the hold is a test hook (`testing::fsync_fault`). The hook is
+//! process-wide, so this binary holds this one test only: an integration test is a process
+//! of its own, and no other test's append-only file can stall or fail with it.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -12,14 +13,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::http::{Method, StatusCode};
-use tokio::sync::{mpsc, watch};
 use tower::ServiceExt;
 use vitrine_engine::{Config, Engine, Reply};
-
-use crate::aof::{self, fsync_fault, Fsync};
-use crate::event_loops::EventLoops;
-use crate::http::testing::{req, Setup, TempDir, TestApp};
-use crate::resp::{accept_loop, ConnOptions};
+use vitrine_server::testing::{fsync_fault, must_hold, now_ms, req, start_aof, RespListener, Setup, TempDir, TestApp};
 
 /// Long enough for a reply that is not held to arrive many times over.
 const SILENCE: Duration = Duration::from_millis(300);
@@ -86,26 +82,18 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-// It pauses and fails fsyncs through `aof::fsync_fault`, a test hook that is process-wide:
-// any other test in the same process with an append-only file would stall or fail with it.
-// So it runs alone, in a process of its own, timed by nothing else: scripts/test runs it as
-// its own step (`cargo test -p vitrine-server --lib durability -- --ignored`).
+// It pauses and fails fsyncs through `fsync_fault`, a hook that is process-wide: any other
+// test in the same process with an append-only file would stall or fail with it, so it is
+// the only test of this binary.
 #[test]
-#[ignore = "pauses every fsync in the process; scripts/test runs it alone"]
 fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     let dir = TempDir::new("durability");
-    let engine = Arc::new(Engine::new(Config::default(), crate::now_ms(), 7));
-    let aof =
-        aof::start(&dir.0, "appendonly.aof", Fsync::Always, engine.clone(), crate::now_ms()).expect("start the AOF");
+    let engine = Arc::new(Engine::new(Config::default(), now_ms(), 7));
+    let aof = start_aof(&dir.0, engine.clone()).expect("start the AOF");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let (_shutdown, shutdown_rx) = watch::channel(false);
-    let (done, _all_done) = mpsc::channel(1);
     // One event loop: every connection shares its thread, so a held reply must not stop it.
-    let loops = EventLoops::start(1).unwrap();
-    let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
-    let addr = listener.local_addr().unwrap();
-    let options = ConnOptions { keepalive_s: 0, auth_timeout_s: 0 };
-    rt.spawn(accept_loop(listener, engine.clone(), options, Some(aof.clone()), loops, shutdown_rx, done));
+    let resp = rt.block_on(async { RespListener::start(engine.clone(), Some(aof.clone())) });
+    let addr = resp.addr;
     let http = TestApp::over(
         engine.clone(),
         Setup { aof: Some(aof.clone()), ..Setup::default() },
@@ -113,7 +101,7 @@ fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     );
     // Reads the keyspace in-process, past every hold.
     let mut inside = engine.new_session("test", "", 0);
-    let mut peek = |argv: &[&str]| engine.call(&mut inside, argv, crate::now_ms());
+    let mut peek = |argv: &[&str]| engine.call(&mut inside, argv, now_ms());
 
     let (mut writer, mut reader, mut other) = (connect(addr), connect(addr), connect(addr));
     let (mut subscriber, mut publisher) = (connect(addr), connect(addr));
@@ -158,6 +146,24 @@ fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["value"], "v2", "{body}");
 
+    // Commands held back behind a wrong password's delay and ending in QUIT: the connection
+    // closes with a flush of their replies, and the SET's still waits for its fsync.
+    assert_eq!(peek(&["CONFIG", "SET", "requirepass", "pw"]), Reply::Ok);
+    let mut quitter = connect(addr);
+    send(&mut quitter, &["AUTH", "pw"]);
+    expect(&mut quitter, "+OK\r\n");
+    fsync_fault::hold(true);
+    for argv in [&["AUTH", "wrong"][..], &["SET", "q", "1"], &["QUIT"]] {
+        send(&mut quitter, argv);
+    }
+    expect(&mut quitter, "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+    assert!(fsync_fault::wait_held(LIMIT), "the fsync of SET q 1 was never reached");
+    expect_silence(&mut quitter, "SET q 1 before QUIT");
+    fsync_fault::hold(false);
+    expect(&mut quitter, "+OK\r\n+OK\r\n");
+    expect_closed(&mut quitter, "after QUIT");
+    assert_eq!(peek(&["CONFIG", "SET", "requirepass", ""]), Reply::Ok);
+
     // everysec (set at run time) holds no reader: a write that is written but not fsynced
     // is readable at once, as before.
     send(&mut writer, &["CONFIG", "SET", "appendfsync", "everysec"]);
@@ -167,11 +173,11 @@ fn under_appendfsync_always_nobody_sees_a_write_before_its_fsync() {
     expect(&mut writer, "+OK\r\n");
     send(&mut reader, &["GET", "k"]);
     expect(&mut reader, "$2\r\nv3\r\n");
-    assert!(!aof::must_hold(Some(&aof), u64::MAX), "everysec holds nothing");
+    assert!(!must_hold(&aof, u64::MAX), "everysec holds nothing");
     fsync_fault::hold(false);
     send(&mut writer, &["CONFIG", "SET", "appendfsync", "always"]);
     expect(&mut writer, "+OK\r\n");
-    wait_until("everything is fsynced", || !aof::must_hold(Some(&aof), engine.propagation().appended()));
+    wait_until("everything is fsynced", || !must_hold(&aof, engine.propagation().appended()));
 
     // A failed fsync: the write is not acknowledged (its connection closes), nor shown to
     // a reader; writes are refused until an fsync succeeds again, then all goes on.
