@@ -625,8 +625,9 @@ impl Engine {
     /// `snapshot`, counting keys through `db` (INFO inside an EXEC uses its held locks).
     pub(crate) fn snapshot_in(&self, db: &mut Locked<'_>, now_ms: u64) -> StatsSnapshot {
         let s = self.stats();
-        let hits = s.hits.load(Relaxed);
-        let misses = s.misses.load(Relaxed);
+        let k = &s.keyspace;
+        let hits = k.hits.load(Relaxed);
+        let misses = k.misses.load(Relaxed);
         let rates = s.rates();
         // Live counts, O(shards): a snapshot is taken every second and must not walk millions
         // of keys. Like DBSIZE, they include expired keys not yet collected.
@@ -653,12 +654,12 @@ impl Engine {
             keys_by_type,
             hits,
             misses,
-            misses_never_seen: s.misses_never_seen.load(Relaxed),
-            misses_expired: s.misses_expired.load(Relaxed),
-            misses_evicted: s.misses_evicted.load(Relaxed),
+            misses_never_seen: k.misses_never_seen.load(Relaxed),
+            misses_expired: k.misses_expired.load(Relaxed),
+            misses_evicted: k.misses_evicted.load(Relaxed),
             hit_ratio: if hits + misses == 0 { 0.0 } else { hits as f64 / (hits + misses) as f64 },
-            expired_keys: s.expired_keys.load(Relaxed),
-            evicted_keys: s.evicted_keys.load(Relaxed),
+            expired_keys: k.expired_keys.load(Relaxed),
+            evicted_keys: k.evicted_keys.load(Relaxed),
             rejected_oom: s.rejected_oom.load(Relaxed),
             commands_processed: s.commands_processed.load(Relaxed),
             ops_per_sec: rates.ops_per_sec,

@@ -406,7 +406,7 @@ mod engine_tests {
         let log = drain(&t);
         let dels = log.iter().filter(|l| l.starts_with("DEL ")).count();
         assert!(dels > 50, "{dels} evictions logged");
-        assert_eq!(dels as u64, t.engine.stats().evicted_keys.load(std::sync::atomic::Ordering::Relaxed));
+        assert_eq!(dels as u64, t.engine.stats().keyspace.evicted_keys.load(std::sync::atomic::Ordering::Relaxed));
         t.run(&["FLUSHALL"]);
         assert_eq!(drain(&t), ["FLUSHALL"]);
     }

@@ -20,7 +20,7 @@ use crate::store::counters::KeyspaceCounters;
 /// thread); `connected_clients` is a gauge that also goes down, a plain atomic.
 pub struct Stats {
     /// The keyspace's hits, misses by cause, evictions and expirations: bumped by the store,
-    /// which owns them (it sits below stats); `Stats` derefs to them so they read as its own.
+    /// which owns them (it sits below stats) and shares them with this.
     pub keyspace: Arc<KeyspaceCounters>,
     pub commands_processed: Counter,
     pub rejected_oom: Counter,
@@ -175,14 +175,6 @@ impl Stats {
     }
 }
 
-impl std::ops::Deref for Stats {
-    type Target = KeyspaceCounters;
-
-    fn deref(&self) -> &KeyspaceCounters {
-        &self.keyspace
-    }
-}
-
 /// Facts only the host process knows, reported to the engine so snapshots include them.
 #[derive(Debug, Clone, Default, Serialize, TS)]
 pub struct HostFacts {
@@ -282,17 +274,17 @@ mod tests {
                 let stats = &stats;
                 s.spawn(move || {
                     for _ in 0..1000 {
-                        stats.hits.fetch_add(1, Relaxed);
+                        stats.keyspace.hits.fetch_add(1, Relaxed);
                         stats.calls.add(t % 3, 2);
                     }
                 });
             }
         });
         let threads = (STRIPES + 3) as u64;
-        assert_eq!(stats.hits.load(Relaxed), threads * 1000);
+        assert_eq!(stats.keyspace.hits.load(Relaxed), threads * 1000);
         assert_eq!((0..3).map(|i| stats.calls.get(i)).sum::<u64>(), threads * 2000);
         stats.reset();
-        assert_eq!(stats.hits.load(Relaxed), 0);
+        assert_eq!(stats.keyspace.hits.load(Relaxed), 0);
         assert_eq!(stats.calls.get(0), 0);
     }
 }

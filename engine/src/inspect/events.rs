@@ -90,13 +90,13 @@ pub fn evictions(engine: &Engine, now_ms: u64) -> EvictionsView {
     EvictionsView {
         now_ms,
         policy: engine.config().policy().name(),
-        evicted_keys: stats.evicted_keys.load(Relaxed),
-        expired_keys: stats.expired_keys.load(Relaxed),
+        evicted_keys: stats.keyspace.evicted_keys.load(Relaxed),
+        expired_keys: stats.keyspace.expired_keys.load(Relaxed),
         misses: MissesByCause {
-            total: stats.misses.load(Relaxed),
-            never_seen: stats.misses_never_seen.load(Relaxed),
-            expired: stats.misses_expired.load(Relaxed),
-            evicted: stats.misses_evicted.load(Relaxed),
+            total: stats.keyspace.misses.load(Relaxed),
+            never_seen: stats.keyspace.misses_never_seen.load(Relaxed),
+            expired: stats.keyspace.misses_expired.load(Relaxed),
+            evicted: stats.keyspace.misses_evicted.load(Relaxed),
         },
         events,
     }

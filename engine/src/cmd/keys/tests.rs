@@ -693,11 +693,11 @@ fn touch_counts_existing_keys_and_resets_idle_time() {
     put(&t, "b", "2", t.now + 1_000);
     t.advance(3_000);
     assert_eq!(t.run(&["OBJECT", "IDLETIME", "a"]), int(3));
-    let hits = t.engine.stats().hits.load(Relaxed);
-    let misses = t.engine.stats().misses.load(Relaxed);
+    let hits = t.engine.stats().keyspace.hits.load(Relaxed);
+    let misses = t.engine.stats().keyspace.misses.load(Relaxed);
     assert_eq!(t.run(&["TOUCH", "a", "a", "b", "c"]), int(2));
-    assert_eq!(t.engine.stats().hits.load(Relaxed), hits + 2);
-    assert_eq!(t.engine.stats().misses.load(Relaxed), misses + 2);
+    assert_eq!(t.engine.stats().keyspace.hits.load(Relaxed), hits + 2);
+    assert_eq!(t.engine.stats().keyspace.misses.load(Relaxed), misses + 2);
     assert_eq!(t.run(&["OBJECT", "IDLETIME", "a"]), int(0));
     t.advance(2_500);
     assert_eq!(t.run(&["OBJECT", "IDLETIME", "a"]), int(2));

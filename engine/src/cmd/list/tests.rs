@@ -103,7 +103,7 @@ fn llen_lindex_and_lrange() {
 #[test]
 fn reads_count_hits_and_misses() {
     let mut t = with_list();
-    let hits = |t: &TestEngine| t.engine.stats().hits.load(std::sync::atomic::Ordering::Relaxed);
+    let hits = |t: &TestEngine| t.engine.stats().keyspace.hits.load(std::sync::atomic::Ordering::Relaxed);
     let before = hits(&t);
     t.run(&["LRANGE", "l", "0", "1"]);
     t.run(&["LLEN", "l"]);

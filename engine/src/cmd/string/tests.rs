@@ -56,7 +56,7 @@ fn len_cap(t: &TestEngine, key: &str) -> (usize, usize) {
 
 fn hits_misses(t: &TestEngine) -> (u64, u64) {
     use std::sync::atomic::Ordering::Relaxed;
-    (t.engine.stats().hits.load(Relaxed), t.engine.stats().misses.load(Relaxed))
+    (t.engine.stats().keyspace.hits.load(Relaxed), t.engine.stats().keyspace.misses.load(Relaxed))
 }
 
 fn invalid_expire(cmd: &str) -> Reply {
@@ -634,7 +634,7 @@ fn lazy_expiry_counts_expired_keys() {
     t.run(&["SET", "k", "v", "PX", "10"]);
     t.advance(10);
     assert_eq!(t.run(&["STRLEN", "k"]), int(0));
-    assert_eq!(t.engine.stats().expired_keys.load(Relaxed), 1);
+    assert_eq!(t.engine.stats().keyspace.expired_keys.load(Relaxed), 1);
     assert_eq!(t.engine.store().used_memory(), 0);
 }
 
