@@ -58,6 +58,19 @@ pub fn request_at(
     parse(&raw)
 }
 
+/// Like [`request`], but a connection the server refused or reset is `Err`, not a panic: for
+/// a test that asks until a refusing server serves again. (A server over its connection cap
+/// answers 503 and closes without reading the request, so the client may see a reset.)
+pub fn try_request(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> std::io::Result<Response> {
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = TcpStream::connect_timeout(&addr, IO_TIMEOUT)?;
+    s.set_read_timeout(Some(IO_TIMEOUT))?;
+    s.write_all(request_head(addr, method, path, headers, None).as_bytes())?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw)?;
+    Ok(parse(&raw))
+}
+
 /// Sends a request and returns the connection, to read a streaming response by hand.
 pub fn open(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> TcpStream {
     open_at(SocketAddr::from(([127, 0, 0, 1], port)), method, path, headers, body)
@@ -67,6 +80,15 @@ fn open_at(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)],
     let mut s = TcpStream::connect_timeout(&addr, IO_TIMEOUT).expect("connect to the admin port");
     s.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
     s.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
+    s.write_all(request_head(addr, method, path, headers, body).as_bytes()).expect("write the request");
+    if let Some(body) = body {
+        s.write_all(body.as_bytes()).expect("write the body");
+    }
+    s
+}
+
+/// The request line and headers, up to the blank line.
+fn request_head(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> String {
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -75,11 +97,7 @@ fn open_at(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)],
         head.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
     }
     head.push_str("\r\n");
-    s.write_all(head.as_bytes()).expect("write the request");
-    if let Some(body) = body {
-        s.write_all(body.as_bytes()).expect("write the body");
-    }
-    s
+    head
 }
 
 pub fn get(port: u16, path: &str) -> Response {
