@@ -50,6 +50,19 @@ pub struct Ctx<'a> {
     pub db: Locked<'a>,
     pub now: u64,
     pub argv: &'a [&'a [u8]],
+    /// Keys (bit `i` for the command's `i`th key, in `Command::keys` order) that a successful
+    /// write left as they were, so WATCHes on them survive, as Redis signals only the keys it
+    /// modified (SMOVE of a member the destination already has). Zero: every key counts.
+    pub unchanged: u64,
+}
+
+impl Ctx<'_> {
+    /// Tells dispatch this write did not modify its `i`th key (see `unchanged`).
+    pub fn leave_unchanged(&mut self, i: usize) {
+        if i < 64 {
+            self.unchanged |= 1 << i;
+        }
+    }
 }
 
 pub struct Engine {
@@ -461,7 +474,7 @@ impl Engine {
         now_ms: u64,
     ) -> Result<Reply, CmdError> {
         let watched = self.watched_keys(cmd, &mut db, argv, now_ms);
-        let mut ctx = Ctx { engine: self, cmd, session, db, now: now_ms, argv };
+        let mut ctx = Ctx { engine: self, cmd, session, db, now: now_ms, argv, unchanged: 0 };
         let mut args = Args::new(&argv[cmd.args_start()..]);
         let result = (cmd.handler)(&mut ctx, &mut args);
         if cmd.flags & WRITE != 0 && self.propagation().enabled() {
@@ -472,9 +485,10 @@ impl Engine {
             }
         }
         if !watched.is_empty() && matches!(result, Ok(ref r) if !r.is_error()) {
-            for (key, existed) in watched {
+            for (i, key, existed) in watched {
                 // Missing before and after: nothing changed (DEL of a missing key).
-                if existed || ctx.db.shard(key).contains(key, now_ms) {
+                let unchanged = i < 64 && ctx.unchanged & (1 << i) != 0;
+                if !unchanged && (existed || ctx.db.shard(key).contains(key, now_ms)) {
                     self.store.watches.touch(key);
                 }
             }
@@ -496,21 +510,23 @@ impl Engine {
         }
     }
 
-    /// The keys of a write that somebody WATCHes, each with whether it exists now (before
-    /// the write). Empty, at the cost of one atomic load, while nobody watches anything.
+    /// The keys of a write that somebody WATCHes, each with its position among the command's
+    /// keys and whether it exists now (before the write). Empty, at the cost of one atomic
+    /// load, while nobody watches anything.
     fn watched_keys<'k>(
         &self,
         cmd: &Command,
         db: &mut Locked<'_>,
         argv: &'k [&'k [u8]],
         now_ms: u64,
-    ) -> SmallVec<[(&'k [u8], bool); 2]> {
+    ) -> SmallVec<[(usize, &'k [u8], bool); 2]> {
         if cmd.flags & WRITE == 0 || !self.store.watches.any() {
             return SmallVec::new();
         }
         cmd.keys(argv)
-            .filter(|k| self.store.watches.is_watched(k))
-            .map(|k| (k, db.shard(k).contains(k, now_ms)))
+            .enumerate()
+            .filter(|(_, k)| self.store.watches.is_watched(k))
+            .map(|(i, k)| (i, k, db.shard(k).contains(k, now_ms)))
             .collect()
     }
 

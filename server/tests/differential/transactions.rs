@@ -16,7 +16,7 @@ use crate::harness::*;
 /// any successful write command that names it while it exists, where Redis only by one that
 /// changed it. The writes sent between WATCH and EXEC (SET, DEL, INCR, APPEND) change the key
 /// whenever they succeed on an existing one, so both servers agree; SETNX, PERSIST or SADD
-/// of a member already there are not sent there.
+/// of a member already there are not sent there (SMOVE is exact: `smove_breaks_watch_only_on_changed_sets`).
 #[test]
 fn random_transactions_match_redis() {
     let Some(servers) = Servers::start_or_skip("random_transactions_match_redis") else {
@@ -175,5 +175,53 @@ impl Gen {
             },
         }
         steps
+    }
+}
+
+/// SMOVE breaks a WATCH only on the sets it changes, as Redis signals them: the source when
+/// the member left it, the destination when the member was new there (not when it already
+/// had it), neither when nothing moved.
+#[test]
+fn smove_breaks_watch_only_on_changed_sets() {
+    let Some(servers) = Servers::start_or_skip("smove_breaks_watch_only_on_changed_sets") else {
+        return;
+    };
+    let mut peers = servers.peers();
+    let mut others = servers.peers();
+    peers.begin("SMOVE and WATCH");
+    others.begin("SMOVE and WATCH (other connection)");
+    let cases: &[(&[&str], &str, &[&str])] = &[
+        (&["a", "b"], "dst", &["src", "dst", "a"]),
+        (&["a", "b"], "src", &["src", "dst", "a"]),
+        (&["a", "b"], "dst", &["src", "dst", "b"]),
+        (&["a", "b"], "src", &["src", "dst", "b"]),
+        (&["a", "b"], "src", &["src", "dst", "zz"]),
+        (&["a", "b"], "dst", &["src", "dst", "zz"]),
+        (&["a", "b"], "src", &["src", "src", "a"]),
+        (&["a"], "src", &["src", "dst", "a"]),
+        (&["a"], "dst", &["src", "dst", "a"]),
+        (&["a"], "dst", &["nosuch", "dst", "a"]),
+        (&["a"], "dst", &["nosuch", "dst", "b"]),
+    ];
+    let exact = |argv| Step::Call(argv, Check::Exact);
+    for &(src, watched, smove) in cases {
+        for by_other in [false, true] {
+            peers.run(exact(args!["FLUSHALL"]));
+            let mut sadd = args!["SADD", "src"];
+            sadd.extend(src.iter().map(|m| m.as_bytes().to_vec()));
+            peers.run(exact(sadd));
+            peers.run(exact(args!["SADD", "dst", "a"]));
+            peers.run(exact(args!["WATCH", watched]));
+            let mut argv = args!["SMOVE"];
+            argv.extend(smove.iter().map(|a| a.as_bytes().to_vec()));
+            if by_other {
+                others.run(exact(argv));
+            } else {
+                peers.run(exact(argv));
+            }
+            peers.run(exact(args!["MULTI"]));
+            peers.run(exact(args!["PING"]));
+            peers.run(exact(args!["EXEC"]));
+        }
     }
 }

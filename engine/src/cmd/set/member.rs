@@ -93,8 +93,15 @@ pub fn smove(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     let member = args.bytes()?;
     let now = ctx.now;
     // Redis's order: a missing source answers 0 before the destination's type is checked.
+    // WATCH sees only what changed, as Redis signals: the source when the member left it,
+    // the destination when the member was new there.
+    let nothing_moved = |ctx: &mut Ctx<'_>, moved: bool| {
+        ctx.leave_unchanged(0);
+        ctx.leave_unchanged(1);
+        Ok(Reply::Int(moved as i64))
+    };
     match ctx.db.lookup(src, now) {
-        None => return Ok(Reply::Int(0)),
+        None => return nothing_moved(ctx, false),
         Some(Entry { value: ValueRef::Set(_), .. }) => {}
         Some(_) => return Err(CmdError::WrongType),
     }
@@ -103,12 +110,14 @@ pub fn smove(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     }
     if src == dst {
         let found = peek_set(ctx, src, |s| s.contains(member)).unwrap_or(false);
-        return Ok(Reply::Int(found as i64));
+        return nothing_moved(ctx, found);
     }
     if modify(ctx, src, |s| s.remove(member))? != Some(true) {
-        return Ok(Reply::Int(0));
+        return nothing_moved(ctx, false);
     }
-    upsert(ctx, dst, member, 1, |s| s.add(member))?;
+    if !upsert(ctx, dst, member, 1, |s| s.add(member))? {
+        ctx.leave_unchanged(1);
+    }
     Ok(Reply::Int(1))
 }
 

@@ -530,3 +530,42 @@ fn scan_type_and_keys_by_type_see_sets() {
     assert_eq!(t.run(&["SCAN", "0", "TYPE", "set"]), arr(vec![bulk("0"), arr(vec![bulk("s")])]));
     assert_eq!(t.engine.snapshot(t.now).keys_by_type.set, 1);
 }
+
+/// Whether EXEC after `WATCH watched` and then `SMOVE argv...` runs (true) or is aborted.
+fn exec_survives_smove(setup: &[&[&str]], watched: &str, smove: &[&str]) -> bool {
+    let mut t = engine();
+    for argv in setup {
+        t.run(argv);
+    }
+    t.run(&["WATCH", watched]);
+    t.run(smove);
+    t.run(&["MULTI"]);
+    t.run(&["PING"]);
+    t.run(&["EXEC"]) != Reply::NilArray
+}
+
+#[test]
+fn smove_breaks_a_watch_only_on_the_sets_it_changes() {
+    let both: &[&[&str]] = &[&["SADD", "src", "a", "b"], &["SADD", "dst", "a"]];
+    // The member is already in the destination: only the source changes (as in Redis).
+    assert!(exec_survives_smove(both, "dst", &["SMOVE", "src", "dst", "a"]));
+    assert!(!exec_survives_smove(both, "src", &["SMOVE", "src", "dst", "a"]));
+    // A member new to the destination changes both.
+    assert!(!exec_survives_smove(both, "dst", &["SMOVE", "src", "dst", "b"]));
+    assert!(!exec_survives_smove(both, "src", &["SMOVE", "src", "dst", "b"]));
+    // Nothing moved: neither changes.
+    assert!(exec_survives_smove(both, "src", &["SMOVE", "src", "dst", "zz"]));
+    assert!(exec_survives_smove(both, "dst", &["SMOVE", "src", "dst", "zz"]));
+    assert!(exec_survives_smove(both, "src", &["SMOVE", "src", "src", "a"]));
+    // The source emptied (and deleted) by the move is changed.
+    let last: &[&[&str]] = &[&["SADD", "src", "a"], &["SADD", "dst", "a"]];
+    assert!(!exec_survives_smove(last, "src", &["SMOVE", "src", "dst", "a"]));
+    assert!(exec_survives_smove(last, "dst", &["SMOVE", "src", "dst", "a"]));
+}
+
+#[test]
+fn smove_from_a_missing_set_breaks_no_watch() {
+    let setup: &[&[&str]] = &[&["SADD", "dst", "a"]];
+    assert!(exec_survives_smove(setup, "dst", &["SMOVE", "nosuch", "dst", "a"]));
+    assert!(exec_survives_smove(setup, "dst", &["SMOVE", "nosuch", "dst", "b"]));
+}
