@@ -284,12 +284,12 @@ impl Shard {
     /// The slot of a key picked at random (for eviction and RANDOMKEY), from every key or
     /// only those with a TTL.
     pub fn sample(&self, volatile: bool) -> Option<usize> {
-        let r = self.common.random();
         if volatile {
+            let r = self.common.random();
             let t = self.ttl.get((r % self.ttl.len().max(1) as u64) as usize)?;
             self.table.find_addr(t.hash, t.addr)
         } else {
-            self.table.sample(r)
+            self.table.sample(|| self.common.random())
         }
     }
 

@@ -8,8 +8,8 @@
 //! which), deletion by shifting the rest of the run back (no tombstones), any capacity (it
 //! grows by half at 90% full, so the table stays 60-90% full), and a SCAN cursor that is a
 //! hash value rather than a position, so keys that stay for a whole scan are returned even
-//! when the table grows or shrinks in between. Sampling (eviction, RANDOMKEY) picks a random
-//! slot and takes the next entry.
+//! when the table grows or shrinks in between. Sampling (eviction, RANDOMKEY) picks random
+//! slots until one holds an entry, so every entry is equally likely.
 //!
 //! Homes use `keyhash::key_hash`, the same on every target, so the playground (wasm32) lays
 //! out, lists and samples keys exactly as the server does.
@@ -24,6 +24,8 @@ const MIN_LOAD_PCT: usize = 20;
 const MIN_CAP: usize = 8;
 /// Slots past the home range, so a run never wraps around (at most this many).
 const TAIL: usize = 64;
+/// Random slots `sample` tries before it settles for the next entry after one.
+const SAMPLE_TRIES: usize = 64;
 /// Distances are stored plus one (0 marks an empty slot) in a byte.
 const MAX_STORED_DIST: u8 = u8::MAX;
 
@@ -242,14 +244,25 @@ impl Table {
         *self = Table::new(self.seed);
     }
 
-    /// The slot of the first entry at or after a slot picked by `random` (wrapping): a
-    /// near-uniform sample (an entry after a longer run of empty slots is a little likelier).
-    pub fn sample(&self, random: u64) -> Option<usize> {
+    /// A slot holding an entry, every entry equally likely: random slots until one is
+    /// occupied (rejection sampling). Taking the next entry after a random slot instead would
+    /// favour the entry after each run of empty slots, and Robin Hood keeps runs long where
+    /// hashes cluster, so those entries were picked several times as often. The table is at
+    /// least a fifth full, so this takes a few tries; only a nearly empty table (a handful of
+    /// entries in the minimum slots) runs out of tries and takes the next entry after the
+    /// last slot tried.
+    pub fn sample(&self, mut random: impl FnMut() -> u64) -> Option<usize> {
         if self.len == 0 {
             return None;
         }
         let n = self.slots.len();
-        let start = (random % n as u64) as usize;
+        let mut start = 0;
+        for _ in 0..SAMPLE_TRIES {
+            start = (random() % n as u64) as usize;
+            if self.dist[start] != 0 {
+                return Some(start);
+            }
+        }
         (start..n).chain(0..start).find(|&i| self.dist[i] != 0)
     }
 
@@ -367,10 +380,71 @@ mod tests {
         let mut r = 0x1234_5678u64;
         for _ in 0..5000 {
             r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            seen.insert(t.get(t.sample(r >> 11).unwrap()).unwrap().key().to_vec());
+            seen.insert(t.get(t.sample(|| r >> 11).unwrap()).unwrap().key().to_vec());
         }
         assert_eq!(seen.len(), 50);
-        assert_eq!(Table::new(0).sample(5), None);
+        assert_eq!(Table::new(0).sample(|| 5), None);
+    }
+
+    /// A deterministic random source for the sampling tests (64-bit LCG, high bits).
+    fn lcg(seed: u64) -> impl FnMut() -> u64 {
+        let mut r = seed;
+        move || {
+            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            r >> 11
+        }
+    }
+
+    /// Chi-square of how often `sample` picks each entry against the uniform expectation.
+    fn pick_chi_square(t: &Table, draws: usize, mut pick: impl FnMut(&Table) -> usize) -> (f64, usize) {
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..draws {
+            *counts.entry(pick(t)).or_insert(0usize) += 1;
+        }
+        let expected = draws as f64 / t.len() as f64;
+        let missing = t.len() - counts.len();
+        let chi: f64 =
+            counts.values().map(|&c| (c as f64 - expected).powi(2) / expected).sum::<f64>() + missing as f64 * expected;
+        (chi, t.len() - 1)
+    }
+
+    #[test]
+    fn samples_every_entry_equally_often_even_where_hashes_cluster() {
+        // Most keys hash into the first quarter (one long run of full slots), a few spread
+        // over the rest (each after a gap): the layout that biased "next entry after a
+        // random slot" towards the spread ones.
+        let mut t = Table::new(7);
+        let (mut clustered, mut spread) = (0, 0);
+        for i in 0.. {
+            let key = format!("k{i}");
+            let low = t.hash(key.as_bytes()) < 1 << 30;
+            if low && clustered < 150 {
+                clustered += 1;
+            } else if !low && spread < 30 {
+                spread += 1;
+            } else if clustered == 150 && spread == 30 {
+                break;
+            } else {
+                continue;
+            }
+            t.insert(node(&key));
+        }
+        check(&t);
+        let draws = 180 * 200;
+        let mut random = lcg(0x5eed);
+        let (chi, df) = pick_chi_square(&t, draws, |t| t.sample(&mut random).unwrap());
+        // Mean df, standard deviation sqrt(2 df): six deviations is a bound a uniform
+        // sampler stays under with this seed (and any other, all but never).
+        let bound = df as f64 + 6.0 * (2.0 * df as f64).sqrt();
+        assert!(chi < bound, "chi-square {chi:.0} over {df} degrees of freedom (bound {bound:.0})");
+        // The old method (next entry after one random slot) fails the same bound.
+        let mut random = lcg(0x5eed);
+        let (old, _) = pick_chi_square(&t, draws, |t| {
+            let n = t.slots.len();
+            let start = (random() % n as u64) as usize;
+            (start..n).chain(0..start).find(|&i| t.dist[i] != 0).unwrap()
+        });
+        assert!(old > bound, "old method: chi-square {old:.0} (bound {bound:.0})");
     }
 
     #[test]
