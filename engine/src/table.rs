@@ -263,6 +263,12 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     // INFO shows (1, -1, 1), and a WATCHed source key counts as written.)
     "ZUNIONSTORE", -4, WRITE | DENYOOM, (1, -1, 1), "sorted-set", zset::zunionstore, "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>]", "Stores the union of multiple sorted sets in a key.";
     "ZINTERSTORE", -4, WRITE | DENYOOM, (1, -1, 1), "sorted-set", zset::zinterstore, "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>]", "Stores the intersect of multiple sorted sets in a key.";
+    // The numkeys forms without a destination (Redis: (0, 0, 0) and movablekeys): (2, -1, 1)
+    // locks every argument after numkeys, as SINTERCARD does.
+    "ZDIFFSTORE", -4, WRITE | DENYOOM, (1, -1, 1), "sorted-set", zset::zdiffstore, "destination numkeys key [key ...]", "Stores the difference of multiple sorted sets in a key.";
+    "ZUNION", -3, READONLY, (2, -1, 1), "sorted-set", zset::zunion, "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>] [WITHSCORES]", "Returns the union of multiple sorted sets.";
+    "ZINTER", -3, READONLY, (2, -1, 1), "sorted-set", zset::zinter, "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>] [WITHSCORES]", "Returns the intersect of multiple sorted sets.";
+    "ZDIFF", -3, READONLY, (2, -1, 1), "sorted-set", zset::zdiff, "numkeys key [key ...] [WITHSCORES]", "Returns the difference between multiple sorted sets.";
     "ZSCAN", -3, READONLY, (1, 1, 1), "sorted-set", zset::zscan, "key cursor [MATCH pattern] [COUNT count]", "Iterates over members and scores of a sorted set.";
     // Transactions (cmd::tx)
     "MULTI", 1, FAST, (0, 0, 0), "transactions", tx::multi, "", "Starts a transaction.";

@@ -355,10 +355,11 @@ impl Gen {
         }
     }
 
-    /// ZUNIONSTORE or ZINTERSTORE into `dest` (now and then with bad arguments), then the
-    /// result read back.
+    /// ZUNIONSTORE, ZINTERSTORE or ZDIFFSTORE into `dest` (now and then with bad arguments),
+    /// then the result read back; or ZUNION, ZINTER or ZDIFF answering it (WITHSCORES or not).
     fn zstore(&mut self, dest: Vec<u8>, any_key: bool) -> Vec<Step> {
-        let name = self.pick(&["ZUNIONSTORE", "ZINTERSTORE"]);
+        let name = self.pick(&["ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZUNION", "ZINTER", "ZDIFF"]);
+        let stores = name.ends_with("STORE");
         let n = self.rng.gen_range(1..=3);
         let mut sources: Vec<Vec<u8>> = (0..n).map(|_| if any_key { self.key() } else { self.zkey() }).collect();
         if !any_key && self.chance(20) {
@@ -368,7 +369,7 @@ impl Gen {
             0 => self.pick(&["0", "-1", "abc", "4", "9223372036854775807"]).into(),
             _ => n.to_string().into_bytes(),
         };
-        let mut rest = args![&dest, numkeys];
+        let mut rest = if stores { args![&dest, numkeys] } else { args![numkeys] };
         rest.extend(sources);
         let mut opts: Vec<Vec<Vec<u8>>> = Vec::new();
         if self.chance(40) {
@@ -391,10 +392,15 @@ impl Gen {
         if self.chance(4) {
             opts.push(vec![self.pick(&["WITHSCORES", "AGGREGATE", "WEIGHTS", "FOO"]).into()]);
         }
+        if !stores && self.chance(50) {
+            opts.push(vec![self.casing("WITHSCORES")]);
+        }
         opts.shuffle(&mut self.rng);
         rest.extend(opts.into_iter().flatten());
         let mut steps = self.exact(name, rest);
-        steps.extend(self.exact("ZRANGE", args![dest, "0", "-1", "WITHSCORES"]));
+        if stores {
+            steps.extend(self.exact("ZRANGE", args![dest, "0", "-1", "WITHSCORES"]));
+        }
         steps
     }
 
@@ -516,6 +522,10 @@ impl Gen {
             ("ZUNIONSTORE", -4),
             ("ZINTERSTORE", -4),
             ("ZSCAN", -3),
+            ("ZDIFFSTORE", -4),
+            ("ZUNION", -3),
+            ("ZINTER", -3),
+            ("ZDIFF", -3),
         ];
         self.wrong_arity_of(ARITY, Gen::zkey, |_, _| None)
     }
@@ -613,6 +623,27 @@ fn sorted_set_edge_cases_match_redis() {
         args!["ZSCORE", "d", "m"],
         args!["ZUNIONSTORE", "d", "1", "a", "WEIGHTS", "-0"],
         args!["ZSCAN", "d", "0"],
+        // The forms without a destination, and ZDIFF(STORE).
+        args!["ZUNION", "0", "a"],
+        args!["ZUNION", "-1", "a"],
+        args!["ZUNION", "3", "a", "b"],
+        args!["ZUNION", "x", "a"],
+        args!["ZUNION", "1", "str"],
+        args!["ZUNION", "3", "c", "b", "a", "WITHSCORES"],
+        args!["ZUNION", "2", "a", "c", "WEIGHTS", "2", "3", "AGGREGATE", "MAX", "withscores"],
+        args!["ZUNION", "1", "a", "WITHSCORES", "WITHSCORES"],
+        args!["ZUNION", "2", "a", "b", "WEIGHTS", "1"],
+        args!["ZINTER", "3", "a", "b", "c", "WITHSCORES"],
+        args!["ZINTER", "1", "nokey"],
+        args!["ZDIFF", "2", "c", "a", "WITHSCORES"],
+        args!["ZDIFF", "2", "c", "a", "WEIGHTS", "1", "1"],
+        args!["ZDIFF", "2", "c", "a", "AGGREGATE", "SUM"],
+        args!["ZUNIONSTORE", "d", "2", "a", "b", "WITHSCORES"],
+        args!["ZDIFFSTORE", "d", "0", "a"],
+        args!["ZDIFFSTORE", "d", "2", "c", "a"],
+        args!["ZRANGE", "d", "0", "-1", "WITHSCORES"],
+        args!["ZDIFFSTORE", "d", "2", "a", "c"],
+        args!["EXISTS", "d"],
         // ZSCAN options.
         args!["ZSCAN", "k", "0", "TYPE", "zset"],
         args!["ZSCAN", "nosuch", "0", "FOO"],

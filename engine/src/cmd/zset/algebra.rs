@@ -1,4 +1,5 @@
-//! ZUNIONSTORE and ZINTERSTORE: weights, aggregates and the stored result.
+//! ZUNION, ZINTER, ZDIFF and their STORE forms: weights, aggregates, and the result stored
+//! or answered (WITHSCORES).
 
 use foldhash::fast::RandomState;
 use indexmap::IndexMap;
@@ -12,6 +13,7 @@ use crate::store::zset::ZSetValue;
 
 use super::create;
 use super::parse::parse_score;
+use super::range::scored_reply;
 
 /// How the scores of one member in several sources combine.
 #[derive(Debug, Clone, Copy)]
@@ -54,7 +56,8 @@ impl Aggregate {
 ///     [AGGREGATE SUM | MIN | MAX]
 /// ```
 pub fn zunionstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    store_generic(ctx, args, false)
+    let dest = args.key()?;
+    generic(ctx, args, Op::Union, Some(dest))
 }
 
 /// Stores at destination the intersection of sorted sets (and sets), scores weighted and
@@ -65,17 +68,68 @@ pub fn zunionstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
 ///     [AGGREGATE SUM | MIN | MAX]
 /// ```
 pub fn zinterstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    store_generic(ctx, args, true)
+    let dest = args.key()?;
+    generic(ctx, args, Op::Inter, Some(dest))
 }
 
-/// Redis's `zunionInterDiffGenericCommand` for the STORE forms: numkeys, the sources' types,
-/// then the options, each with its own error in that order. Sources are combined smallest
-/// first (a stable sort by size, as Redis's `qsort` with glibc), which fixes the order in which
-/// floating-point sums are taken, so results agree with Redis to the last bit.
-fn store_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, inter: bool) -> Result<Reply, CmdError> {
+/// Stores at destination the members of the first sorted set (or set) that are in none of
+/// the others, with their scores. Answers the size of the result.
+///
+/// ```text
+/// ZDIFFSTORE destination numkeys key [key ...]
+/// ```
+pub fn zdiffstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let dest = args.key()?;
+    generic(ctx, args, Op::Diff, Some(dest))
+}
+
+/// The union of sorted sets (and sets), as ZUNIONSTORE computes it, answered in score order.
+///
+/// ```text
+/// ZUNION numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]
+///     [WITHSCORES]
+/// ```
+pub fn zunion(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    generic(ctx, args, Op::Union, None)
+}
+
+/// The intersection of sorted sets (and sets), as ZINTERSTORE computes it, answered in score
+/// order.
+///
+/// ```text
+/// ZINTER numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]
+///     [WITHSCORES]
+/// ```
+pub fn zinter(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    generic(ctx, args, Op::Inter, None)
+}
+
+/// The members of the first sorted set (or set) that are in none of the others, answered in
+/// score order.
+///
+/// ```text
+/// ZDIFF numkeys key [key ...] [WITHSCORES]
+/// ```
+pub fn zdiff(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    generic(ctx, args, Op::Diff, None)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Union,
+    Inter,
+    Diff,
+}
+
+/// Redis's `zunionInterDiffGenericCommand`: numkeys, the sources' types, then the options,
+/// each with its own error in that order (WEIGHTS and AGGREGATE not for ZDIFF, WITHSCORES
+/// only without a destination). Sources are combined smallest first (a stable sort by size,
+/// as Redis's `qsort` with glibc), which fixes the order in which floating-point sums are
+/// taken, so results agree with Redis to the last bit. With `dest`, the result is stored
+/// there (an empty one deletes it) and its size answered; without, it is answered.
+fn generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, op: Op, dest: Option<&[u8]>) -> Result<Reply, CmdError> {
     let name = ctx.cmd.full_name();
     let now = ctx.now;
-    let dest = args.key()?;
     let numkeys = args.int()?;
     if numkeys < 1 {
         return Err(CmdError::err(format!("at least 1 input key is needed for '{name}' command")));
@@ -97,30 +151,37 @@ fn store_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, inter: bool) -> Result<
     }
     let mut weights = vec![1.0; keys.len()];
     let mut aggregate = Aggregate::Sum;
+    let mut withscores = false;
     while !args.is_empty() {
         let remaining = args.len();
         let opt = args.bytes()?;
-        if remaining > keys.len() && opt.eq_ignore_ascii_case(b"WEIGHTS") {
+        if op != Op::Diff && remaining > keys.len() && opt.eq_ignore_ascii_case(b"WEIGHTS") {
             for w in weights.iter_mut() {
                 *w = parse_score(args.bytes()?).ok_or_else(|| CmdError::err("weight value is not a float"))?;
             }
-        } else if remaining >= 2 && opt.eq_ignore_ascii_case(b"AGGREGATE") {
+        } else if op != Op::Diff && remaining >= 2 && opt.eq_ignore_ascii_case(b"AGGREGATE") {
             aggregate = match args.bytes()?.to_ascii_uppercase().as_slice() {
                 b"SUM" => Aggregate::Sum,
                 b"MIN" => Aggregate::Min,
                 b"MAX" => Aggregate::Max,
                 _ => return Err(CmdError::Syntax),
             };
+        } else if dest.is_none() && opt.eq_ignore_ascii_case(b"WITHSCORES") {
+            withscores = true;
         } else {
             return Err(CmdError::Syntax);
         }
     }
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by_key(|&i| sizes[i]);
-    let result = if inter {
-        intersection(ctx, &keys, &order, &weights, aggregate)
-    } else {
-        union(ctx, &keys, &order, &weights, aggregate)
+    let result = match op {
+        Op::Inter => intersection(ctx, &keys, &order, &weights, aggregate),
+        Op::Union => union(ctx, &keys, &order, &weights, aggregate),
+        Op::Diff => difference(ctx, &keys),
+    };
+    let Some(dest) = dest else {
+        let z = ZSetValue::from_distinct(result);
+        return Ok(scored_reply(z.range(0, z.len(), false), withscores, ctx.session.resp3));
     };
     let shard = ctx.db.shard(dest);
     if result.is_empty() {
@@ -208,6 +269,25 @@ fn intersection(
                 }
                 None => false,
             }
+        });
+    }
+    found
+}
+
+/// The first source's elements that no other source holds, with the first source's scores.
+fn difference(ctx: &mut Ctx<'_>, keys: &[&[u8]]) -> Vec<(Box<[u8]>, f64)> {
+    let now = ctx.now;
+    let mut found = Vec::new();
+    for_each_element(ctx.db.peek(keys[0], now), |member, score| found.push((Box::<[u8]>::from(member), score)));
+    for key in &keys[1..] {
+        if found.is_empty() {
+            break;
+        }
+        let entry = ctx.db.peek(key, now);
+        found.retain(|(member, _)| match entry.map(|e| e.value) {
+            Some(ValueRef::ZSet(z)) => z.score(member).is_none(),
+            Some(ValueRef::Set(s)) => !s.contains(member),
+            _ => true,
         });
     }
     found

@@ -680,3 +680,62 @@ fn default_ttl_applies_to_new_sorted_sets() {
     t.run(&["ZADD", "z", "2", "b"]);
     assert_eq!(t.run(&["TTL", "z"]), int(50));
 }
+
+// ZUNION / ZINTER / ZDIFF / ZDIFFSTORE (replies as redis-server 7 gives them)
+
+fn algebra_fixture() -> TestEngine {
+    let mut t = TestEngine::default();
+    t.run(&["ZADD", "a", "1", "x", "2", "y", "3", "z"]);
+    t.run(&["ZADD", "b", "5", "y", "1", "w"]);
+    t.run(&["SADD", "s", "x", "w"]);
+    t.run(&["SET", "str", "v"]);
+    t
+}
+
+#[test]
+fn zunion_zinter_zdiff_answer_in_score_order() {
+    let mut t = algebra_fixture();
+    assert_eq!(run(&mut t, &["ZUNION", "2", "a", "b", "WITHSCORES"]), ["w", "1", "x", "1", "z", "3", "y", "7"]);
+    assert_eq!(
+        run(&mut t, &["ZUNION", "2", "a", "b", "WEIGHTS", "2", "3", "AGGREGATE", "max", "withscores"]),
+        ["x", "2", "w", "3", "z", "6", "y", "15"]
+    );
+    assert_eq!(run(&mut t, &["ZUNION", "2", "a", "b"]), ["w", "x", "z", "y"]);
+    assert_eq!(run(&mut t, &["ZINTER", "2", "a", "s", "WITHSCORES"]), ["x", "2"]);
+    assert_eq!(run(&mut t, &["ZDIFF", "2", "a", "b", "WITHSCORES"]), ["x", "1", "z", "3"]);
+    assert_eq!(run(&mut t, &["ZUNION", "1", "a", "WITHSCORES", "WITHSCORES"]), ["x", "1", "y", "2", "z", "3"]);
+    assert_eq!(t.run(&["ZINTER", "1", "nokey"]), arr(vec![]));
+}
+
+#[test]
+fn zunion_zinter_zdiff_errors_match_redis() {
+    let mut t = algebra_fixture();
+    assert_eq!(t.run(&["ZUNION", "0", "a"]), err("ERR at least 1 input key is needed for 'zunion' command"));
+    assert_eq!(
+        t.run(&["ZDIFFSTORE", "d", "-1", "a"]),
+        err("ERR at least 1 input key is needed for 'zdiffstore' command")
+    );
+    assert_eq!(t.run(&["ZUNION", "3", "a", "b"]), err(SYNTAX));
+    assert_eq!(t.run(&["ZUNION", "x", "a"]), err(NOT_INT));
+    assert_eq!(t.run(&["ZUNION", "1", "str"]), err(WRONGTYPE));
+    assert_eq!(t.run(&["ZDIFF", "2", "a", "b", "WEIGHTS", "1", "1"]), err(SYNTAX));
+    assert_eq!(t.run(&["ZDIFF", "2", "a", "b", "AGGREGATE", "SUM"]), err(SYNTAX));
+    assert_eq!(t.run(&["ZUNIONSTORE", "d", "2", "a", "b", "WITHSCORES"]), err(SYNTAX));
+    assert_eq!(t.run(&["ZUNION", "2", "a", "b", "WEIGHTS", "1"]), err(SYNTAX));
+}
+
+#[test]
+fn zdiffstore_stores_and_memory_returns_to_baseline() {
+    let mut t = algebra_fixture();
+    let baseline = t.used_memory();
+    assert_eq!(t.run(&["ZDIFFSTORE", "d", "2", "a", "s"]), int(2));
+    assert_eq!(run(&mut t, &["ZRANGE", "d", "0", "-1", "WITHSCORES"]), ["y", "2", "z", "3"]);
+    assert!(t.used_memory() > baseline);
+    assert_eq!(t.run(&["DEL", "d"]), int(1));
+    assert_eq!(t.used_memory(), baseline);
+    // An empty difference deletes the destination.
+    t.run(&["ZADD", "d", "1", "q"]);
+    assert_eq!(t.run(&["ZDIFFSTORE", "d", "2", "a", "a"]), int(0));
+    assert_eq!(t.run(&["EXISTS", "d"]), int(0));
+    assert_eq!(t.used_memory(), baseline);
+}
