@@ -526,6 +526,7 @@ impl Gen {
             ("ZUNION", -3),
             ("ZINTER", -3),
             ("ZDIFF", -3),
+            ("ZINTERCARD", -3),
         ];
         self.wrong_arity_of(ARITY, Gen::zkey, |_, _| None)
     }
@@ -644,6 +645,20 @@ fn sorted_set_edge_cases_match_redis() {
         args!["ZRANGE", "d", "0", "-1", "WITHSCORES"],
         args!["ZDIFFSTORE", "d", "2", "a", "c"],
         args!["EXISTS", "d"],
+        // ZINTERCARD.
+        args!["ZINTERCARD", "2", "a", "c"],
+        args!["ZINTERCARD", "1", "c", "LIMIT", "0"],
+        args!["ZINTERCARD", "1", "c", "limit", "1"],
+        args!["ZINTERCARD", "1", "c", "LIMIT", "1", "LIMIT", "0"],
+        args!["ZINTERCARD", "0", "a"],
+        args!["ZINTERCARD", "3", "a", "b"],
+        args!["ZINTERCARD", "x", "a"],
+        args!["ZINTERCARD", "1", "a", "LIMIT", "-1"],
+        args!["ZINTERCARD", "1", "a", "LIMIT", "x"],
+        args!["ZINTERCARD", "1", "a", "LIMIT"],
+        args!["ZINTERCARD", "1", "a", "WITHSCORES"],
+        args!["ZINTERCARD", "1", "str", "LIMIT", "-1"],
+        args!["ZINTERCARD", "1", "a", "WEIGHTS", "1"],
         // ZSCAN options.
         args!["ZSCAN", "k", "0", "TYPE", "zset"],
         args!["ZSCAN", "nosuch", "0", "FOO"],

@@ -14,6 +14,7 @@ use crate::store::zset::ZSetValue;
 use super::create;
 use super::parse::parse_score;
 use super::range::scored_reply;
+use crate::num::parse_i64;
 
 /// How the scores of one member in several sources combine.
 #[derive(Debug, Clone, Copy)]
@@ -114,11 +115,23 @@ pub fn zdiff(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     generic(ctx, args, Op::Diff, None)
 }
 
+/// How many members the intersection of sorted sets (and sets) has, counting no further
+/// than a LIMIT above 0.
+///
+/// ```text
+/// ZINTERCARD numkeys key [key ...] [LIMIT limit]
+/// ```
+pub fn zintercard(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    generic(ctx, args, Op::InterCard, None)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
     Union,
     Inter,
     Diff,
+    /// ZINTERCARD: the intersection's size, options LIMIT only.
+    InterCard,
 }
 
 /// Redis's `zunionInterDiffGenericCommand`: numkeys, the sources' types, then the options,
@@ -152,22 +165,28 @@ fn generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, op: Op, dest: Option<&[u8]>) 
     let mut weights = vec![1.0; keys.len()];
     let mut aggregate = Aggregate::Sum;
     let mut withscores = false;
+    let mut limit = 0;
+    let weighs = matches!(op, Op::Union | Op::Inter);
     while !args.is_empty() {
         let remaining = args.len();
         let opt = args.bytes()?;
-        if op != Op::Diff && remaining > keys.len() && opt.eq_ignore_ascii_case(b"WEIGHTS") {
+        if weighs && remaining > keys.len() && opt.eq_ignore_ascii_case(b"WEIGHTS") {
             for w in weights.iter_mut() {
                 *w = parse_score(args.bytes()?).ok_or_else(|| CmdError::err("weight value is not a float"))?;
             }
-        } else if op != Op::Diff && remaining >= 2 && opt.eq_ignore_ascii_case(b"AGGREGATE") {
+        } else if weighs && remaining >= 2 && opt.eq_ignore_ascii_case(b"AGGREGATE") {
             aggregate = match args.bytes()?.to_ascii_uppercase().as_slice() {
                 b"SUM" => Aggregate::Sum,
                 b"MIN" => Aggregate::Min,
                 b"MAX" => Aggregate::Max,
                 _ => return Err(CmdError::Syntax),
             };
-        } else if dest.is_none() && opt.eq_ignore_ascii_case(b"WITHSCORES") {
+        } else if dest.is_none() && op != Op::InterCard && opt.eq_ignore_ascii_case(b"WITHSCORES") {
             withscores = true;
+        } else if op == Op::InterCard && remaining >= 2 && opt.eq_ignore_ascii_case(b"LIMIT") {
+            limit = parse_i64(args.bytes()?)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| CmdError::err("LIMIT can't be negative"))?;
         } else {
             return Err(CmdError::Syntax);
         }
@@ -175,10 +194,14 @@ fn generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, op: Op, dest: Option<&[u8]>) 
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by_key(|&i| sizes[i]);
     let result = match op {
-        Op::Inter => intersection(ctx, &keys, &order, &weights, aggregate),
+        Op::Inter | Op::InterCard => intersection(ctx, &keys, &order, &weights, aggregate),
         Op::Union => union(ctx, &keys, &order, &weights, aggregate),
         Op::Diff => difference(ctx, &keys),
     };
+    if op == Op::InterCard {
+        let len = if limit > 0 { result.len().min(limit) } else { result.len() };
+        return Ok(Reply::Int(len as i64));
+    }
     let Some(dest) = dest else {
         let z = ZSetValue::from_distinct(result);
         return Ok(scored_reply(z.range(0, z.len(), false), withscores, ctx.session.resp3));

@@ -739,3 +739,21 @@ fn zdiffstore_stores_and_memory_returns_to_baseline() {
     assert_eq!(t.run(&["EXISTS", "d"]), int(0));
     assert_eq!(t.used_memory(), baseline);
 }
+
+#[test]
+fn zintercard_counts_up_to_a_limit() {
+    let mut t = algebra_fixture();
+    assert_eq!(t.run(&["ZINTERCARD", "2", "a", "b"]), int(1));
+    assert_eq!(t.run(&["ZINTERCARD", "1", "a", "LIMIT", "0"]), int(3));
+    assert_eq!(t.run(&["ZINTERCARD", "1", "a", "limit", "2"]), int(2));
+    assert_eq!(t.run(&["ZINTERCARD", "1", "a", "LIMIT", "1", "LIMIT", "0"]), int(3));
+    assert_eq!(t.run(&["ZINTERCARD", "2", "a", "nokey"]), int(0));
+    assert_eq!(t.run(&["ZINTERCARD", "0", "a"]), err("ERR at least 1 input key is needed for 'zintercard' command"));
+    assert_eq!(t.run(&["ZINTERCARD", "3", "a", "b"]), err(SYNTAX));
+    assert_eq!(t.run(&["ZINTERCARD", "x", "a"]), err(NOT_INT));
+    assert_eq!(t.run(&["ZINTERCARD", "1", "a", "LIMIT", "-1"]), err("ERR LIMIT can't be negative"));
+    assert_eq!(t.run(&["ZINTERCARD", "1", "a", "LIMIT", "x"]), err("ERR LIMIT can't be negative"));
+    assert_eq!(t.run(&["ZINTERCARD", "1", "a", "LIMIT"]), err(SYNTAX));
+    assert_eq!(t.run(&["ZINTERCARD", "1", "a", "WITHSCORES"]), err(SYNTAX));
+    assert_eq!(t.run(&["ZINTERCARD", "1", "str", "LIMIT", "-1"]), err(WRONGTYPE));
+}
