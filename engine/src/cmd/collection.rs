@@ -178,7 +178,7 @@ pub fn scan_reply(cursor: u64, items: Vec<Reply>) -> Reply {
     Reply::Array(vec![Reply::bulk(cursor.to_string()), Reply::Array(items)])
 }
 
-/// The count of SRANDMEMBER and HRANDFIELD: an integer in -LONG_MAX..=LONG_MAX (Redis's
+/// The count of SRANDMEMBER, HRANDFIELD and ZRANDMEMBER: an integer in -LONG_MAX..=LONG_MAX (Redis's
 /// `getRangeLongFromObjectOrReply`, with its error text).
 pub fn rand_count(arg: &[u8]) -> Result<i64, CmdError> {
     let n = parse_i64(arg).ok_or(CmdError::NotInteger)?;
@@ -186,6 +186,22 @@ pub fn rand_count(arg: &[u8]) -> Result<i64, CmdError> {
         return Err(CmdError::err(format!("value is out of range, value must between {} and {}", -i64::MAX, i64::MAX)));
     }
     Ok(n)
+}
+
+/// The arguments after the key of HRANDFIELD and ZRANDMEMBER when a count is given: the
+/// count, then `with` (WITHVALUES, WITHSCORES) or nothing, in Redis's order of errors; with
+/// `with`, a count whose doubled reply length would overflow is out of range.
+pub fn rand_count_with(args: &mut Args<'_>, with: &[u8]) -> Result<(i64, bool), CmdError> {
+    let count = rand_count(args.bytes()?)?;
+    let with = match args.rest() {
+        [] => false,
+        [opt] if opt.eq_ignore_ascii_case(with) => true,
+        _ => return Err(CmdError::Syntax),
+    };
+    if with && !(-i64::MAX / 2..=i64::MAX / 2).contains(&count) {
+        return Err(CmdError::err("value is out of range"));
+    }
+    Ok((count, with))
 }
 
 /// A negative count asks for that many picks with repetition, so the reply's size is set by
@@ -198,6 +214,30 @@ pub fn check_reply_size(picks: u64, bytes_per_pick: usize, limit: u64) -> Result
         return Err(CmdError::err("value is out of range, the reply would exceed proto-max-bulk-len"));
     }
     Ok(())
+}
+
+/// The positions SRANDMEMBER, HRANDFIELD and ZRANDMEMBER answer for `count` over a non-empty
+/// collection of `len` elements: none for 0; for a negative count that many picks that may
+/// repeat (refused past `limit` bytes at `bytes_per_pick`, see `check_reply_size`); for a
+/// positive one, the whole collection when it asks for as many, else that many distinct.
+pub fn random_positions(
+    len: usize,
+    count: i64,
+    bytes_per_pick: usize,
+    limit: u64,
+    mut random: impl FnMut() -> u64,
+) -> Result<Vec<usize>, CmdError> {
+    let picks = count.unsigned_abs();
+    Ok(if count == 0 {
+        Vec::new()
+    } else if count < 0 {
+        check_reply_size(picks, bytes_per_pick, limit)?;
+        (0..picks).map(|_| (random() % len as u64) as usize).collect()
+    } else if picks >= len as u64 {
+        (0..len).collect()
+    } else {
+        distinct_positions(len, picks as usize, random)
+    })
 }
 
 /// `count` distinct positions in `0..len` (`count < len`), in random order. Allocates in

@@ -194,11 +194,15 @@ fn sampled(item: &Resp) -> bool {
     b == b"long"
         || HFIELDS.contains(&&b[..])
         || SMEMBERS_POOL.contains(&&b[..])
+        // Sorted set members (ZRANDMEMBER): the pool, and the one past listpack's 64 bytes.
+        || crate::sorted_sets::ZMEMBERS.contains(&&b[..])
+        || (b.len() == 65 && b.iter().all(|&c| c == b'l'))
         || b.strip_prefix(b"big").is_some_and(numeric)
+        || b.strip_prefix(b"w").is_some_and(numeric)
         || numeric(b)
 }
 
-/// SRANDMEMBER, SPOP, HRANDFIELD: the same kind of reply, of the same size, each element
+/// SRANDMEMBER, SPOP, HRANDFIELD, ZRANDMEMBER: the same kind of reply, of the same size, each element
 /// one that could be there (pairs: each field).
 pub fn same_sample(v: &Resp, r: &Resp, pairs: bool) -> bool {
     match (v, r) {
@@ -269,6 +273,27 @@ impl Gen {
 
     /// The count of SRANDMEMBER/HRANDFIELD: small mostly, sometimes huge (positive), or
     /// invalid. Never a large negative one (see the test's notes).
+    /// HRANDFIELD or ZRANDMEMBER (`with`: WITHVALUES or WITHSCORES) on `k`, with or without a
+    /// count and the option (now and then a junk one), compared by shape and membership.
+    pub(crate) fn random_pick(&mut self, name: &str, with: &'static str, k: Vec<u8>) -> Vec<Step> {
+        let mut rest = args![k];
+        let mut pairs = false;
+        if self.chance(85) {
+            rest.push(self.rand_count());
+            if self.chance(40) {
+                rest.push(self.casing(with));
+                pairs = true;
+            }
+            if self.chance(4) {
+                let extra = self.pick(&[with, "x"]);
+                pairs |= extra == with;
+                rest.push(extra.into());
+            }
+        }
+        let check = if pairs { Check::SamplePairs } else { Check::Sample };
+        self.call(name, rest, check)
+    }
+
     fn rand_count(&mut self) -> Vec<u8> {
         match self.rng.gen_range(0..20) {
             0..=15 => self.rng.gen_range(-6..8).to_string().into_bytes(),
@@ -335,24 +360,7 @@ impl Gen {
                 let (f, by) = (self.field(), self.float());
                 self.exact("HINCRBYFLOAT", args![k, f, by])
             }
-            74..=83 => {
-                let mut rest = args![k];
-                let mut pairs = false;
-                if self.chance(85) {
-                    rest.push(self.rand_count());
-                    if self.chance(40) {
-                        rest.push(self.casing("WITHVALUES"));
-                        pairs = true;
-                    }
-                    if self.chance(4) {
-                        let extra = self.pick(&["WITHVALUES", "x"]);
-                        pairs |= extra == "WITHVALUES";
-                        rest.push(extra.into());
-                    }
-                }
-                let check = if pairs { Check::SamplePairs } else { Check::Sample };
-                self.call("HRANDFIELD", rest, check)
-            }
+            74..=83 => self.random_pick("HRANDFIELD", "WITHVALUES", k),
             84..=91 => self.key_scan("HSCAN", k),
             _ => self.exact("HLEN", args![k]),
         }

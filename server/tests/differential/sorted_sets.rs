@@ -37,7 +37,7 @@ const ZLEX: &[u8] = b"zlex";
 
 /// Members: short ones that collide, prefixes of each other, empty, binary, and one past
 /// the 64 bytes a listpack member may have.
-const ZMEMBERS: &[&[u8]] = &[
+pub const ZMEMBERS: &[&[u8]] = &[
     b"a",
     b"b",
     b"c",
@@ -236,6 +236,8 @@ impl Gen {
             83..=90 => self.zscan(k),
             // Not on a set: Vitrine's sets report Redis 7.2's encodings (see the set tests).
             91..=94 if !any_key && k != ZSET_SET => self.exact("OBJECT", args!["ENCODING", k]),
+            // Compared by shape and membership, as SRANDMEMBER is (`Check::Sample`).
+            95..=97 => self.random_pick("ZRANDMEMBER", "WITHSCORES", k),
             _ => {
                 let (a, b) = (self.zbound(), self.zbound());
                 self.exact("ZCOUNT", args![k, a, b])
@@ -527,6 +529,7 @@ impl Gen {
             ("ZINTER", -3),
             ("ZDIFF", -3),
             ("ZINTERCARD", -3),
+            ("ZRANDMEMBER", -2),
         ];
         self.wrong_arity_of(ARITY, Gen::zkey, |_, _| None)
     }

@@ -3,9 +3,7 @@
 use std::mem::size_of;
 
 use crate::args::Args;
-use crate::cmd::collection::{
-    check_reply_size, distinct_positions, rand_count, scan_cursor, scan_reply, ScanOf, ScanOptions,
-};
+use crate::cmd::collection::{rand_count_with, random_positions, scan_cursor, scan_reply, ScanOf, ScanOptions};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -30,33 +28,14 @@ pub fn hrandfield(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdEr
         let pick = (random() % h.len() as u64) as usize;
         return Ok(Reply::opt_bulk(h.get_index(pick).map(|(f, _)| f)));
     }
-    let count = rand_count(args.bytes()?)?;
-    let with_values = match args.rest() {
-        [] => false,
-        [opt] if opt.eq_ignore_ascii_case(b"WITHVALUES") => true,
-        _ => return Err(CmdError::Syntax),
-    };
-    // Redis's guard against overflowing the doubled reply length.
-    if with_values && !(-i64::MAX / 2..=i64::MAX / 2).contains(&count) {
-        return Err(CmdError::err("value is out of range"));
-    }
+    let (count, with_values) = rand_count_with(args, b"WITHVALUES")?;
     let resp3 = ctx.session.resp3;
     let limit = engine.config().proto_max_bulk_len();
     let Some(h) = read_hash(ctx, key)? else {
         return Ok(Reply::Array(vec![]));
     };
-    let picks = count.unsigned_abs();
-    let positions: Vec<usize> = if count == 0 {
-        Vec::new()
-    } else if count < 0 {
-        let per_pick = h.heap_size() / h.len() + size_of::<Reply>() * (1 + with_values as usize);
-        check_reply_size(picks, per_pick, limit)?;
-        (0..picks).map(|_| (random() % h.len() as u64) as usize).collect()
-    } else if picks >= h.len() as u64 {
-        (0..h.len()).collect()
-    } else {
-        distinct_positions(h.len(), picks as usize, random)
-    };
+    let per_pick = h.heap_size() / h.len() + size_of::<Reply>() * (1 + with_values as usize);
+    let positions = random_positions(h.len(), count, per_pick, limit, random)?;
     let mut out = Vec::with_capacity(positions.len() * if with_values && !resp3 { 2 } else { 1 });
     for (field, value) in positions.into_iter().filter_map(|p| h.get_index(p)) {
         match (with_values, resp3) {

@@ -3,7 +3,7 @@
 use std::mem::size_of;
 
 use crate::args::Args;
-use crate::cmd::collection::{check_reply_size, distinct_positions, rand_count};
+use crate::cmd::collection::{rand_count, random_positions};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::num::parse_i64;
@@ -80,16 +80,7 @@ pub fn srandmember(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
     let Some(s) = read_set(ctx, key)? else {
         return Ok(Reply::Array(vec![]));
     };
-    let picks = count.unsigned_abs();
-    let positions: Vec<usize> = if count == 0 {
-        Vec::new()
-    } else if count < 0 {
-        check_reply_size(picks, s.heap_size() / s.len() + size_of::<Reply>(), limit)?;
-        (0..picks).map(|_| (random() % s.len() as u64) as usize).collect()
-    } else if picks >= s.len() as u64 {
-        (0..s.len()).collect()
-    } else {
-        distinct_positions(s.len(), picks as usize, random)
-    };
+    let per_pick = s.heap_size() / s.len() + size_of::<Reply>();
+    let positions = random_positions(s.len(), count, per_pick, limit, random)?;
     Ok(Reply::Array(positions.into_iter().filter_map(|p| s.get_index(p)).map(Reply::bulk).collect()))
 }

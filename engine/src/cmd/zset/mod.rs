@@ -1,6 +1,6 @@
 //! Sorted set commands: ZADD (NX/XX/GT/LT/CH/INCR) and ZINCRBY, ZREM, scores and ranks,
 //! the ZRANGE family (by rank, score or lex, REV, LIMIT, WITHSCORES), counts, pops, range
-//! removals, ZUNION/ZINTER/ZDIFF and their STORE forms, ZINTERCARD, and ZSCAN, with Redis 7.0's replies and errors.
+//! removals, ZUNION/ZINTER/ZDIFF and their STORE forms, ZINTERCARD, ZRANDMEMBER and ZSCAN, with Redis 7.0's replies and errors.
 //!
 //! Numbers are read as Redis reads them: scores and weights with `strtod` and nothing left
 //! over (no leading space, no NaN, no overflow), range bounds with `strtod` as a C string
@@ -9,12 +9,13 @@
 //!
 //! `member` holds ZADD, ZINCRBY and the per-member reads; `parse` the number and bound
 //! parsing; `range` the ZRANGE family, counts and range removals; `pop` ZPOPMIN/ZPOPMAX;
-//! `algebra` ZUNION/ZINTER/ZDIFF(STORE) and ZINTERCARD; `scan` ZSCAN. Access and creation helpers live here.
+//! `algebra` ZUNION/ZINTER/ZDIFF(STORE) and ZINTERCARD; `random` ZRANDMEMBER; `scan` ZSCAN. Access and creation helpers live here.
 
 mod algebra;
 mod member;
 mod parse;
 mod pop;
+mod random;
 mod range;
 mod scan;
 #[cfg(test)]
@@ -23,6 +24,7 @@ mod tests;
 pub use algebra::{zdiff, zdiffstore, zinter, zintercard, zinterstore, zunion, zunionstore};
 pub use member::{zadd, zcard, zincrby, zmscore, zrank, zrem, zrevrank, zscore};
 pub use pop::{zpopmax, zpopmin};
+pub use random::zrandmember;
 pub use range::{
     zcount, zlexcount, zrange, zrangebylex, zrangebyscore, zremrangebylex, zremrangebyrank, zremrangebyscore,
     zrevrange, zrevrangebylex, zrevrangebyscore,

@@ -757,3 +757,54 @@ fn zintercard_counts_up_to_a_limit() {
     assert_eq!(t.run(&["ZINTERCARD", "1", "a", "WITHSCORES"]), err(SYNTAX));
     assert_eq!(t.run(&["ZINTERCARD", "1", "str", "LIMIT", "-1"]), err(WRONGTYPE));
 }
+
+// ZRANDMEMBER
+
+#[test]
+fn zrandmember_counts_as_redis() {
+    let mut t = algebra_fixture();
+    let members = ["x", "y", "z"];
+    let one = run(&mut t, &["ZRANDMEMBER", "a"]);
+    assert!(one.len() == 1 && members.contains(&one[0].as_str()));
+    assert_eq!(t.run(&["ZRANDMEMBER", "nokey"]), nil());
+    assert_eq!(t.run(&["ZRANDMEMBER", "nokey", "3"]), arr(vec![]));
+    assert_eq!(t.run(&["ZRANDMEMBER", "a", "0"]), arr(vec![]));
+    // Positive: distinct, at most the whole set.
+    let mut two = run(&mut t, &["ZRANDMEMBER", "a", "2"]);
+    two.sort();
+    two.dedup();
+    assert_eq!(two.len(), 2);
+    let mut all = run(&mut t, &["ZRANDMEMBER", "a", "9", "WITHSCORES"]);
+    assert_eq!(all.len(), 6);
+    let mut pairs: Vec<(String, String)> = all.chunks(2).map(|p| (p[0].clone(), p[1].clone())).collect();
+    pairs.sort();
+    assert_eq!(pairs, [("x".into(), "1".into()), ("y".into(), "2".into()), ("z".into(), "3".into())]);
+    // Negative: that many picks, repeats allowed, each with its own score.
+    all = run(&mut t, &["ZRANDMEMBER", "a", "-20", "withscores"]);
+    assert_eq!(all.len(), 40);
+    for p in all.chunks(2) {
+        let want = match p[0].as_str() {
+            "x" => "1",
+            "y" => "2",
+            "z" => "3",
+            other => panic!("unexpected member {other}"),
+        };
+        assert_eq!(p[1], want);
+    }
+}
+
+#[test]
+fn zrandmember_errors_in_redis_order() {
+    let mut t = algebra_fixture();
+    assert_eq!(t.run(&["ZRANDMEMBER", "a", "x"]), err(NOT_INT));
+    assert_eq!(t.run(&["ZRANDMEMBER", "str", "x"]), err(NOT_INT));
+    assert_eq!(t.run(&["ZRANDMEMBER", "a", "1", "foo"]), err(SYNTAX));
+    assert_eq!(t.run(&["ZRANDMEMBER", "a", "1", "WITHSCORES", "x"]), err(SYNTAX));
+    assert_eq!(
+        t.run(&["ZRANDMEMBER", "a", "-9223372036854775808"]),
+        err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+    );
+    assert_eq!(t.run(&["ZRANDMEMBER", "a", "9223372036854775807", "WITHSCORES"]), err("ERR value is out of range"));
+    assert_eq!(t.run(&["ZRANDMEMBER", "str"]), err(WRONGTYPE));
+    assert_eq!(t.run(&["ZRANDMEMBER", "str", "1"]), err(WRONGTYPE));
+}
