@@ -271,6 +271,7 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "ZDIFF", -3, READONLY, (2, -1, 1), "sorted-set", zset::zdiff, "numkeys key [key ...] [WITHSCORES]", "Returns the difference between multiple sorted sets.";
     "ZINTERCARD", -3, READONLY, (2, -1, 1), "sorted-set", zset::zintercard, "numkeys key [key ...] [LIMIT limit]", "Returns the number of members of the intersect of multiple sorted sets.";
     "ZRANDMEMBER", -2, READONLY, (1, 1, 1), "sorted-set", zset::zrandmember, "key [count [WITHSCORES]]", "Returns one or more random members from a sorted set.";
+    "ZRANGESTORE", -5, WRITE | DENYOOM, (1, 2, 1), "sorted-set", zset::zrangestore, "dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]", "Stores a range of members from sorted set in a key.";
     "ZSCAN", -3, READONLY, (1, 1, 1), "sorted-set", zset::zscan, "key cursor [MATCH pattern] [COUNT count]", "Iterates over members and scores of a sorted set.";
     // Transactions (cmd::tx)
     "MULTI", 1, FAST, (0, 0, 0), "transactions", tx::multi, "", "Starts a transaction.";

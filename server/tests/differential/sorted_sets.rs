@@ -329,6 +329,14 @@ impl Gen {
                 opts.shuffle(&mut self.rng);
                 let mut rest = args![k, a, b];
                 rest.extend(opts.into_iter().flatten());
+                if self.chance(15) {
+                    // The same range stored (WITHSCORES is a syntax error there), read back.
+                    let mut store = args!["zrangestore:dst"];
+                    store.extend(rest);
+                    let mut steps = self.exact("ZRANGESTORE", store);
+                    steps.extend(self.exact("ZRANGE", args!["zrangestore:dst", "0", "-1", "WITHSCORES"]));
+                    return steps;
+                }
                 self.exact("ZRANGE", rest)
             }
             5 => {
@@ -530,6 +538,7 @@ impl Gen {
             ("ZDIFF", -3),
             ("ZINTERCARD", -3),
             ("ZRANDMEMBER", -2),
+            ("ZRANGESTORE", -5),
         ];
         self.wrong_arity_of(ARITY, Gen::zkey, |_, _| None)
     }
@@ -648,6 +657,25 @@ fn sorted_set_edge_cases_match_redis() {
         args!["ZRANGE", "d", "0", "-1", "WITHSCORES"],
         args!["ZDIFFSTORE", "d", "2", "a", "c"],
         args!["EXISTS", "d"],
+        // ZRANGESTORE.
+        args!["ZRANGESTORE", "d", "c", "0", "-1"],
+        args!["ZRANGE", "d", "0", "-1", "WITHSCORES"],
+        args!["ZRANGESTORE", "d", "c", "0", "-1", "WITHSCORES"],
+        args!["ZRANGESTORE", "d", "c", "(0.3", "+inf", "BYSCORE", "REV"],
+        args!["EXISTS", "d"],
+        args!["ZRANGESTORE", "d", "c", "+inf", "(0.3", "BYSCORE", "REV", "LIMIT", "0", "1"],
+        args!["ZRANGE", "d", "0", "-1", "WITHSCORES"],
+        args!["ZRANGESTORE", "d", "c", "0", "-1", "LIMIT", "0", "1"],
+        args!["ZRANGESTORE", "d", "c", "[a", "[z", "BYLEX"],
+        args!["ZRANGESTORE", "d", "c", "-", "+", "BYLEX", "REV", "LIMIT", "1", "1"],
+        args!["ZRANGE", "d", "0", "-1", "WITHSCORES"],
+        args!["ZRANGESTORE", "d", "nokey", "0", "-1"],
+        args!["EXISTS", "d"],
+        args!["ZRANGESTORE", "d", "str", "0", "-1"],
+        args!["ZRANGESTORE", "d", "c", "x", "1"],
+        args!["ZRANGESTORE", "d", "c", "5", "9"],
+        args!["ZRANGESTORE", "d", "c", "-2", "-1", "REV"],
+        args!["ZRANGE", "d", "0", "-1", "WITHSCORES"],
         // ZINTERCARD.
         args!["ZINTERCARD", "2", "a", "c"],
         args!["ZINTERCARD", "1", "c", "LIMIT", "0"],

@@ -1,5 +1,5 @@
 //! Sorted set commands: ZADD (NX/XX/GT/LT/CH/INCR) and ZINCRBY, ZREM, scores and ranks,
-//! the ZRANGE family (by rank, score or lex, REV, LIMIT, WITHSCORES), counts, pops, range
+//! the ZRANGE family (by rank, score or lex, REV, LIMIT, WITHSCORES) and ZRANGESTORE, counts, pops, range
 //! removals, ZUNION/ZINTER/ZDIFF and their STORE forms, ZINTERCARD, ZRANDMEMBER and ZSCAN, with Redis 7.0's replies and errors.
 //!
 //! Numbers are read as Redis reads them: scores and weights with `strtod` and nothing left
@@ -26,8 +26,8 @@ pub use member::{zadd, zcard, zincrby, zmscore, zrank, zrem, zrevrank, zscore};
 pub use pop::{zpopmax, zpopmin};
 pub use random::zrandmember;
 pub use range::{
-    zcount, zlexcount, zrange, zrangebylex, zrangebyscore, zremrangebylex, zremrangebyrank, zremrangebyscore,
-    zrevrange, zrevrangebylex, zrevrangebyscore,
+    zcount, zlexcount, zrange, zrangebylex, zrangebyscore, zrangestore, zremrangebylex, zremrangebyrank,
+    zremrangebyscore, zrevrange, zrevrangebylex, zrevrangebyscore,
 };
 pub use scan::zscan;
 

@@ -52,7 +52,18 @@ enum By {
 /// ZRANGE key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]
 /// ```
 pub fn zrange(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    range_generic(ctx, args, None, None)
+    range_generic(ctx, args, None, None, None)
+}
+
+/// Stores at dst the members ZRANGE would answer (with their scores), replacing whatever
+/// dst held; an empty range (or a missing source) deletes dst. Answers the number stored.
+///
+/// ```text
+/// ZRANGESTORE dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]
+/// ```
+pub fn zrangestore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let dst = args.key()?;
+    range_generic(ctx, args, None, None, Some(dst))
 }
 
 /// Members in a range of ranks, by descending score.
@@ -61,7 +72,7 @@ pub fn zrange(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 /// ZREVRANGE key start stop [WITHSCORES]
 /// ```
 pub fn zrevrange(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    range_generic(ctx, args, Some(By::Rank), Some(true))
+    range_generic(ctx, args, Some(By::Rank), Some(true), None)
 }
 
 /// Members with a score between min and max, ascending.
@@ -70,7 +81,7 @@ pub fn zrevrange(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErr
 /// ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]
 /// ```
 pub fn zrangebyscore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    range_generic(ctx, args, Some(By::Score), Some(false))
+    range_generic(ctx, args, Some(By::Score), Some(false), None)
 }
 
 /// Members with a score between max and min, descending.
@@ -79,7 +90,7 @@ pub fn zrangebyscore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, Cm
 /// ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]
 /// ```
 pub fn zrevrangebyscore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    range_generic(ctx, args, Some(By::Score), Some(true))
+    range_generic(ctx, args, Some(By::Score), Some(true), None)
 }
 
 /// Members between two lex bounds, ascending (for a set whose scores are all equal).
@@ -88,7 +99,7 @@ pub fn zrevrangebyscore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply,
 /// ZRANGEBYLEX key min max [LIMIT offset count]
 /// ```
 pub fn zrangebylex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    range_generic(ctx, args, Some(By::Lex), Some(false))
+    range_generic(ctx, args, Some(By::Lex), Some(false), None)
 }
 
 /// Members between two lex bounds, descending.
@@ -97,13 +108,20 @@ pub fn zrangebylex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
 /// ZREVRANGEBYLEX key max min [LIMIT offset count]
 /// ```
 pub fn zrevrangebylex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    range_generic(ctx, args, Some(By::Lex), Some(true))
+    range_generic(ctx, args, Some(By::Lex), Some(true), None)
 }
 
 /// Redis's `zrangeGenericCommand`: options, then their conflicts, then the bounds, then the
 /// key, each with its own error in that order. `by` and `rev` are fixed by the legacy
-/// commands; ZRANGE leaves them to its options.
-fn range_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, by: Option<By>, rev: Option<bool>) -> Result<Reply, CmdError> {
+/// commands; ZRANGE leaves them to its options. With `store` (ZRANGESTORE's destination)
+/// WITHSCORES is a syntax error and the range is stored there instead of answered.
+fn range_generic(
+    ctx: &mut Ctx<'_>,
+    args: &mut Args<'_>,
+    by: Option<By>,
+    rev: Option<bool>,
+    store: Option<&[u8]>,
+) -> Result<Reply, CmdError> {
     let resp3 = ctx.session.resp3;
     let key = args.key()?;
     let (first, second) = (args.bytes()?, args.bytes()?);
@@ -112,7 +130,7 @@ fn range_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, by: Option<By>, rev: Op
     let (mut offset, mut limit) = (0i64, -1i64);
     while let Some(opt) = args.peek() {
         args.bytes()?;
-        if opt.eq_ignore_ascii_case(b"WITHSCORES") {
+        if store.is_none() && opt.eq_ignore_ascii_case(b"WITHSCORES") {
             withscores = true;
         } else if opt.eq_ignore_ascii_case(b"LIMIT") && args.len() >= 2 {
             offset = args.int()?;
@@ -155,7 +173,10 @@ fn range_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, by: Option<By>, rev: Op
         }
     };
     let Some(z) = read(ctx, key)? else {
-        return Ok(Reply::Array(Vec::new()));
+        return match store {
+            Some(dst) => store_range(ctx, dst, Vec::new()),
+            None => Ok(Reply::Array(Vec::new())),
+        };
     };
     let (start, count) = match bounds {
         Bounds::Rank(start, stop) => match rank_window(start, stop, z.len()) {
@@ -166,7 +187,23 @@ fn range_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, by: Option<By>, rev: Op
         Bounds::Score(min, max) => limit_window(z.score_ranks(min, max), offset, limit, rev),
         Bounds::Lex(min, max) => limit_window(z.lex_ranks(&min, &max), offset, limit, rev),
     };
-    Ok(scored_reply(z.range(start, count, rev), withscores, resp3))
+    let Some(dst) = store else {
+        return Ok(scored_reply(z.range(start, count, rev), withscores, resp3));
+    };
+    let items = z.range(start, count, rev).map(|(m, score)| (Box::<[u8]>::from(m), score)).collect();
+    store_range(ctx, dst, items)
+}
+
+/// ZRANGESTORE's result: `items` (distinct members) stored at `dst`, or `dst` deleted when
+/// there are none. Answers how many were stored.
+fn store_range(ctx: &mut Ctx<'_>, dst: &[u8], items: Vec<(Box<[u8]>, f64)>) -> Result<Reply, CmdError> {
+    let len = items.len();
+    if len == 0 {
+        ctx.db.shard(dst).remove(dst);
+    } else {
+        super::create(ctx, dst, ZSetValue::from_distinct(items));
+    }
+    Ok(Reply::Int(len as i64))
 }
 
 /// Redis's rank sanitizing: negative ranks count from the end, the window is clipped to the

@@ -808,3 +808,32 @@ fn zrandmember_errors_in_redis_order() {
     assert_eq!(t.run(&["ZRANDMEMBER", "str"]), err(WRONGTYPE));
     assert_eq!(t.run(&["ZRANDMEMBER", "str", "1"]), err(WRONGTYPE));
 }
+
+// ZRANGESTORE
+
+#[test]
+fn zrangestore_stores_what_zrange_answers() {
+    let mut t = algebra_fixture();
+    let baseline = t.used_memory();
+    assert_eq!(t.run(&["ZRANGESTORE", "d", "a", "0", "-1"]), int(3));
+    assert_eq!(run(&mut t, &["ZRANGE", "d", "0", "-1", "WITHSCORES"]), ["x", "1", "y", "2", "z", "3"]);
+    assert_eq!(t.run(&["ZRANGESTORE", "d", "a", "(1", "+inf", "BYSCORE", "REV"]), int(0));
+    assert_eq!(t.run(&["EXISTS", "d"]), int(0));
+    assert_eq!(t.run(&["ZRANGESTORE", "d", "a", "+inf", "(1", "byscore", "rev", "LIMIT", "0", "1"]), int(1));
+    assert_eq!(run(&mut t, &["ZRANGE", "d", "0", "-1", "WITHSCORES"]), ["z", "3"]);
+    assert_eq!(t.run(&["ZRANGESTORE", "d", "a", "[a", "[y", "BYLEX"]), int(2));
+    assert_eq!(t.run(&["ZRANGESTORE", "d", "nokey", "0", "-1"]), int(0));
+    assert_eq!(t.run(&["EXISTS", "d"]), int(0));
+    assert_eq!(t.used_memory(), baseline);
+    // The destination is replaced whatever it held; the source's type is checked.
+    assert_eq!(t.run(&["ZRANGESTORE", "str", "a", "0", "0"]), int(1));
+    assert_eq!(t.run(&["TYPE", "str"]), Reply::Status("zset".into()));
+    t.run(&["SET", "str", "v"]);
+    assert_eq!(t.run(&["ZRANGESTORE", "d", "str", "0", "-1"]), err(WRONGTYPE));
+    assert_eq!(t.run(&["ZRANGESTORE", "d", "a", "0", "-1", "WITHSCORES"]), err(SYNTAX));
+    assert_eq!(
+        t.run(&["ZRANGESTORE", "d", "a", "0", "-1", "LIMIT", "0", "1"]),
+        err("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
+    );
+    assert_eq!(t.run(&["ZRANGESTORE", "d", "a", "x", "1"]), err(NOT_INT));
+}
