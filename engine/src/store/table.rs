@@ -249,13 +249,15 @@ impl Table {
     /// favour the entry after each run of empty slots, and Robin Hood keeps runs long where
     /// hashes cluster, so those entries were picked several times as often. The table is at
     /// least a fifth full, so this takes a few tries; only a nearly empty table (a handful of
-    /// entries in the minimum slots) runs out of tries and takes the next entry after the
+    /// entries in the minimum slots) may run out of tries and take the next entry after the
     /// last slot tried.
     pub fn sample(&self, mut random: impl FnMut() -> u64) -> Option<usize> {
         if self.len == 0 {
             return None;
         }
-        let n = self.slots.len();
+        // Entries past the home range are the overflow of the last run, so they sit right
+        // after it, without holes: draw from the home range and that overflow only.
+        let n = self.cap + self.dist[self.cap..].iter().take_while(|&&d| d != 0).count();
         let mut start = 0;
         for _ in 0..SAMPLE_TRIES {
             start = (random() % n as u64) as usize;
@@ -406,6 +408,25 @@ mod tests {
         let chi: f64 =
             counts.values().map(|&c| (c as f64 - expected).powi(2) / expected).sum::<f64>() + missing as f64 * expected;
         (chi, t.len() - 1)
+    }
+
+    #[test]
+    fn samples_reach_entries_that_overflow_past_the_home_range() {
+        // Keys homed in the last few slots run over into the tail.
+        let mut t = Table::new(11);
+        let keys: Vec<String> =
+            (0..).map(|i| format!("end{i}")).filter(|k| t.hash(k.as_bytes()) > u32::MAX - (1 << 27)).take(12).collect();
+        for k in &keys {
+            t.insert(node(k));
+        }
+        check(&t);
+        assert!(t.dist[t.cap] != 0, "the test needs an entry past the home range");
+        let mut random = lcg(0x7a11);
+        let mut seen = BTreeSet::new();
+        for _ in 0..5000 {
+            seen.insert(t.get(t.sample(&mut random).unwrap()).unwrap().key().to_vec());
+        }
+        assert_eq!(seen.len(), keys.len());
     }
 
     #[test]
