@@ -146,6 +146,8 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "STRLEN", 2, READONLY | FAST, (1, 1, 1), "string", string::strlen, "key", "Returns the length of a string value.";
     "GETRANGE", 4, READONLY, (1, 1, 1), "string", string::getrange, "key start end", "Returns a substring of the string stored at a key.";
     "SETRANGE", 4, WRITE | DENYOOM, (1, 1, 1), "string", string::setrange, "key offset value", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", grow = string::setrange_growth;
+    "SUBSTR", 4, READONLY, (1, 1, 1), "string", string::substr, "key start end", "Returns a substring from a string value.";
+    "LCS", -3, READONLY, (1, 2, 1), "string", string::lcs, "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]", "Finds the longest common substring.";
     "INCR", 2, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::incr, "key", "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.";
     "DECR", 2, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::decr, "key", "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.";
     "INCRBY", 3, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::incrby, "key increment", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.";
