@@ -1,4 +1,4 @@
-//! Blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH): the registry of clients waiting
+//! Blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP): the registry of clients waiting
 //! for data, with Redis's semantics and no threads or clock of our own. Serving them is
 //! dispatch's (`engine/blocked.rs`, which pops through `cmd::list::serve_blocked`): this
 //! service layer imports no command family and no `Engine`.
@@ -50,6 +50,9 @@ pub struct Blocked {
 pub enum BlockOp {
     /// BLPOP / BRPOP: pop from the head (`left`) or the tail; the reply is `[key, element]`.
     Pop { left: bool },
+    /// BLMPOP: pop up to `count` from the head (`left`) or the tail; the reply is
+    /// `[key, [element ...]]`.
+    MPop { left: bool, count: usize },
     /// BLMOVE / BRPOPLPUSH: pop from the source and push onto `dst`; the reply is the element.
     Move { dst: Vec<u8>, from_left: bool, to_left: bool },
 }

@@ -207,6 +207,23 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             },
             _ => vec![],
         },
+        // The elements removed, as LPOP/RPOP of that many from the key the reply names.
+        b"LMPOP" | b"BLMPOP" => match reply {
+            Reply::Array(kv) => match (kv.first(), kv.get(1)) {
+                (Some(Reply::Bulk(key)), Some(Reply::Array(elems))) => {
+                    let numkeys_at = if name == b"LMPOP" { 1 } else { 2 };
+                    let left = argv
+                        .get(numkeys_at)
+                        .and_then(|n| parse_i64(n))
+                        .and_then(|n| argv.get(numkeys_at + 1 + usize::try_from(n).ok()?))
+                        .is_some_and(|w| w.eq_ignore_ascii_case(b"LEFT"));
+                    let pop = if left { b"LPOP".to_vec() } else { b"RPOP".to_vec() };
+                    vec![vec![pop, key.clone(), elems.len().to_string().into_bytes()]]
+                }
+                _ => vec![],
+            },
+            _ => vec![],
+        },
         b"BLMOVE" if argv.len() == 6 => match reply {
             Reply::Bulk(_) => vec![argv[..5].iter().map(|a| a.to_vec()).collect::<Vec<_>>()]
                 .into_iter()
@@ -331,6 +348,13 @@ mod tests {
             [["LMOVE", "s", "d", "LEFT", "RIGHT"]]
         );
         assert_eq!(log(&["BRPOPLPUSH", "s", "d", "0"], Reply::Bulk(b"x".to_vec())), [["RPOPLPUSH", "s", "d"]]);
+        let key_elems = || {
+            let elems = Reply::Array(vec![Reply::Bulk(b"x".to_vec()), Reply::Bulk(b"y".to_vec())]);
+            Reply::Array(vec![Reply::Bulk(b"b".to_vec()), elems])
+        };
+        assert_eq!(log(&["LMPOP", "2", "a", "b", "left", "COUNT", "5"], key_elems()), [["LPOP", "b", "2"]]);
+        assert_eq!(log(&["BLMPOP", "0", "2", "a", "b", "RIGHT", "COUNT", "5"], key_elems()), [["RPOP", "b", "2"]]);
+        assert!(log(&["BLMPOP", "0", "1", "a", "LEFT"], Reply::NilArray).is_empty());
         let popped = Reply::Array(vec![Reply::Bulk(b"m1".to_vec()), Reply::Bulk(b"m2".to_vec())]);
         assert_eq!(log(&["SPOP", "s", "2"], popped), [["SREM", "s", "m1", "m2"]]);
         assert_eq!(log(&["INCRBYFLOAT", "f", "0.1"], Reply::Bulk(b"1.1".to_vec())), [["SET", "f", "1.1", "KEEPTTL"]]);

@@ -110,7 +110,7 @@ impl Engine {
                 let Some((id, waiter)) = inner.head(key) else { return };
                 let dst = match &waiter.op {
                     BlockOp::Move { dst, .. } => Some(dst.clone()),
-                    BlockOp::Pop { .. } => None,
+                    BlockOp::Pop { .. } | BlockOp::MPop { .. } => None,
                 };
                 (id, waiter.ticket, dst)
             };
@@ -134,6 +134,18 @@ impl Engine {
                 match &waiter.op {
                     BlockOp::Pop { left } => {
                         self.propagation().append(&[if *left { &b"LPOP"[..] } else { b"RPOP" }, key]);
+                    }
+                    BlockOp::MPop { left, .. } => {
+                        // As many as were served (the reply's second element).
+                        let n = match &reply {
+                            Reply::Array(kv) => match kv.get(1) {
+                                Some(Reply::Array(elems)) => elems.len(),
+                                _ => 0,
+                            },
+                            _ => 0,
+                        };
+                        let pop = if *left { &b"LPOP"[..] } else { b"RPOP" };
+                        self.propagation().append(&[pop, key, n.to_string().as_bytes()]);
                     }
                     BlockOp::Move { dst, from_left, to_left } => self.propagation().append(&[
                         &b"LMOVE"[..],
