@@ -1,4 +1,4 @@
-//! Blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP): the registry of clients waiting
+//! Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP; BZPOPMIN, BZPOPMAX, BZMPOP): the registry of clients waiting
 //! for data, with Redis's semantics and no threads or clock of our own. Serving them is
 //! dispatch's (`engine/blocked.rs`, which pops through `cmd::list::serve_blocked`): this
 //! service layer imports no command family and no `Engine`.
@@ -53,6 +53,9 @@ pub enum BlockOp {
     /// BLMPOP: pop up to `count` from the head (`left`) or the tail; the reply is
     /// `[key, [element ...]]`.
     MPop { left: bool, count: usize },
+    /// BZPOPMIN / BZPOPMAX (`flat`: `[key, member, score]`) and BZMPOP (`[key, [[member,
+    /// score] ...]]`): pop up to `count` of the highest (`max`) or lowest scored members.
+    ZPop { max: bool, count: usize, flat: bool },
     /// BLMOVE / BRPOPLPUSH: pop from the source and push onto `dst`; the reply is the element.
     Move { dst: Vec<u8>, from_left: bool, to_left: bool },
 }

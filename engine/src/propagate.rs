@@ -224,6 +224,33 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             },
             _ => vec![],
         },
+        // The members removed, as ZPOPMIN/ZPOPMAX of that many from the key the reply names.
+        b"BZPOPMIN" | b"BZPOPMAX" => match reply {
+            Reply::Array(kms) => match kms.first() {
+                Some(Reply::Bulk(key)) => {
+                    let pop = if name == b"BZPOPMIN" { b"ZPOPMIN".to_vec() } else { b"ZPOPMAX".to_vec() };
+                    vec![vec![pop, key.clone(), b"1".to_vec()]]
+                }
+                _ => vec![],
+            },
+            _ => vec![],
+        },
+        b"ZMPOP" | b"BZMPOP" => match reply {
+            Reply::Array(kv) => match (kv.first(), kv.get(1)) {
+                (Some(Reply::Bulk(key)), Some(Reply::Array(items))) => {
+                    let numkeys_at = if name == b"ZMPOP" { 1 } else { 2 };
+                    let min = argv
+                        .get(numkeys_at)
+                        .and_then(|n| parse_i64(n))
+                        .and_then(|n| argv.get(numkeys_at + 1 + usize::try_from(n).ok()?))
+                        .is_some_and(|w| w.eq_ignore_ascii_case(b"MIN"));
+                    let pop = if min { b"ZPOPMIN".to_vec() } else { b"ZPOPMAX".to_vec() };
+                    vec![vec![pop, key.clone(), items.len().to_string().into_bytes()]]
+                }
+                _ => vec![],
+            },
+            _ => vec![],
+        },
         b"BLMOVE" if argv.len() == 6 => match reply {
             Reply::Bulk(_) => vec![argv[..5].iter().map(|a| a.to_vec()).collect::<Vec<_>>()]
                 .into_iter()
@@ -355,6 +382,11 @@ mod tests {
         assert_eq!(log(&["LMPOP", "2", "a", "b", "left", "COUNT", "5"], key_elems()), [["LPOP", "b", "2"]]);
         assert_eq!(log(&["BLMPOP", "0", "2", "a", "b", "RIGHT", "COUNT", "5"], key_elems()), [["RPOP", "b", "2"]]);
         assert!(log(&["BLMPOP", "0", "1", "a", "LEFT"], Reply::NilArray).is_empty());
+        let kms = Reply::Array(vec![Reply::Bulk(b"z".to_vec()), Reply::Bulk(b"m".to_vec()), Reply::Double(1.0)]);
+        assert_eq!(log(&["BZPOPMAX", "y", "z", "0"], kms), [["ZPOPMAX", "z", "1"]]);
+        assert_eq!(log(&["ZMPOP", "2", "a", "b", "min", "COUNT", "5"], key_elems()), [["ZPOPMIN", "b", "2"]]);
+        assert_eq!(log(&["BZMPOP", "0", "1", "b", "MAX"], key_elems()), [["ZPOPMAX", "b", "2"]]);
+        assert!(log(&["BZMPOP", "0", "1", "a", "MIN"], Reply::NilArray).is_empty());
         let popped = Reply::Array(vec![Reply::Bulk(b"m1".to_vec()), Reply::Bulk(b"m2".to_vec())]);
         assert_eq!(log(&["SPOP", "s", "2"], popped), [["SREM", "s", "m1", "m2"]]);
         assert_eq!(log(&["INCRBYFLOAT", "f", "0.1"], Reply::Bulk(b"1.1".to_vec())), [["SET", "f", "1.1", "KEEPTTL"]]);

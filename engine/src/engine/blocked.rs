@@ -110,7 +110,7 @@ impl Engine {
                 let Some((id, waiter)) = inner.head(key) else { return };
                 let dst = match &waiter.op {
                     BlockOp::Move { dst, .. } => Some(dst.clone()),
-                    BlockOp::Pop { .. } | BlockOp::MPop { .. } => None,
+                    BlockOp::Pop { .. } | BlockOp::MPop { .. } | BlockOp::ZPop { .. } => None,
                 };
                 (id, waiter.ticket, dst)
             };
@@ -124,7 +124,13 @@ impl Engine {
                 _ => continue,
             }
             let Some(waiter) = inner.waiters.get(&id) else { continue };
-            let Some(reply) = cmd::list::serve_blocked(self, &mut db, key, &waiter.op, now_ms) else {
+            let served = match &waiter.op {
+                BlockOp::ZPop { max, count, flat } => {
+                    cmd::zset::serve_blocked(&mut db, key, *max, *count, *flat, now_ms)
+                }
+                op => cmd::list::serve_blocked(self, &mut db, key, op, now_ms),
+            };
+            let Some(reply) = served else {
                 // The key holds no list data (anymore): the rest keep waiting.
                 return;
             };
@@ -145,6 +151,18 @@ impl Engine {
                             _ => 0,
                         };
                         let pop = if *left { &b"LPOP"[..] } else { b"RPOP" };
+                        self.propagation().append(&[pop, key, n.to_string().as_bytes()]);
+                    }
+                    BlockOp::ZPop { max, flat, .. } => {
+                        let n = match &reply {
+                            Reply::Array(kv) if *flat => kv.len().saturating_sub(1) / 2,
+                            Reply::Array(kv) => match kv.get(1) {
+                                Some(Reply::Array(items)) => items.len(),
+                                _ => 0,
+                            },
+                            _ => 0,
+                        };
+                        let pop = if *max { &b"ZPOPMAX"[..] } else { b"ZPOPMIN" };
                         self.propagation().append(&[pop, key, n.to_string().as_bytes()]);
                     }
                     BlockOp::Move { dst, from_left, to_left } => self.propagation().append(&[

@@ -16,8 +16,9 @@ mod push_pop;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use blocking::serve_blocked;
+// The sorted sets' blocking pops (BZPOPMIN, BZMPOP) block and read timeouts as these do.
 pub use blocking::{blmove, blpop, brpop, brpoplpush, lmove, move_growth, rpoplpush};
+pub(crate) use blocking::{block, serve_blocked, timeout_deadline};
 pub use index::{lindex, linsert, llen, lpos, lrange, lrem, lset, ltrim};
 pub use mpop::{blmpop, lmpop};
 pub use push_pop::{lpop, lpush, lpushx, push_growth, rpop, rpush, rpushx};

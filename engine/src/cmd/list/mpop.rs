@@ -5,12 +5,12 @@ use crate::args::Args;
 use crate::blocking::BlockOp;
 use crate::engine::Ctx;
 use crate::error::CmdError;
-use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::Locked;
 
 use super::blocking::{block, side, timeout_deadline};
 use super::modify;
+use crate::cmd::collection::mpop_args;
 
 /// LMPOP: pops up to `count` (default 1) elements from the head (LEFT) or tail of the first
 /// non-empty list among the keys, answering `[key, [element ...]]`, or nil when all are empty.
@@ -19,7 +19,7 @@ use super::modify;
 /// LMPOP numkeys key [key ...] <LEFT | RIGHT> [COUNT count]
 /// ```
 pub fn lmpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let (keys, left, count) = parse(args.rest())?;
+    let (keys, left, count) = mpop_args(args.rest(), side)?;
     let now = ctx.now;
     for &key in keys {
         if let Some(reply) = pop_some(&mut ctx.db, key, left, count, now)? {
@@ -37,7 +37,7 @@ pub fn lmpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
 /// ```
 pub fn blmpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let timeout = args.bytes()?;
-    let (keys, left, count) = parse(args.rest())?;
+    let (keys, left, count) = mpop_args(args.rest(), side)?;
     // Redis reads the timeout after the other arguments.
     let deadline = timeout_deadline(timeout, ctx.now)?;
     let now = ctx.now;
@@ -48,30 +48,6 @@ pub fn blmpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
     }
     block(ctx, keys, deadline, BlockOp::MPop { left, count });
     Ok(Reply::NilArray)
-}
-
-/// `numkeys key... LEFT|RIGHT [COUNT n]` in Redis 7.0's order and with its errors.
-fn parse<'a>(argv: &'a [&'a [u8]]) -> Result<(&'a [&'a [u8]], bool, usize), CmdError> {
-    let numkeys = positive(argv.first().copied().unwrap_or_default(), "numkeys should be greater than 0")?;
-    let where_at = numkeys.checked_add(1).filter(|&i| i < argv.len()).ok_or(CmdError::Syntax)?;
-    let left = side(argv[where_at])?;
-    let mut count = None;
-    let mut rest = argv[where_at + 1..].iter();
-    while let Some(opt) = rest.next() {
-        match rest.as_slice().first() {
-            Some(n) if count.is_none() && opt.eq_ignore_ascii_case(b"COUNT") => {
-                rest.next();
-                count = Some(positive(n, "count should be greater than 0")?);
-            }
-            _ => return Err(CmdError::Syntax),
-        }
-    }
-    Ok((&argv[1..where_at], left, count.unwrap_or(1)))
-}
-
-/// An integer from 1 to LONG_MAX, or the given error (for a non-integer too, as Redis says).
-fn positive(arg: &[u8], error: &str) -> Result<usize, CmdError> {
-    parse_i64(arg).filter(|&n| n >= 1).map(|n| n as usize).ok_or_else(|| CmdError::err(error))
 }
 
 /// Pops up to `count` elements from one list: `[key, [element ...]]`, or `None` when there is

@@ -22,7 +22,8 @@ mod tests;
 
 pub use algebra::{zinterstore, zunionstore};
 pub use member::{zadd, zcard, zincrby, zmscore, zrank, zrem, zrevrank, zscore};
-pub use pop::{zpopmax, zpopmin};
+pub(crate) use pop::serve_blocked;
+pub use pop::{bzmpop, bzpopmax, bzpopmin, zmpop, zpopmax, zpopmin};
 pub use range::{
     zcount, zlexcount, zrange, zrangebylex, zrangebyscore, zremrangebylex, zremrangebyrank, zremrangebyscore,
     zrevrange, zrevrangebylex, zrevrangebyscore,
