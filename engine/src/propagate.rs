@@ -137,6 +137,31 @@ fn abs_ms(unit_ms: i64, amount: &[u8], now_ms: u64) -> Option<Vec<u8>> {
     Some(abs.to_string().into_bytes())
 }
 
+/// What LMPOP/ZMPOP (and their blocking forms) removed, as one pop of that many from the key
+/// their reply `[key, [item ...]]` names: `pops[0]` when the where word (after `numkeys` keys,
+/// the count at `numkeys_at`) is `first`, else `pops[1]`. Nothing for a nil reply.
+fn mpop_effect(argv: &[&[u8]], reply: &Reply, numkeys_at: usize, first: &[u8], pops: [&[u8]; 2]) -> Vec<Vec<Vec<u8>>> {
+    let Some((key, n)) = popped_from(reply) else { return vec![] };
+    let is_first = argv
+        .get(numkeys_at)
+        .and_then(|n| parse_i64(n))
+        .and_then(|n| argv.get(numkeys_at + 1 + usize::try_from(n).ok()?))
+        .is_some_and(|w| w.eq_ignore_ascii_case(first));
+    let pop = if is_first { pops[0] } else { pops[1] };
+    vec![vec![pop.to_vec(), key.to_vec(), n.to_string().into_bytes()]]
+}
+
+/// The key and the number of items of a multi-key pop's reply `[key, [item ...]]`.
+pub(crate) fn popped_from(reply: &Reply) -> Option<(&[u8], usize)> {
+    match reply {
+        Reply::Array(kv) => match (kv.first(), kv.get(1)) {
+            (Some(Reply::Bulk(key)), Some(Reply::Array(items))) => Some((key, items.len())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The commands to log for a write `argv` that answered `reply` at `now_ms`: the argv itself
 /// unless its effect depends on the time or on chance. Empty = nothing to log.
 pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Vec<u8>>> {
@@ -208,22 +233,8 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             _ => vec![],
         },
         // The elements removed, as LPOP/RPOP of that many from the key the reply names.
-        b"LMPOP" | b"BLMPOP" => match reply {
-            Reply::Array(kv) => match (kv.first(), kv.get(1)) {
-                (Some(Reply::Bulk(key)), Some(Reply::Array(elems))) => {
-                    let numkeys_at = if name == b"LMPOP" { 1 } else { 2 };
-                    let left = argv
-                        .get(numkeys_at)
-                        .and_then(|n| parse_i64(n))
-                        .and_then(|n| argv.get(numkeys_at + 1 + usize::try_from(n).ok()?))
-                        .is_some_and(|w| w.eq_ignore_ascii_case(b"LEFT"));
-                    let pop = if left { b"LPOP".to_vec() } else { b"RPOP".to_vec() };
-                    vec![vec![pop, key.clone(), elems.len().to_string().into_bytes()]]
-                }
-                _ => vec![],
-            },
-            _ => vec![],
-        },
+        b"LMPOP" => mpop_effect(argv, reply, 1, b"LEFT", [b"LPOP", b"RPOP"]),
+        b"BLMPOP" => mpop_effect(argv, reply, 2, b"LEFT", [b"LPOP", b"RPOP"]),
         // The members removed, as ZPOPMIN/ZPOPMAX of that many from the key the reply names.
         b"BZPOPMIN" | b"BZPOPMAX" => match reply {
             Reply::Array(kms) => match kms.first() {
@@ -235,22 +246,8 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             },
             _ => vec![],
         },
-        b"ZMPOP" | b"BZMPOP" => match reply {
-            Reply::Array(kv) => match (kv.first(), kv.get(1)) {
-                (Some(Reply::Bulk(key)), Some(Reply::Array(items))) => {
-                    let numkeys_at = if name == b"ZMPOP" { 1 } else { 2 };
-                    let min = argv
-                        .get(numkeys_at)
-                        .and_then(|n| parse_i64(n))
-                        .and_then(|n| argv.get(numkeys_at + 1 + usize::try_from(n).ok()?))
-                        .is_some_and(|w| w.eq_ignore_ascii_case(b"MIN"));
-                    let pop = if min { b"ZPOPMIN".to_vec() } else { b"ZPOPMAX".to_vec() };
-                    vec![vec![pop, key.clone(), items.len().to_string().into_bytes()]]
-                }
-                _ => vec![],
-            },
-            _ => vec![],
-        },
+        b"ZMPOP" => mpop_effect(argv, reply, 1, b"MIN", [b"ZPOPMIN", b"ZPOPMAX"]),
+        b"BZMPOP" => mpop_effect(argv, reply, 2, b"MIN", [b"ZPOPMIN", b"ZPOPMAX"]),
         b"BLMOVE" if argv.len() == 6 => match reply {
             Reply::Bulk(_) => vec![argv[..5].iter().map(|a| a.to_vec()).collect::<Vec<_>>()]
                 .into_iter()

@@ -5,6 +5,7 @@
 use crate::blocking::{BlockOp, Forgotten};
 use crate::cmd;
 use crate::engine::Engine;
+use crate::propagate::popped_from;
 use crate::reply::Reply;
 use crate::session::Session;
 
@@ -143,25 +144,13 @@ impl Engine {
                     }
                     BlockOp::MPop { left, .. } => {
                         // As many as were served (the reply's second element).
-                        let n = match &reply {
-                            Reply::Array(kv) => match kv.get(1) {
-                                Some(Reply::Array(elems)) => elems.len(),
-                                _ => 0,
-                            },
-                            _ => 0,
-                        };
+                        let n = popped_from(&reply).map_or(0, |(_, n)| n);
                         let pop = if *left { &b"LPOP"[..] } else { b"RPOP" };
                         self.propagation().append(&[pop, key, n.to_string().as_bytes()]);
                     }
                     BlockOp::ZPop { max, flat, .. } => {
-                        let n = match &reply {
-                            Reply::Array(kv) if *flat => kv.len().saturating_sub(1) / 2,
-                            Reply::Array(kv) => match kv.get(1) {
-                                Some(Reply::Array(items)) => items.len(),
-                                _ => 0,
-                            },
-                            _ => 0,
-                        };
+                        // BZPOPMIN/BZPOPMAX serve one member; BZMPOP as many as its reply holds.
+                        let n = if *flat { 1 } else { popped_from(&reply).map_or(0, |(_, n)| n) };
                         let pop = if *max { &b"ZPOPMAX"[..] } else { b"ZPOPMIN" };
                         self.propagation().append(&[pop, key, n.to_string().as_bytes()]);
                     }
