@@ -78,8 +78,9 @@ pub(crate) struct Inner {
 }
 
 impl Inner {
-    pub(crate) fn head(&self, key: &[u8]) -> Option<(u64, &Waiter)> {
-        let id = *self.by_key.get(key)?.front()?;
+    /// The `nth` client waiting on `key` (0 = the longest waiting).
+    pub(crate) fn nth(&self, key: &[u8], nth: usize) -> Option<(u64, &Waiter)> {
+        let id = *self.by_key.get(key)?.get(nth)?;
         self.waiters.get(&id).map(|w| (id, w))
     }
 

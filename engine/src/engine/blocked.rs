@@ -102,13 +102,17 @@ impl Engine {
         }
     }
 
-    /// Serves the clients waiting on `key`, longest waiting first, while it holds data.
+    /// Serves the clients waiting on `key`, longest waiting first, while it holds data. A
+    /// client waiting for another type (a BLPOP on a key that became a sorted set) is passed
+    /// over, as Redis serves only the clients blocked for the key's type.
     fn serve_key(&self, key: &[u8], now_ms: u64) {
+        // Waiters passed over: they stay first in line for when the key holds their type.
+        let mut skip = 0;
         loop {
             // Who is first, and which shards serving it needs (a move's destination too).
             let (id, ticket, dst) = {
                 let inner = self.blocking.inner.lock();
-                let Some((id, waiter)) = inner.head(key) else { return };
+                let Some((id, waiter)) = inner.nth(key, skip) else { return };
                 let dst = match &waiter.op {
                     BlockOp::Move { dst, .. } => Some(dst.clone()),
                     BlockOp::Pop { .. } | BlockOp::MPop { .. } | BlockOp::ZPop { .. } => None,
@@ -120,7 +124,7 @@ impl Engine {
             let mut inner = self.blocking.inner.lock();
             // Still first in line and the same registration? (It may have timed out, or
             // been served from another key, while nothing was locked.)
-            match inner.head(key) {
+            match inner.nth(key, skip) {
                 Some((head, waiter)) if head == id && waiter.ticket == ticket => {}
                 _ => continue,
             }
@@ -132,8 +136,10 @@ impl Engine {
                 op => cmd::list::serve_blocked(self, &mut db, key, op, now_ms),
             };
             let Some(reply) = served else {
-                // The key holds no list data (anymore): the rest keep waiting.
-                return;
+                // The key holds no data of this waiter's type (anymore): it keeps waiting,
+                // and the next one may want the type the key holds.
+                skip += 1;
+                continue;
             };
             if !reply.is_error() && self.propagation().enabled() {
                 // Logged as the non-blocking command that has the same effect.

@@ -752,6 +752,15 @@ fn blocked_zset_pops_are_served_when_a_sorted_set_appears() {
     // A list waiter is not served by a sorted set.
     assert_eq!(retry(&t, &mut c), None);
     assert_eq!(t.run(&["ZCARD", "q"]), int(1));
+    // Nor does it hold up a sorted set waiter behind it.
+    t.run(&["DEL", "q"]);
+    assert_eq!(feed(&t, &mut a, "BZPOPMAX q 0\r\n"), "");
+    assert_eq!(t.run(&["ZADD", "q", "7", "x"]), int(1));
+    assert_eq!(retry(&t, &mut a).as_deref(), Some("*3\r\n$1\r\nq\r\n$1\r\nx\r\n$1\r\n7\r\n"));
+    assert_eq!(retry(&t, &mut c), None);
+    t.run(&["RPUSH", "q2", "e"]);
+    t.run(&["RENAME", "q2", "q"]);
+    assert_eq!(retry(&t, &mut c).as_deref(), Some("*2\r\n$1\r\nq\r\n$1\r\ne\r\n"));
     for s in [&a, &b, &c] {
         t.engine.end_session(s);
     }
