@@ -1,6 +1,7 @@
 //! Serving blocked clients (see `crate::blocking` for the semantics): dispatch's part, as it
-//! locks shards, pops through the list family (`cmd::list::serve_blocked`) and logs to the
-//! propagation, none of which the blocking registry below may import.
+//! locks shards, pops through the list and sorted set families (`cmd::list::serve_blocked`,
+//! `cmd::zset::serve_blocked`) and logs to the propagation, none of which the blocking
+//! registry below may import.
 
 use crate::blocking::{BlockOp, Forgotten};
 use crate::cmd;
