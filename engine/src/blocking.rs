@@ -1,4 +1,4 @@
-//! Blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH): the registry of clients waiting
+//! Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP; BZPOPMIN, BZPOPMAX, BZMPOP): the registry of clients waiting
 //! for data, with Redis's semantics and no threads or clock of our own. Serving them is
 //! dispatch's (`engine/blocked.rs`, which pops through `cmd::list::serve_blocked`): this
 //! service layer imports no command family and no `Engine`.
@@ -50,6 +50,12 @@ pub struct Blocked {
 pub enum BlockOp {
     /// BLPOP / BRPOP: pop from the head (`left`) or the tail; the reply is `[key, element]`.
     Pop { left: bool },
+    /// BLMPOP: pop up to `count` from the head (`left`) or the tail; the reply is
+    /// `[key, [element ...]]`.
+    MPop { left: bool, count: usize },
+    /// BZPOPMIN / BZPOPMAX (`flat`: `[key, member, score]`) and BZMPOP (`[key, [[member,
+    /// score] ...]]`): pop up to `count` of the highest (`max`) or lowest scored members.
+    ZPop { max: bool, count: usize, flat: bool },
     /// BLMOVE / BRPOPLPUSH: pop from the source and push onto `dst`; the reply is the element.
     Move { dst: Vec<u8>, from_left: bool, to_left: bool },
 }
@@ -72,8 +78,9 @@ pub(crate) struct Inner {
 }
 
 impl Inner {
-    pub(crate) fn head(&self, key: &[u8]) -> Option<(u64, &Waiter)> {
-        let id = *self.by_key.get(key)?.front()?;
+    /// The `nth` client waiting on `key` (0 = the longest waiting).
+    pub(crate) fn nth(&self, key: &[u8], nth: usize) -> Option<(u64, &Waiter)> {
+        let id = *self.by_key.get(key)?.get(nth)?;
         self.waiters.get(&id).map(|w| (id, w))
     }
 

@@ -137,6 +137,31 @@ fn abs_ms(unit_ms: i64, amount: &[u8], now_ms: u64) -> Option<Vec<u8>> {
     Some(abs.to_string().into_bytes())
 }
 
+/// What LMPOP/ZMPOP (and their blocking forms) removed, as one pop of that many from the key
+/// their reply `[key, [item ...]]` names: `pops[0]` when the where word (after `numkeys` keys,
+/// the count at `numkeys_at`) is `first`, else `pops[1]`. Nothing for a nil reply.
+fn mpop_effect(argv: &[&[u8]], reply: &Reply, numkeys_at: usize, first: &[u8], pops: [&[u8]; 2]) -> Vec<Vec<Vec<u8>>> {
+    let Some((key, n)) = popped_from(reply) else { return vec![] };
+    let is_first = argv
+        .get(numkeys_at)
+        .and_then(|n| parse_i64(n))
+        .and_then(|n| argv.get(numkeys_at + 1 + usize::try_from(n).ok()?))
+        .is_some_and(|w| w.eq_ignore_ascii_case(first));
+    let pop = if is_first { pops[0] } else { pops[1] };
+    vec![vec![pop.to_vec(), key.to_vec(), n.to_string().into_bytes()]]
+}
+
+/// The key and the number of items of a multi-key pop's reply `[key, [item ...]]`.
+pub(crate) fn popped_from(reply: &Reply) -> Option<(&[u8], usize)> {
+    match reply {
+        Reply::Array(kv) => match (kv.first(), kv.get(1)) {
+            (Some(Reply::Bulk(key)), Some(Reply::Array(items))) => Some((key, items.len())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The commands to log for a write `argv` that answered `reply` at `now_ms`: the argv itself
 /// unless its effect depends on the time or on chance. Empty = nothing to log.
 pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Vec<u8>>> {
@@ -207,6 +232,22 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             },
             _ => vec![],
         },
+        // The elements removed, as LPOP/RPOP of that many from the key the reply names.
+        b"LMPOP" => mpop_effect(argv, reply, 1, b"LEFT", [b"LPOP", b"RPOP"]),
+        b"BLMPOP" => mpop_effect(argv, reply, 2, b"LEFT", [b"LPOP", b"RPOP"]),
+        // The members removed, as ZPOPMIN/ZPOPMAX of that many from the key the reply names.
+        b"BZPOPMIN" | b"BZPOPMAX" => match reply {
+            Reply::Array(kms) => match kms.first() {
+                Some(Reply::Bulk(key)) => {
+                    let pop = if name == b"BZPOPMIN" { b"ZPOPMIN".to_vec() } else { b"ZPOPMAX".to_vec() };
+                    vec![vec![pop, key.clone(), b"1".to_vec()]]
+                }
+                _ => vec![],
+            },
+            _ => vec![],
+        },
+        b"ZMPOP" => mpop_effect(argv, reply, 1, b"MIN", [b"ZPOPMIN", b"ZPOPMAX"]),
+        b"BZMPOP" => mpop_effect(argv, reply, 2, b"MIN", [b"ZPOPMIN", b"ZPOPMAX"]),
         b"BLMOVE" if argv.len() == 6 => match reply {
             Reply::Bulk(_) => vec![argv[..5].iter().map(|a| a.to_vec()).collect::<Vec<_>>()]
                 .into_iter()
@@ -331,6 +372,18 @@ mod tests {
             [["LMOVE", "s", "d", "LEFT", "RIGHT"]]
         );
         assert_eq!(log(&["BRPOPLPUSH", "s", "d", "0"], Reply::Bulk(b"x".to_vec())), [["RPOPLPUSH", "s", "d"]]);
+        let key_elems = || {
+            let elems = Reply::Array(vec![Reply::Bulk(b"x".to_vec()), Reply::Bulk(b"y".to_vec())]);
+            Reply::Array(vec![Reply::Bulk(b"b".to_vec()), elems])
+        };
+        assert_eq!(log(&["LMPOP", "2", "a", "b", "left", "COUNT", "5"], key_elems()), [["LPOP", "b", "2"]]);
+        assert_eq!(log(&["BLMPOP", "0", "2", "a", "b", "RIGHT", "COUNT", "5"], key_elems()), [["RPOP", "b", "2"]]);
+        assert!(log(&["BLMPOP", "0", "1", "a", "LEFT"], Reply::NilArray).is_empty());
+        let kms = Reply::Array(vec![Reply::Bulk(b"z".to_vec()), Reply::Bulk(b"m".to_vec()), Reply::Double(1.0)]);
+        assert_eq!(log(&["BZPOPMAX", "y", "z", "0"], kms), [["ZPOPMAX", "z", "1"]]);
+        assert_eq!(log(&["ZMPOP", "2", "a", "b", "min", "COUNT", "5"], key_elems()), [["ZPOPMIN", "b", "2"]]);
+        assert_eq!(log(&["BZMPOP", "0", "1", "b", "MAX"], key_elems()), [["ZPOPMAX", "b", "2"]]);
+        assert!(log(&["BZMPOP", "0", "1", "a", "MIN"], Reply::NilArray).is_empty());
         let popped = Reply::Array(vec![Reply::Bulk(b"m1".to_vec()), Reply::Bulk(b"m2".to_vec())]);
         assert_eq!(log(&["SPOP", "s", "2"], popped), [["SREM", "s", "m1", "m2"]]);
         assert_eq!(log(&["INCRBYFLOAT", "f", "0.1"], Reply::Bulk(b"1.1".to_vec())), [["SET", "f", "1.1", "KEEPTTL"]]);

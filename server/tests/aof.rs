@@ -592,3 +592,47 @@ fn evictions_served_pops_and_auth_replay_to_the_same_keyspace() {
 fn info_all(c: &mut redis::Connection) -> String {
     redis::cmd("INFO").arg("stats").query(c).unwrap()
 }
+
+#[test]
+fn multi_key_and_sorted_set_pops_replay_to_the_same_keyspace() {
+    let dir = Dir::new("mpop");
+    let server = start(&dir, "always");
+    let mut c = conn(&server);
+    let url = server.url();
+    // Blocked pops served by another client's writes: BLMPOP with a COUNT, BZPOPMIN, BZMPOP.
+    let waiters: Vec<_> = [
+        vec!["BLMPOP", "5", "2", "none", "l", "LEFT", "COUNT", "2"],
+        vec!["BZPOPMIN", "z", "5"],
+        vec!["BZMPOP", "5", "1", "z2", "MAX", "COUNT", "2"],
+    ]
+    .into_iter()
+    .map(|argv| {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            let mut c = redis::Client::open(url).unwrap().get_connection().unwrap();
+            let mut cmd = redis::cmd(argv[0]);
+            for a in &argv[1..] {
+                cmd.arg(*a);
+            }
+            cmd.query::<redis::Value>(&mut c).unwrap()
+        })
+    })
+    .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let _: i64 = redis::cmd("RPUSH").arg("l").arg("a").arg("b").arg("c").query(&mut c).unwrap();
+    let _: i64 = redis::cmd("ZADD").arg("z").arg(1).arg("a").arg(2).arg("b").query(&mut c).unwrap();
+    let _: i64 = redis::cmd("ZADD").arg("z2").arg(1).arg("a").arg(2).arg("b").arg(3).arg("c").query(&mut c).unwrap();
+    for w in waiters {
+        assert!(!matches!(w.join().unwrap(), redis::Value::Nil), "a waiter timed out");
+    }
+    // And the non-blocking forms.
+    let _: redis::Value = redis::cmd("LMPOP").arg(1).arg("l").arg("RIGHT").query(&mut c).unwrap();
+    let _: i64 = redis::cmd("ZADD").arg("z3").arg(1).arg("a").arg(2).arg("b").query(&mut c).unwrap();
+    let _: redis::Value = redis::cmd("ZMPOP").arg(1).arg("z3").arg("MIN").query(&mut c).unwrap();
+    let before = dump(&mut c);
+    assert_eq!(before, ["z zset b,2", "z2 zset a,1", "z3 zset b,2"].map(String::from).to_vec(), "{before:?}");
+    kill(server);
+    let server = start(&dir, "always");
+    let mut c = conn(&server);
+    assert_eq!(dump(&mut c), before);
+}

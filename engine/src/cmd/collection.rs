@@ -1,7 +1,8 @@
 //! Helpers shared by the collection families: reading and changing the collection at a key
 //! ([`read`], [`modify`]), the cursor and options of HSCAN/SSCAN (and any other per-key SCAN),
 //! the count argument of the random-pick commands (HRANDFIELD, SRANDMEMBER, ...), distinct
-//! random positions, and the bound on replies a count can inflate.
+//! random positions, the bound on replies a count can inflate, and the arguments of the
+//! multi-key pops (LMPOP, ZMPOP and their blocking forms).
 
 use std::collections::HashSet;
 
@@ -266,6 +267,36 @@ pub fn distinct_positions(len: usize, count: usize, mut random: impl FnMut() -> 
         }
         out
     }
+}
+
+/// The arguments of LMPOP/ZMPOP (and, after the timeout, BLMPOP/BZMPOP): `numkeys key...
+/// <where> [COUNT n]`, in Redis 7.0's order and with its errors. `side` reads the where
+/// word (LEFT|RIGHT, MIN|MAX) as a bool. Answers the keys, the side and the count (1 when
+/// not given).
+pub(crate) fn mpop_args<'a>(
+    argv: &'a [&'a [u8]],
+    side: fn(&[u8]) -> Result<bool, CmdError>,
+) -> Result<(&'a [&'a [u8]], bool, usize), CmdError> {
+    let numkeys = positive(argv.first().copied().unwrap_or_default(), "numkeys should be greater than 0")?;
+    let where_at = numkeys.checked_add(1).filter(|&i| i < argv.len()).ok_or(CmdError::Syntax)?;
+    let left = side(argv[where_at])?;
+    let mut count = None;
+    let mut rest = argv[where_at + 1..].iter();
+    while let Some(opt) = rest.next() {
+        match rest.as_slice().first() {
+            Some(n) if count.is_none() && opt.eq_ignore_ascii_case(b"COUNT") => {
+                rest.next();
+                count = Some(positive(n, "count should be greater than 0")?);
+            }
+            _ => return Err(CmdError::Syntax),
+        }
+    }
+    Ok((&argv[1..where_at], left, count.unwrap_or(1)))
+}
+
+/// An integer from 1 to LONG_MAX, or the given error (for a non-integer too, as Redis says).
+fn positive(arg: &[u8], error: &str) -> Result<usize, CmdError> {
+    parse_i64(arg).filter(|&n| n >= 1).map(|n| n as usize).ok_or_else(|| CmdError::err(error))
 }
 
 #[cfg(test)]

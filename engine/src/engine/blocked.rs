@@ -1,10 +1,12 @@
 //! Serving blocked clients (see `crate::blocking` for the semantics): dispatch's part, as it
-//! locks shards, pops through the list family (`cmd::list::serve_blocked`) and logs to the
-//! propagation, none of which the blocking registry below may import.
+//! locks shards, pops through the list and sorted set families (`cmd::list::serve_blocked`,
+//! `cmd::zset::serve_blocked`) and logs to the propagation, none of which the blocking
+//! registry below may import.
 
 use crate::blocking::{BlockOp, Forgotten};
 use crate::cmd;
 use crate::engine::Engine;
+use crate::propagate::popped_from;
 use crate::reply::Reply;
 use crate::session::Session;
 
@@ -101,16 +103,20 @@ impl Engine {
         }
     }
 
-    /// Serves the clients waiting on `key`, longest waiting first, while it holds data.
+    /// Serves the clients waiting on `key`, longest waiting first, while it holds data. A
+    /// client waiting for another type (a BLPOP on a key that became a sorted set) is passed
+    /// over, as Redis serves only the clients blocked for the key's type.
     fn serve_key(&self, key: &[u8], now_ms: u64) {
+        // Waiters passed over: they stay first in line for when the key holds their type.
+        let mut skip = 0;
         loop {
             // Who is first, and which shards serving it needs (a move's destination too).
             let (id, ticket, dst) = {
                 let inner = self.blocking.inner.lock();
-                let Some((id, waiter)) = inner.head(key) else { return };
+                let Some((id, waiter)) = inner.nth(key, skip) else { return };
                 let dst = match &waiter.op {
                     BlockOp::Move { dst, .. } => Some(dst.clone()),
-                    BlockOp::Pop { .. } => None,
+                    BlockOp::Pop { .. } | BlockOp::MPop { .. } | BlockOp::ZPop { .. } => None,
                 };
                 (id, waiter.ticket, dst)
             };
@@ -119,14 +125,22 @@ impl Engine {
             let mut inner = self.blocking.inner.lock();
             // Still first in line and the same registration? (It may have timed out, or
             // been served from another key, while nothing was locked.)
-            match inner.head(key) {
+            match inner.nth(key, skip) {
                 Some((head, waiter)) if head == id && waiter.ticket == ticket => {}
                 _ => continue,
             }
             let Some(waiter) = inner.waiters.get(&id) else { continue };
-            let Some(reply) = cmd::list::serve_blocked(self, &mut db, key, &waiter.op, now_ms) else {
-                // The key holds no list data (anymore): the rest keep waiting.
-                return;
+            let served = match &waiter.op {
+                BlockOp::ZPop { max, count, flat } => {
+                    cmd::zset::serve_blocked(&mut db, key, *max, *count, *flat, now_ms)
+                }
+                op => cmd::list::serve_blocked(self, &mut db, key, op, now_ms),
+            };
+            let Some(reply) = served else {
+                // The key holds no data of this waiter's type (anymore): it keeps waiting,
+                // and the next one may want the type the key holds.
+                skip += 1;
+                continue;
             };
             if !reply.is_error() && self.propagation().enabled() {
                 // Logged as the non-blocking command that has the same effect.
@@ -134,6 +148,18 @@ impl Engine {
                 match &waiter.op {
                     BlockOp::Pop { left } => {
                         self.propagation().append(&[if *left { &b"LPOP"[..] } else { b"RPOP" }, key]);
+                    }
+                    BlockOp::MPop { left, .. } => {
+                        // As many as were served (the reply's second element).
+                        let n = popped_from(&reply).map_or(0, |(_, n)| n);
+                        let pop = if *left { &b"LPOP"[..] } else { b"RPOP" };
+                        self.propagation().append(&[pop, key, n.to_string().as_bytes()]);
+                    }
+                    BlockOp::ZPop { max, flat, .. } => {
+                        // BZPOPMIN/BZPOPMAX serve one member; BZMPOP as many as its reply holds.
+                        let n = if *flat { 1 } else { popped_from(&reply).map_or(0, |(_, n)| n) };
+                        let pop = if *max { &b"ZPOPMAX"[..] } else { b"ZPOPMIN" };
+                        self.propagation().append(&[pop, key, n.to_string().as_bytes()]);
                     }
                     BlockOp::Move { dst, from_left, to_left } => self.propagation().append(&[
                         &b"LMOVE"[..],

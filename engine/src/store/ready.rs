@@ -1,7 +1,8 @@
-//! Keys that became lists while clients were blocked waiting for data (BLPOP, BRPOP, BLMOVE),
-//! as Redis's `signalKeyAsReady`. A shard records a key here when it creates a list under
-//! it; after the command, the engine serves the clients blocked on those keys (see
-//! `crate::blocking`). A leaf lock: nothing else is locked while it is held.
+//! Keys that became lists or sorted sets while clients were blocked waiting for data (BLPOP,
+//! BLMOVE, BZPOPMIN, ...), as Redis's `signalKeyAsReady`. A shard records a key here when it
+//! creates a list or sorted set under it; after the command, the engine serves the clients
+//! blocked on those keys (see `crate::blocking`). A leaf lock: nothing else is locked while it
+//! is held.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
@@ -18,7 +19,8 @@ pub struct ReadyKeys {
 }
 
 impl ReadyKeys {
-    /// A list was created under `key` (a push to a missing key, RENAME, a move, ...).
+    /// A list or sorted set was created under `key` (a push or ZADD to a missing key, RENAME,
+    /// a move, ...).
     ///
     /// Called with the key's shard locked. A client blocks (and counts in `waiting`) only
     /// after its command found every key missing, and it then looks at its keys once more,

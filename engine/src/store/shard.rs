@@ -11,6 +11,14 @@ use super::Common;
 
 /// `Value::type_index` of a list.
 const LIST: usize = 1;
+/// `Value::type_index` of a sorted set.
+const ZSET: usize = 3;
+
+/// Whether a key that comes to hold this type may serve blocked clients (BLPOP and the
+/// like wait for lists; BZPOPMIN and the like for sorted sets).
+fn wakes_waiters(type_index: usize) -> bool {
+    type_index == LIST || type_index == ZSET
+}
 
 /// How an access touches an entry's LRU/LFU stamps.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -173,8 +181,8 @@ impl Shard {
         let new = node_size(&node);
         let type_index = node.value().type_index();
         self.types[type_index] += 1;
-        if type_index == LIST {
-            // Clients blocked on this key (BLPOP, ...) may now be served.
+        if wakes_waiters(type_index) {
+            // Clients blocked on this key (BLPOP, BZPOPMIN, ...) may now be served.
             self.common.ready.signal(key);
         }
         let (pos, old) = match self.table.find(key) {
@@ -212,8 +220,8 @@ impl Shard {
         self.ttl_relink(pos);
         self.types[old_type] -= 1;
         self.types[new_type] += 1;
-        if new_type != old_type && new_type == LIST {
-            // Clients blocked on this key (BLPOP, ...) may now be served.
+        if new_type != old_type && wakes_waiters(new_type) {
+            // Clients blocked on this key (BLPOP, BZPOPMIN, ...) may now be served.
             self.common.ready.signal(key);
         }
         self.account(old, new);

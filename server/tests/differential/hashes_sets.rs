@@ -196,6 +196,8 @@ fn sampled(item: &Resp) -> bool {
         || SMEMBERS_POOL.contains(&&b[..])
         // Sorted set members (ZRANDMEMBER): the pool, and the one past listpack's 64 bytes.
         || crate::sorted_sets::ZMEMBERS.contains(&&b[..])
+        // ... and the lex set's, which ZDIFFSTORE/ZRANGESTORE may copy into a scored one.
+        || crate::sorted_sets::LEX_MEMBERS.contains(&&b[..])
         || (b.len() == 65 && b.iter().all(|&c| c == b'l'))
         || b.strip_prefix(b"big").is_some_and(numeric)
         || b.strip_prefix(b"w").is_some_and(numeric)

@@ -89,7 +89,38 @@ fn list_edge_cases() -> Vec<Vec<Vec<u8>>> {
         args!["BRPOP", "missing", "missing2", "1"],
         args!["BLMOVE", "missing", "l", "LEFT", "LEFT", "0"],
         args!["BRPOPLPUSH", "missing", "l", "0"],
+        args!["BLMPOP", "0", "1", "missing", "LEFT"],
         args!["EXEC"],
+        // LMPOP and BLMPOP: COUNT past the length, the first non-empty key, errors.
+        args!["RPUSH", "m", "a", "b", "c", "d"],
+        args!["LMPOP", "2", "missing", "m", "LEFT"],
+        args!["LMPOP", "2", "missing", "m", "right", "count", "2"],
+        args!["LMPOP", "1", "m", "LEFT", "COUNT", "10"],
+        args!["LMPOP", "1", "m", "LEFT"],
+        args!["LMPOP", "0", "m", "LEFT"],
+        args!["LMPOP", "-1", "m", "LEFT"],
+        args!["LMPOP", "x", "m", "LEFT"],
+        args!["LMPOP", "1", "m", "MIDDLE"],
+        args!["LMPOP", "3", "m", "LEFT"],
+        args!["LMPOP", "1", "m", "LEFT", "FOO"],
+        args!["LMPOP", "1", "m", "LEFT", "COUNT"],
+        args!["LMPOP", "1", "m", "LEFT", "COUNT", "0"],
+        args!["LMPOP", "1", "m", "LEFT", "COUNT", "-1"],
+        args!["LMPOP", "1", "m", "LEFT", "COUNT", "x"],
+        args!["LMPOP", "1", "m", "LEFT", "COUNT", "1", "COUNT", "2"],
+        args!["LMPOP", "1", "s", "LEFT"],
+        args!["RPUSH", "m", "a"],
+        args!["LMPOP", "2", "m", "s", "LEFT"],
+        args!["LMPOP", "2", "m", "s", "LEFT"],
+        args!["LMPOP", "1", "m"],
+        args!["BLMPOP", "0", "1", "m"],
+        args!["BLMPOP", "-1", "1", "missing", "LEFT"],
+        args!["BLMPOP", "x", "1", "missing", "LEFT"],
+        args!["BLMPOP", "x", "0", "missing", "LEFT"],
+        args!["BLMPOP", "0.01", "1", "missing", "LEFT"],
+        args!["RPUSH", "m", "a", "b", "c"],
+        args!["BLMPOP", "0", "2", "missing", "m", "RIGHT", "COUNT", "2"],
+        args!["BLMPOP", "0", "1", "s", "RIGHT"],
     ]
 }
 
@@ -166,7 +197,7 @@ impl Gen {
     fn list_op(&mut self, k: Vec<u8>, any_key: bool) -> Vec<Step> {
         let other = if any_key { self.key() } else { self.lkey() };
         let e = self.lelem();
-        match self.rng.gen_range(0..22) {
+        match self.rng.gen_range(0..24) {
             0..=3 => {
                 let name = self.pick(&["LPUSH", "RPUSH", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX"]);
                 let n = self.rng.gen_range(1..=4);
@@ -235,6 +266,23 @@ impl Gen {
                 }
                 steps
             }
+            19 | 20 => {
+                // LMPOP, or BLMPOP after a push onto the last key so it answers at once.
+                let blocking = self.chance(50);
+                let mut steps = if blocking { self.exact("RPUSH", args![&k, e]) } else { vec![] };
+                let mut keys: Vec<Vec<u8>> = (0..self.rng.gen_range(0..3)).map(|_| self.lkey()).collect();
+                keys.push(k);
+                let numkeys = if self.chance(5) { self.int(-1..4) } else { keys.len().to_string().into_bytes() };
+                let mut rest = if blocking { args![self.ltimeout(), numkeys] } else { args![numkeys] };
+                rest.extend(keys);
+                rest.push(self.lside());
+                if self.chance(50) {
+                    rest.push(self.casing("COUNT"));
+                    rest.push(self.int(-1..5));
+                }
+                steps.extend(self.exact(if blocking { "BLMPOP" } else { "LMPOP" }, rest));
+                steps
+            }
             _ => self.exact("LRANGE", args![k, "0", "-1"]),
         }
     }
@@ -297,6 +345,8 @@ impl Gen {
             ("BRPOP", -3),
             ("BLMOVE", 6),
             ("BRPOPLPUSH", 4),
+            ("LMPOP", -4),
+            ("BLMPOP", -5),
         ];
         // LPOP and RPOP take at most a count, checked by the command itself.
         self.wrong_arity_of(ARITY, Gen::lkey, |g, arity| (arity == -2 && g.chance(50)).then_some(4))

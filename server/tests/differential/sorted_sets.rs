@@ -102,7 +102,7 @@ const LEX_BOUNDS: &[&[u8]] = &[
 ];
 
 /// Members of `ZLEX`.
-const LEX_MEMBERS: &[&[u8]] = &[b"a", b"aa", b"ab", b"abc", b"b", b"ba", b"c", b"", b"A", b"\xff", b"a\x00", b"x"];
+pub const LEX_MEMBERS: &[&[u8]] = &[b"a", b"aa", b"ab", b"abc", b"b", b"ba", b"c", b"", b"A", b"\xff", b"a\x00", b"x"];
 
 /// Every operation the sorted set test runs, with its relative weight.
 const ZSET_OPS: &[(u32, FamilyOp)] = &[
@@ -116,6 +116,7 @@ const ZSET_OPS: &[(u32, FamilyOp)] = &[
         g.zbig(k)
     }),
     (15, |g| g.zset_wrong_arity()),
+    (25, |g| g.zmpop_op()),
     (10, |g| {
         // Put the fixtures back now and then: DEL, ZUNIONSTORE and friends may replace them.
         g.zset_fixtures()
@@ -526,6 +527,10 @@ impl Gen {
             ("ZREVRANGEBYLEX", -4),
             ("ZPOPMIN", -2),
             ("ZPOPMAX", -2),
+            ("ZMPOP", -4),
+            ("BZMPOP", -5),
+            ("BZPOPMIN", -3),
+            ("BZPOPMAX", -3),
             ("ZREMRANGEBYRANK", 4),
             ("ZREMRANGEBYSCORE", 4),
             ("ZREMRANGEBYLEX", 4),
@@ -541,6 +546,40 @@ impl Gen {
             ("ZRANGESTORE", -5),
         ];
         self.wrong_arity_of(ARITY, Gen::zkey, |_, _| None)
+    }
+}
+
+impl Gen {
+    /// ZMPOP, or a blocking pop (BZPOPMIN, BZPOPMAX, BZMPOP) after a ZADD to its last key,
+    /// so it answers at once; now and then a bad numkeys, side or COUNT.
+    fn zmpop_op(&mut self) -> Vec<Step> {
+        let k = self.zkey();
+        let blocking = self.chance(60);
+        let mut steps = vec![];
+        if blocking {
+            let (score, m) = (self.rng.gen_range(-3..9).to_string(), self.zmember());
+            steps.extend(self.exact("ZADD", args![&k, score, m]));
+        }
+        let mut keys: Vec<Vec<u8>> = (0..self.rng.gen_range(0..3)).map(|_| self.zkey()).collect();
+        keys.push(k);
+        let timeout = self.pick(&["0", "0", "1", "0.5", "-1", "abc"]);
+        if blocking && self.chance(50) {
+            let name = self.pick(&["BZPOPMIN", "BZPOPMAX"]);
+            keys.push(timeout.into());
+            steps.extend(self.exact(name, keys));
+            return steps;
+        }
+        let numkeys = if self.chance(5) { self.int(-1..4) } else { keys.len().to_string().into_bytes() };
+        let mut rest = if blocking { args![timeout, numkeys] } else { args![numkeys] };
+        rest.extend(keys);
+        let side = if self.chance(3) { "LEFT" } else { self.pick(&["MIN", "MAX"]) };
+        rest.push(self.casing(side));
+        if self.chance(50) {
+            rest.push(self.casing("COUNT"));
+            rest.push(self.int(-1..5));
+        }
+        steps.extend(self.exact(if blocking { "BZMPOP" } else { "ZMPOP" }, rest));
+        steps
     }
 }
 
@@ -618,6 +657,40 @@ fn sorted_set_edge_cases_match_redis() {
         args!["ZPOPMIN", "nosuch", "0"],
         args!["ZPOPMIN", "k", "abc"],
         args!["ZPOPMAX", "k", "2"],
+        // ZMPOP and the blocking pops (answering at once, or after a short timeout).
+        args!["ZADD", "p", "1", "a", "2", "b", "3", "c", "4.5", "d"],
+        args!["ZMPOP", "2", "nosuch", "p", "MIN"],
+        args!["ZMPOP", "1", "p", "max", "count", "2"],
+        args!["ZMPOP", "1", "p", "MIN", "COUNT", "10"],
+        args!["ZMPOP", "1", "p", "MIN"],
+        args!["ZMPOP", "1", "str", "MIN"],
+        args!["ZMPOP", "0", "p", "MIN"],
+        args!["ZMPOP", "-1", "p", "MIN"],
+        args!["ZMPOP", "x", "p", "MIN"],
+        args!["ZMPOP", "1", "p", "MIDDLE"],
+        args!["ZMPOP", "3", "p", "MIN"],
+        args!["ZMPOP", "1", "p", "MIN", "FOO"],
+        args!["ZMPOP", "1", "p", "MIN", "COUNT"],
+        args!["ZMPOP", "1", "p", "MIN", "COUNT", "0"],
+        args!["ZMPOP", "1", "p", "MIN", "COUNT", "-1"],
+        args!["ZMPOP", "1", "p", "MIN", "COUNT", "1", "COUNT", "1"],
+        args!["ZADD", "p", "1", "a", "2", "b", "3", "c"],
+        args!["BZPOPMIN", "nosuch", "p", "0"],
+        args!["BZPOPMAX", "p", "0"],
+        args!["BZPOPMIN", "str", "p", "0"],
+        args!["BZPOPMIN", "p", "-1"],
+        args!["BZPOPMIN", "p", "x"],
+        args!["BZPOPMIN", "nosuch", "0.01"],
+        args!["BZPOPMAX", "nosuch", "0.01"],
+        args!["BZMPOP", "0", "1", "p", "MIN", "COUNT", "5"],
+        args!["BZMPOP", "0.01", "1", "p", "MIN"],
+        args!["BZMPOP", "x", "0", "p", "MIN"],
+        args!["BZMPOP", "-1", "1", "p", "MIN"],
+        args!["BZMPOP", "0", "1", "str", "MAX"],
+        args!["MULTI"],
+        args!["BZPOPMIN", "nosuch", "0"],
+        args!["BZMPOP", "0", "1", "nosuch", "MIN"],
+        args!["EXEC"],
         // Stores: errors in order, sums smallest source first, NaN products.
         args!["ZUNIONSTORE", "d", "2", "str", "k", "WEIGHTS", "x"],
         args!["ZUNIONSTORE", "d", "9223372036854775807", "k"],

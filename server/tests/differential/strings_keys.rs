@@ -114,6 +114,30 @@ fn edge_cases_match_redis() {
         args!["GET", "s"],
         args!["SETRANGE", "missing", "5", ""],
         args!["EXISTS", "missing"],
+        args!["SUBSTR", "s", "-5", "-1"],
+        args!["SUBSTR", "s", "x", "1"],
+        // LCS: every option, its errors, missing keys and other types.
+        args!["SET", "k1", "ohmytext"],
+        args!["SET", "k2", "mynewtext"],
+        args!["LCS", "k1", "k2"],
+        args!["LCS", "k1", "k2", "LEN"],
+        args!["LCS", "k1", "k2", "IDX"],
+        args!["LCS", "k1", "k2", "idx", "minmatchlen", "4", "withmatchlen"],
+        args!["LCS", "k1", "k2", "IDX", "WITHMATCHLEN", "MINMATCHLEN", "-3"],
+        args!["LCS", "k1", "k2", "LEN", "IDX"],
+        args!["LCS", "k1", "k2", "FOO"],
+        args!["LCS", "k1", "k2", "MINMATCHLEN"],
+        args!["LCS", "k1", "k2", "IDX", "MINMATCHLEN", "x"],
+        args!["LCS", "k1", "nosuch"],
+        args!["LCS", "nosuch", "k2", "IDX"],
+        args!["LCS", "nosuch", "nosuch2", "LEN"],
+        args!["RPUSH", "lcslist", "a"],
+        args!["LCS", "k1", "lcslist"],
+        args!["LCS", "lcslist", "nosuch", "BAD"],
+        args!["SET", "k3", "aaaaabbbbbaaaaab"],
+        args!["SET", "k4", "bbaaaabbbbbbaaa"],
+        args!["LCS", "k3", "k4", "IDX", "WITHMATCHLEN"],
+        args!["LCS", "k4", "k3", "IDX", "MINMATCHLEN", "3"],
         // Glob corners against the empty key and metacharacters.
         args!["MSET", "", "empty", "h[e]*llo", "meta", "[", "bracket", "\\", "backslash"],
         args!["KEYS", "**"],
@@ -208,6 +232,27 @@ const OPS: &[(u32, Op)] = &[
     (20, |g, k, _| {
         let (start, end) = (g.int(-20..20), g.int(-20..20));
         g.exact("GETRANGE", args![k, start, end])
+    }),
+    (5, |g, k, _| {
+        let (start, end) = (g.int(-20..20), g.int(-20..20));
+        g.exact("SUBSTR", args![k, start, end])
+    }),
+    (10, |g, k, _| {
+        let other = g.key();
+        let mut rest = args![k, other];
+        for _ in 0..g.rng.gen_range(0..3) {
+            match g.rng.gen_range(0..5) {
+                0 => rest.push(g.casing("LEN")),
+                1 => rest.push(g.casing("IDX")),
+                2 => rest.push(g.casing("WITHMATCHLEN")),
+                3 => {
+                    rest.push(g.casing("MINMATCHLEN"));
+                    rest.push(g.int(-2..5));
+                }
+                _ => rest.push(b"BOGUS".to_vec()),
+            }
+        }
+        g.exact("LCS", rest)
     }),
     (20, |g, k, v| {
         // Past proto-max-bulk-len (512 MB) is refused before anything is allocated.
@@ -530,6 +575,8 @@ impl Gen {
             ("APPEND", 3),
             ("STRLEN", 2),
             ("GETRANGE", 4),
+            ("SUBSTR", 4),
+            ("LCS", -3),
             ("SETRANGE", 4),
             ("INCR", 2),
             ("DECR", 2),

@@ -1,5 +1,5 @@
 //! Moves between lists (LMOVE, RPOPLPUSH) and the blocking commands (BLPOP, BRPOP, BLMOVE,
-//! BRPOPLPUSH), with the serving of a blocked client when a key gets an element.
+//! BRPOPLPUSH; BLMPOP's own parsing is in `mpop`), with the serving of a blocked client when a key gets an element.
 
 use std::mem::size_of;
 
@@ -131,7 +131,7 @@ fn blocking_move(
 
 /// Records what the session waits for. Whether it really waits is up to the caller of the
 /// dispatch (`Engine::feed` waits; `Engine::call` and EXEC answer the placeholder reply).
-fn block(ctx: &mut Ctx<'_>, keys: &[&[u8]], deadline_ms: Option<u64>, op: BlockOp) {
+pub(crate) fn block(ctx: &mut Ctx<'_>, keys: &[&[u8]], deadline_ms: Option<u64>, op: BlockOp) {
     ctx.session.blocked = Some(Blocked {
         argv: ctx.argv.iter().map(|a| a.to_vec()).collect(),
         keys: keys.iter().map(|k| k.to_vec()).collect(),
@@ -142,7 +142,7 @@ fn block(ctx: &mut Ctx<'_>, keys: &[&[u8]], deadline_ms: Option<u64>, op: BlockO
 
 /// A blocking command's timeout as Redis 7.0 reads it: seconds as a long double, times 1000
 /// rounded up to whole milliseconds; 0 waits for ever. Answers the deadline in unix ms.
-fn timeout_deadline(arg: &[u8], now: u64) -> Result<Option<u64>, CmdError> {
+pub(crate) fn timeout_deadline(arg: &[u8], now: u64) -> Result<Option<u64>, CmdError> {
     let secs = long_double::parse(arg).ok_or_else(|| CmdError::err("timeout is not a float or out of range"))?;
     // Too large (or infinite) converts to LLONG_MIN in C: negative, as Redis then says.
     let ms = long_double::mul_ceil_i64(secs, 1000).unwrap_or(i64::MIN);
@@ -169,6 +169,9 @@ pub(crate) fn serve_blocked(engine: &Engine, db: &mut Locked<'_>, key: &[u8], op
     let served = match op {
         BlockOp::Pop { left } => pop_one(db, key, *left, now)
             .map(|e| e.map(|e| Reply::Array(vec![Reply::bulk(key), Reply::Bulk(e.into_vec())]))),
+        // Sorted sets' waiters are served by `cmd::zset::serve_blocked`.
+        BlockOp::ZPop { .. } => return None,
+        BlockOp::MPop { left, count } => super::mpop::pop_some(db, key, *left, *count, now),
         BlockOp::Move { dst, from_left, to_left } => {
             move_one(engine, db, key, dst, *from_left, *to_left, now).map(|e| e.map(|e| Reply::Bulk(e.into_vec())))
         }
@@ -230,7 +233,7 @@ fn move_one(
 }
 
 /// LEFT or RIGHT (true for LEFT); anything else is a syntax error.
-fn side(arg: &[u8]) -> Result<bool, CmdError> {
+pub(super) fn side(arg: &[u8]) -> Result<bool, CmdError> {
     if arg.eq_ignore_ascii_case(b"LEFT") {
         Ok(true)
     } else if arg.eq_ignore_ascii_case(b"RIGHT") {

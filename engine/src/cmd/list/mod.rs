@@ -1,23 +1,26 @@
 //! List commands: pushes and pops at both ends, ranges and indexes, LINSERT/LSET/LREM/LTRIM,
-//! LPOS, LMOVE/RPOPLPUSH, and the blocking BLPOP/BRPOP/BLMOVE/BRPOPLPUSH (see
+//! LPOS, LMOVE/RPOPLPUSH, LMPOP, and the blocking BLPOP/BRPOP/BLMOVE/BRPOPLPUSH/BLMPOP (see
 //! `crate::blocking` for how a blocked client waits and is served). A list that loses its
 //! last element is deleted, as in Redis. Argument checks come in Redis 7.0's order, so the
 //! same bad command gets the same error.
 //!
 //! `push_pop` holds the pushes and pops at either end; `index` LLEN, LRANGE, LINDEX, LSET,
 //! LINSERT, LREM, LTRIM and LPOS; `blocking` the moves (LMOVE, RPOPLPUSH) and the blocking
-//! commands with the serving of a blocked client. The typed access and single-element pop
+//! commands with the serving of a blocked client; `mpop` LMPOP and BLMPOP. The typed access and single-element pop
 //! the sub-families share live here.
 
 mod blocking;
 mod index;
+mod mpop;
 mod push_pop;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use blocking::serve_blocked;
+// The sorted sets' blocking pops (BZPOPMIN, BZMPOP) block and read timeouts as these do.
 pub use blocking::{blmove, blpop, brpop, brpoplpush, lmove, move_growth, rpoplpush};
+pub(crate) use blocking::{block, serve_blocked, timeout_deadline};
 pub use index::{lindex, linsert, llen, lpos, lrange, lrem, lset, ltrim};
+pub use mpop::{blmpop, lmpop};
 pub use push_pop::{lpop, lpush, lpushx, push_growth, rpop, rpush, rpushx};
 
 use crate::engine::Engine;

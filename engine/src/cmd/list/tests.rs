@@ -598,3 +598,79 @@ fn wrong_arities() {
         assert_eq!(t.run(&argv), arity(name), "{argv:?}");
     }
 }
+
+#[test]
+fn lmpop_pops_from_the_first_non_empty_list() {
+    let mut t = with_list();
+    let popped = |key: &str, elems: &[&str]| arr(vec![bulk(key), bulks(elems)]);
+    assert_eq!(t.run(&["LMPOP", "2", "none", "l", "LEFT"]), popped("l", &["a"]));
+    assert_eq!(t.run(&["lmpop", "1", "l", "right", "count", "2"]), popped("l", &["e", "d"]));
+    assert_eq!(t.run(&["LMPOP", "1", "l", "LEFT", "COUNT", "10"]), popped("l", &["b", "c"]));
+    assert_eq!(t.run(&["EXISTS", "l"]), int(0));
+    assert_eq!(t.run(&["LMPOP", "1", "l", "LEFT"]), Reply::NilArray);
+    // A wrong type is an error only when reached.
+    t.run(&["RPUSH", "l", "a"]);
+    assert_eq!(t.run(&["LMPOP", "2", "l", "s", "LEFT"]), popped("l", &["a"]));
+    assert_eq!(t.run(&["LMPOP", "2", "l", "s", "LEFT"]), err(WRONGTYPE));
+}
+
+#[test]
+fn lmpop_and_blmpop_errors_are_redis_texts() {
+    let mut t = with_list();
+    let numkeys = err("ERR numkeys should be greater than 0");
+    let count = err("ERR count should be greater than 0");
+    for bad in [&["0", "l", "LEFT"][..], &["-1", "l", "LEFT"], &["x", "l", "LEFT"]] {
+        let argv: Vec<&str> = ["LMPOP"].iter().chain(bad).copied().collect();
+        assert_eq!(t.run(&argv), numkeys, "{argv:?}");
+    }
+    assert_eq!(t.run(&["LMPOP", "1", "l", "MIDDLE"]), err(SYNTAX));
+    assert_eq!(t.run(&["LMPOP", "3", "l", "LEFT"]), err(SYNTAX));
+    assert_eq!(t.run(&["LMPOP", "1", "l", "LEFT", "FOO"]), err(SYNTAX));
+    assert_eq!(t.run(&["LMPOP", "1", "l", "LEFT", "COUNT"]), err(SYNTAX));
+    assert_eq!(t.run(&["LMPOP", "1", "l", "LEFT", "COUNT", "1", "COUNT", "2"]), err(SYNTAX));
+    for bad in ["0", "-1", "x"] {
+        assert_eq!(t.run(&["LMPOP", "1", "l", "LEFT", "COUNT", bad]), count, "{bad}");
+    }
+    assert_eq!(t.run(&["LMPOP", "1", "l"]), arity("lmpop"));
+    assert_eq!(t.run(&["BLMPOP", "0", "1", "l"]), arity("blmpop"));
+    assert_eq!(t.run(&["BLMPOP", "-1", "1", "none", "LEFT"]), err("ERR timeout is negative"));
+    assert_eq!(t.run(&["BLMPOP", "x", "1", "none", "LEFT"]), err("ERR timeout is not a float or out of range"));
+    // The timeout is read last, as in Redis.
+    assert_eq!(t.run(&["BLMPOP", "x", "0", "none", "LEFT"]), numkeys);
+    assert_eq!(t.run(&["LLEN", "l"]), int(5));
+}
+
+#[test]
+fn blmpop_answers_at_once_with_data_and_not_inside_multi() {
+    let mut t = with_list();
+    let reply = t.run(&["BLMPOP", "0", "2", "none", "l", "RIGHT", "COUNT", "2"]);
+    assert_eq!(reply, arr(vec![bulk("l"), bulks(&["e", "d"])]));
+    assert_eq!(t.run(&["BLMPOP", "0", "1", "none", "LEFT"]), Reply::NilArray);
+    assert!(t.session.blocked.is_none());
+    let mut out = Vec::new();
+    let input = b"MULTI\r\nBLMPOP 0 1 none LEFT\r\nEXEC\r\n";
+    let used = t.engine.feed(&mut t.session, input, &mut out, t.now).unwrap();
+    assert_eq!(used, input.len());
+    assert_eq!(String::from_utf8_lossy(&out), "+OK\r\n+QUEUED\r\n*1\r\n*-1\r\n");
+}
+
+#[test]
+fn a_blocked_blmpop_is_served_up_to_its_count() {
+    let mut t = TestEngine::default();
+    let (mut a, mut b) = (connect(&t, 2), connect(&t, 3));
+    feed(&t, &mut a, "BLMPOP 0 2 x q LEFT COUNT 2\r\n");
+    feed(&t, &mut b, "BLMPOP 0 1 q RIGHT\r\n");
+    assert_eq!(t.engine.blocked_clients(), 2);
+    assert_eq!(t.run(&["RPUSH", "q", "a", "b", "c", "d"]), int(4));
+    assert_eq!(retry(&t, &mut a).as_deref(), Some("*2\r\n$1\r\nq\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n"));
+    assert_eq!(retry(&t, &mut b).as_deref(), Some("*2\r\n$1\r\nq\r\n*1\r\n$1\r\nd\r\n"));
+    assert_eq!(all(&mut t, "q"), bulks(&["c"]));
+    // A timeout answers the null array.
+    feed(&t, &mut a, "BLMPOP 1 1 none LEFT\r\n");
+    let mut out = Vec::new();
+    t.engine.unblock_timeout(&mut a, &mut out);
+    assert_eq!(out, b"*-1\r\n");
+    for s in [&a, &b] {
+        t.engine.end_session(s);
+    }
+}

@@ -1,12 +1,13 @@
-//! String commands: GET and the SET family, MGET/MSET, GETEX/GETDEL, APPEND, ranges, integer
+//! String commands: GET and the SET family, MGET/MSET, GETEX/GETDEL, APPEND, ranges, LCS, integer
 //! counters and INCRBYFLOAT (computed in x87 extended precision, as Redis does on x86-64).
 //!
 //! `get_set` holds GET, SET and its options, the SET variants and GETSET/GETDEL/GETEX;
 //! `multi` MGET, MSET and MSETNX; `numeric` INCR/DECR and INCRBYFLOAT; `range` APPEND, STRLEN,
-//! GETRANGE and SETRANGE. The helpers the family shares (typed access, length limits, default
-//! expiry, storing a value) live here.
+//! GETRANGE (and SUBSTR) and SETRANGE; `lcs` LCS. The helpers the family shares (typed access,
+//! length limits, default expiry, storing a value) live here.
 
 mod get_set;
+mod lcs;
 mod multi;
 mod numeric;
 mod range;
@@ -14,9 +15,10 @@ mod range;
 mod tests;
 
 pub use get_set::{get, getdel, getex, getset, psetex, set, setex, setnx};
+pub use lcs::lcs;
 pub use multi::{mget, mset, msetnx};
 pub use numeric::{decr, decrby, incr, incrby, incrbyfloat};
-pub use range::{append, getrange, setrange, setrange_growth, strlen};
+pub use range::{append, getrange, setrange, setrange_growth, strlen, substr};
 
 use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;

@@ -1,4 +1,4 @@
-//! Byte ranges of a string: APPEND, STRLEN, GETRANGE and SETRANGE (with SETRANGE's growth
+//! Byte ranges of a string: APPEND, STRLEN, GETRANGE (and SUBSTR) and SETRANGE (with SETRANGE's growth
 //! estimate).
 
 use crate::args::Args;
@@ -62,6 +62,15 @@ pub fn getrange(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErro
         Some(entry) => Ok(Reply::bulk(substring(str_of(entry)?, start, end))),
         None => Ok(Reply::bulk("")),
     }
+}
+
+/// SUBSTR: GETRANGE under its old name (Redis keeps it as a separate command row).
+///
+/// ```text
+/// SUBSTR key start end
+/// ```
+pub fn substr(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    getrange(ctx, args)
 }
 
 /// The bytes GETRANGE returns, with Redis's index rules.

@@ -671,3 +671,64 @@ fn memory_accounting_follows_every_write() {
     assert_eq!(t.engine.store().len(), 0);
     assert_eq!(t.engine.store().volatile_len(), 0);
 }
+
+#[test]
+fn substr_is_getrange() {
+    let mut t = engine();
+    t.run(&["SET", "s", "Hello World"]);
+    assert_eq!(t.run(&["SUBSTR", "s", "0", "4"]), bulk("Hello"));
+    assert_eq!(t.run(&["SUBSTR", "s", "-5", "-1"]), bulk("World"));
+    assert_eq!(t.run(&["SUBSTR", "missing", "0", "-1"]), bulk(""));
+    assert_eq!(t.run(&["SUBSTR", "s", "x", "1"]), err(NOT_INT));
+    t.run(&["RPUSH", "l", "a"]);
+    assert_eq!(t.run(&["SUBSTR", "l", "0", "1"]), err(crate::testing::WRONGTYPE));
+}
+
+#[test]
+fn lcs_answers_as_redis_does() {
+    let mut t = engine();
+    t.run(&["SET", "k1", "ohmytext"]);
+    t.run(&["SET", "k2", "mynewtext"]);
+    assert_eq!(t.run(&["LCS", "k1", "k2"]), bulk("mytext"));
+    assert_eq!(t.run(&["LCS", "k1", "k2", "LEN"]), int(6));
+    let range = |a: i64, b: i64, c: i64, d: i64| arr(vec![arr(vec![int(a), int(b)]), arr(vec![int(c), int(d)])]);
+    assert_eq!(
+        t.run(&["LCS", "k1", "k2", "IDX"]),
+        Reply::Map(vec![(bulk("matches"), arr(vec![range(4, 7, 5, 8), range(2, 3, 0, 1)])), (bulk("len"), int(6)),])
+    );
+    let mut long = range(4, 7, 5, 8);
+    if let Reply::Array(items) = &mut long {
+        items.push(int(4));
+    }
+    assert_eq!(
+        t.run(&["lcs", "k1", "k2", "idx", "minmatchlen", "4", "withmatchlen"]),
+        Reply::Map(vec![(bulk("matches"), arr(vec![long])), (bulk("len"), int(6))])
+    );
+    // A negative minimum is no minimum.
+    assert_eq!(t.run(&["LCS", "k1", "k2", "IDX", "MINMATCHLEN", "-3"]), t.run(&["LCS", "k1", "k2", "IDX"]));
+    assert_eq!(
+        t.run(&["LCS", "k1", "k2", "LEN", "IDX"]),
+        err("ERR If you want both the length and indexes, please just use IDX.")
+    );
+    assert_eq!(t.run(&["LCS", "k1", "k2", "FOO"]), err(SYNTAX));
+    assert_eq!(t.run(&["LCS", "k1", "k2", "MINMATCHLEN"]), err(SYNTAX));
+    assert_eq!(t.run(&["LCS", "k1", "k2", "IDX", "MINMATCHLEN", "x"]), err(NOT_INT));
+    assert_eq!(t.run(&["LCS", "k1", "missing"]), bulk(""));
+    assert_eq!(t.run(&["LCS", "k1", "missing", "LEN"]), int(0));
+    t.run(&["RPUSH", "l", "a"]);
+    assert_eq!(t.run(&["LCS", "k1", "l"]), err("ERR The specified keys must contain string values"));
+    assert_eq!(t.run(&["LCS", "k1"]), err("ERR wrong number of arguments for 'lcs' command"));
+}
+
+#[test]
+fn lcs_refuses_a_table_past_proto_max_bulk_len() {
+    let mut t = engine();
+    t.run(&["CONFIG", "SET", "proto-max-bulk-len", "1mb"]);
+    let big = "a".repeat(1000);
+    t.run(&["SET", "a", &big]);
+    t.run(&["SET", "b", &big]);
+    assert_eq!(
+        t.run(&["LCS", "a", "b", "LEN"]),
+        err("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+    );
+}

@@ -23,7 +23,8 @@ mod tests;
 
 pub use algebra::{zdiff, zdiffstore, zinter, zintercard, zinterstore, zunion, zunionstore};
 pub use member::{zadd, zcard, zincrby, zmscore, zrank, zrem, zrevrank, zscore};
-pub use pop::{zpopmax, zpopmin};
+pub(crate) use pop::serve_blocked;
+pub use pop::{bzmpop, bzpopmax, bzpopmin, zmpop, zpopmax, zpopmin};
 pub use random::zrandmember;
 pub use range::{
     zcount, zlexcount, zrange, zrangebylex, zrangebyscore, zrangestore, zremrangebylex, zremrangebyrank,

@@ -837,3 +837,89 @@ fn zrangestore_stores_what_zrange_answers() {
     );
     assert_eq!(t.run(&["ZRANGESTORE", "d", "a", "x", "1"]), err(NOT_INT));
 }
+
+// --- ZMPOP and the blocking pops ----------------------------------------------------------------
+
+fn zpopped(key: &str, items: &[(&str, f64)]) -> Reply {
+    let items = items.iter().map(|&(m, s)| arr(vec![bulk(m), dbl(s)])).collect();
+    arr(vec![bulk(key), arr(items)])
+}
+
+#[test]
+fn zmpop_pops_from_the_first_non_empty_sorted_set() {
+    let mut t = TestEngine::default();
+    t.run(&["ZADD", "z", "1", "a", "2", "b", "3", "c"]);
+    t.run(&["SET", "s", "v"]);
+    assert_eq!(t.run(&["ZMPOP", "1", "z", "MIN"]), zpopped("z", &[("a", 1.0)]));
+    assert_eq!(t.run(&["zmpop", "2", "x", "z", "max", "count", "5"]), zpopped("z", &[("c", 3.0), ("b", 2.0)]));
+    assert_eq!(t.run(&["EXISTS", "z"]), int(0));
+    assert_eq!(t.run(&["ZMPOP", "1", "z", "MIN"]), Reply::NilArray);
+    assert_eq!(t.run(&["ZMPOP", "1", "s", "MIN"]), err(WRONGTYPE));
+    assert_eq!(t.run(&["ZMPOP", "1", "z", "MIDDLE"]), err(SYNTAX));
+    assert_eq!(t.run(&["ZMPOP", "0", "z", "MIN"]), err("ERR numkeys should be greater than 0"));
+    assert_eq!(t.run(&["ZMPOP", "1", "z", "MIN", "COUNT", "0"]), err("ERR count should be greater than 0"));
+    assert_eq!(t.run(&["ZMPOP", "1", "z", "MIN", "COUNT", "1", "COUNT", "1"]), err(SYNTAX));
+    assert_eq!(t.run(&["BZMPOP", "x", "0", "z", "MIN"]), err("ERR numkeys should be greater than 0"));
+    assert_eq!(t.run(&["BZPOPMIN", "z", "-1"]), err("ERR timeout is negative"));
+    assert_eq!(t.run(&["BZPOPMIN", "z", "x"]), err("ERR timeout is not a float or out of range"));
+    assert_eq!(t.run(&["BZPOPMIN", "s", "0"]), err(WRONGTYPE));
+}
+
+#[test]
+fn bzpop_answers_at_once_with_data_and_not_inside_multi() {
+    let mut t = TestEngine::default();
+    t.run(&["ZADD", "z", "1", "a", "2", "b", "3", "c"]);
+    assert_eq!(t.run(&["BZPOPMAX", "x", "z", "0"]), arr(vec![bulk("z"), bulk("c"), dbl(3.0)]));
+    assert_eq!(t.run(&["BZPOPMIN", "x", "z", "0"]), arr(vec![bulk("z"), bulk("a"), dbl(1.0)]));
+    assert_eq!(t.run(&["BZMPOP", "0", "1", "z", "MIN", "COUNT", "3"]), zpopped("z", &[("b", 2.0)]));
+    assert_eq!(t.run(&["BZPOPMIN", "z", "0"]), Reply::NilArray);
+    assert_eq!(t.run(&["BZMPOP", "1", "1", "z", "MAX"]), Reply::NilArray);
+    assert!(t.session.blocked.is_none());
+    let mut out = Vec::new();
+    let input = b"MULTI\r\nBZPOPMIN z 0\r\nBZMPOP 0 1 z MIN\r\nEXEC\r\n";
+    let used = t.engine.feed(&mut t.session, input, &mut out, t.now).unwrap();
+    assert_eq!(used, input.len());
+    assert_eq!(String::from_utf8_lossy(&out), "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n*-1\r\n*-1\r\n");
+}
+
+#[test]
+fn blocked_zset_pops_are_served_when_a_sorted_set_appears() {
+    let mut t = TestEngine::default();
+    let connect = |t: &TestEngine, n: u16| t.engine.new_session(&format!("127.0.0.1:{n}"), "127.0.0.1:6379", t.now);
+    let feed = |t: &TestEngine, s: &mut crate::session::Session, input: &str| {
+        let mut out = Vec::new();
+        t.engine.feed(s, input.as_bytes(), &mut out, t.now).unwrap();
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    let retry = |t: &TestEngine, s: &mut crate::session::Session| {
+        let mut out = Vec::new();
+        t.engine.retry_blocked(s, &mut out, t.now).then(|| String::from_utf8_lossy(&out).into_owned())
+    };
+    let (mut a, mut b, mut c) = (connect(&t, 2), connect(&t, 3), connect(&t, 4));
+    assert_eq!(feed(&t, &mut a, "BZPOPMIN q 0\r\n"), "");
+    assert_eq!(feed(&t, &mut b, "BZMPOP 0 2 x q MAX COUNT 2\r\n"), "");
+    assert_eq!(feed(&t, &mut c, "BLPOP q 0\r\n"), "");
+    assert_eq!(t.engine.blocked_clients(), 3);
+    assert_eq!(t.run(&["ZADD", "q", "1", "a", "2", "b", "3", "c", "4", "d"]), int(4));
+    assert_eq!(retry(&t, &mut a).as_deref(), Some("*3\r\n$1\r\nq\r\n$1\r\na\r\n$1\r\n1\r\n"));
+    assert_eq!(
+        retry(&t, &mut b).as_deref(),
+        Some("*2\r\n$1\r\nq\r\n*2\r\n*2\r\n$1\r\nd\r\n$1\r\n4\r\n*2\r\n$1\r\nc\r\n$1\r\n3\r\n")
+    );
+    // A list waiter is not served by a sorted set.
+    assert_eq!(retry(&t, &mut c), None);
+    assert_eq!(t.run(&["ZCARD", "q"]), int(1));
+    // Nor does it hold up a sorted set waiter behind it.
+    t.run(&["DEL", "q"]);
+    assert_eq!(feed(&t, &mut a, "BZPOPMAX q 0\r\n"), "");
+    assert_eq!(t.run(&["ZADD", "q", "7", "x"]), int(1));
+    assert_eq!(retry(&t, &mut a).as_deref(), Some("*3\r\n$1\r\nq\r\n$1\r\nx\r\n$1\r\n7\r\n"));
+    assert_eq!(retry(&t, &mut c), None);
+    t.run(&["RPUSH", "q2", "e"]);
+    t.run(&["RENAME", "q2", "q"]);
+    assert_eq!(retry(&t, &mut c).as_deref(), Some("*2\r\n$1\r\nq\r\n$1\r\ne\r\n"));
+    for s in [&a, &b, &c] {
+        t.engine.end_session(s);
+    }
+    assert_eq!(t.engine.blocked_clients(), 0);
+}
