@@ -203,8 +203,14 @@ fn generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, op: Op, dest: Option<&[u8]>) 
         return Ok(Reply::Int(len as i64));
     }
     let Some(dest) = dest else {
-        let z = ZSetValue::from_distinct(result);
-        return Ok(scored_reply(z.range(0, z.len(), false), withscores, ctx.session.resp3));
+        // Redis answers from a skiplist, with no trip through a listpack's text, so a -0 score
+        // (a negative one weighted by 0) stays -0: sort as a sorted set does (by score, -0 and
+        // 0 tying, then by member bytes) without building one.
+        let mut sorted = result;
+        sorted.sort_by(|(ma, sa), (mb, sb)| {
+            sa.partial_cmp(sb).unwrap_or(std::cmp::Ordering::Equal).then_with(|| ma.cmp(mb))
+        });
+        return Ok(scored_reply(sorted.iter().map(|(m, s)| (&m[..], *s)), withscores, ctx.session.resp3));
     };
     let shard = ctx.db.shard(dest);
     if result.is_empty() {

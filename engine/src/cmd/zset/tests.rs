@@ -705,6 +705,11 @@ fn zunion_zinter_zdiff_answer_in_score_order() {
     assert_eq!(run(&mut t, &["ZDIFF", "2", "a", "b", "WITHSCORES"]), ["x", "1", "z", "3"]);
     assert_eq!(run(&mut t, &["ZUNION", "1", "a", "WITHSCORES", "WITHSCORES"]), ["x", "1", "y", "2", "z", "3"]);
     assert_eq!(t.run(&["ZINTER", "1", "nokey"]), arr(vec![]));
+    // Answered, not stored: a negative score weighted by 0 stays -0, as redis-server prints it
+    // (a stored one would read back as 0 through the listpack's text).
+    t.run(&["ZADD", "neg1", "-1", "x", "2", "y"]);
+    t.run(&["ZADD", "neg2", "-2", "x", "3", "y"]);
+    assert_eq!(run(&mut t, &["ZINTER", "2", "neg1", "neg2", "WEIGHTS", "0", "0", "WITHSCORES"]), ["x", "-0", "y", "0"]);
 }
 
 #[test]
