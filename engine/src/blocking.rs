@@ -37,6 +37,8 @@ use crate::store::ready::ReadyKeys;
 pub struct Blocked {
     /// The command as it was sent.
     pub argv: Vec<Vec<u8>>,
+    /// The database its keys are in (the session's when it blocked).
+    pub db: usize,
     /// The keys it waits on, in the order given.
     pub keys: Vec<Vec<u8>>,
     /// When it gives up (unix ms); `None` waits for ever.
@@ -63,6 +65,7 @@ pub enum BlockOp {
 /// A registered waiter.
 pub(crate) struct Waiter {
     pub(crate) ticket: u64,
+    db: usize,
     keys: Vec<Vec<u8>>,
     pub(crate) op: BlockOp,
     pub(crate) client: Arc<Client>,
@@ -70,27 +73,28 @@ pub(crate) struct Waiter {
 
 #[derive(Default)]
 pub(crate) struct Inner {
-    /// Waiting client ids per key, longest waiting first.
-    by_key: HashMap<Vec<u8>, VecDeque<u64>>,
+    /// Waiting client ids per database and key, longest waiting first.
+    by_key: HashMap<(usize, Vec<u8>), VecDeque<u64>>,
     pub(crate) waiters: HashMap<u64, Waiter>,
     /// Replies of clients served and not yet told (their connection was woken).
     pub(crate) served: HashMap<u64, Reply>,
 }
 
 impl Inner {
-    /// The `nth` client waiting on `key` (0 = the longest waiting).
-    pub(crate) fn nth(&self, key: &[u8], nth: usize) -> Option<(u64, &Waiter)> {
-        let id = *self.by_key.get(key)?.get(nth)?;
+    /// The `nth` client waiting on `key` of `db` (0 = the longest waiting).
+    pub(crate) fn nth(&self, db: usize, key: &[u8], nth: usize) -> Option<(u64, &Waiter)> {
+        let id = *self.by_key.get(&(db, key.to_vec()))?.get(nth)?;
         self.waiters.get(&id).map(|w| (id, w))
     }
 
     pub(crate) fn remove(&mut self, id: u64) -> Option<Waiter> {
         let waiter = self.waiters.remove(&id)?;
         for key in &waiter.keys {
-            if let Some(queue) = self.by_key.get_mut(key) {
+            let entry = (waiter.db, key.clone());
+            if let Some(queue) = self.by_key.get_mut(&entry) {
                 queue.retain(|&w| w != id);
                 if queue.is_empty() {
-                    self.by_key.remove(key);
+                    self.by_key.remove(&entry);
                 }
             }
         }
@@ -111,6 +115,11 @@ impl Registry {
         self.inner.lock().waiters.len()
     }
 
+    /// Every (database, key) some client waits on.
+    pub(crate) fn waited_keys(&self) -> Vec<(usize, Vec<u8>)> {
+        self.inner.lock().by_key.keys().cloned().collect()
+    }
+
     pub(crate) fn register(&self, ready: &ReadyKeys, client: Arc<Client>, blocked: &Blocked) {
         let id = client.id;
         let ticket = self.tickets.fetch_add(1, Relaxed);
@@ -124,10 +133,10 @@ impl Registry {
             // BLPOP k k waits once on k.
             if !keys.contains(key) {
                 keys.push(key.clone());
-                inner.by_key.entry(key.clone()).or_default().push_back(id);
+                inner.by_key.entry((blocked.db, key.clone())).or_default().push_back(id);
             }
         }
-        inner.waiters.insert(id, Waiter { ticket, keys, op: blocked.op.clone(), client });
+        inner.waiters.insert(id, Waiter { ticket, db: blocked.db, keys, op: blocked.op.clone(), client });
         ready.add_waiting();
     }
 

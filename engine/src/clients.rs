@@ -35,6 +35,9 @@ pub struct Client {
     pub psub: AtomicUsize,
     /// Commands queued by MULTI, or -1 outside a transaction (CLIENT LIST's `multi`).
     pub multi: AtomicI64,
+    /// The database the client has selected (CLIENT LIST's `db`); the session's copy is
+    /// the one commands use, this one is for other clients to see.
+    pub db: AtomicUsize,
 }
 
 /// Pub/sub messages for one client, already encoded for its protocol. PUBLISH appends and
@@ -141,7 +144,7 @@ impl Client {
 
     /// One `CLIENT LIST` line, with Redis's field names; `name_of` names the last command's
     /// table index (the table sits above this registry).
-    pub fn describe(&self, now_ms: u64, db: u32, name_of: fn(usize) -> Option<String>) -> String {
+    pub fn describe(&self, now_ms: u64, name_of: fn(usize) -> Option<String>) -> String {
         let text = |m: &Mutex<Option<Vec<u8>>>| {
             m.lock().as_ref().map(|v| String::from_utf8_lossy(v).replace(' ', "_")).unwrap_or_default()
         };
@@ -155,7 +158,7 @@ impl Client {
             now_ms.saturating_sub(self.created_ms) / 1000,
             now_ms.saturating_sub(self.last_ms.load(Relaxed)) / 1000,
             self.flags(),
-            db,
+            self.db.load(Relaxed),
             self.sub.load(Relaxed),
             self.psub.load(Relaxed),
             self.multi.load(Relaxed),
@@ -195,6 +198,7 @@ impl Clients {
             sub: AtomicUsize::new(0),
             psub: AtomicUsize::new(0),
             multi: AtomicI64::new(-1),
+            db: AtomicUsize::new(0),
         });
         self.by_id.lock().insert(id, client.clone());
         client

@@ -76,6 +76,10 @@ fn yes_no(on: bool) -> &'static str {
     }
 }
 
+/// The most databases Vitrine accepts: each costs one empty shard per stripe (about 100
+/// bytes), so a few thousand are still cheap; Redis's own bound (INT_MAX) is not.
+pub const MAX_DATABASES: u64 = 4096;
+
 /// The engine's settings. Every field is readable without a lock.
 pub struct Config {
     /// maxmemory, its policy, samples and the LFU settings: the store's own type, shared
@@ -100,6 +104,9 @@ pub struct Config {
     /// Bumped by every change of a host parameter, so a host that consults one on a hot path
     /// (`appendfsync`, before each reply) can keep what it parsed until the next change.
     host_params_version: AtomicU64,
+    /// `databases`: how many numbered keyspaces the engine has. Read once, when the engine
+    /// is built; CONFIG SET refuses it, as Redis does.
+    databases: AtomicU64,
 }
 
 impl Default for Config {
@@ -117,6 +124,7 @@ impl Default for Config {
             protected_mode: AtomicBool::new(true),
             host_params: RwLock::new(Vec::new()),
             host_params_version: AtomicU64::new(0),
+            databases: AtomicU64::new(crate::store::DEFAULT_DATABASES as u64),
         }
     }
 }
@@ -134,6 +142,21 @@ impl Config {
     getter!(proto_max_bulk_len, u64);
     getter!(client_query_buffer_limit, u64);
     getter!(maxclients, u64);
+
+    /// How many databases the engine has (`databases`, start-up only).
+    pub fn databases(&self) -> usize {
+        self.databases.load(Relaxed) as usize
+    }
+
+    /// Sets `databases` before the engine is built (from the command line or config file).
+    /// Redis accepts 1 to INT_MAX; Vitrine caps it where a database per stripe stays small.
+    pub fn set_databases(&self, n: u64) -> Result<(), String> {
+        if !(1..=MAX_DATABASES).contains(&n) {
+            return Err(format!("argument must be between 1 and {MAX_DATABASES} inclusive"));
+        }
+        self.databases.store(n, Relaxed);
+        Ok(())
+    }
 
     /// The memory settings, shared with the store: it reads them, `set` writes them.
     pub fn memory_limits(&self) -> &Arc<MemoryLimits> {
@@ -277,7 +300,7 @@ impl Config {
                 self.requirepass.read().as_ref().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default()
             }
             "protected-mode" => yes_no(self.protected_mode()).to_string(),
-            "databases" => "1".to_string(),
+            "databases" => self.databases().to_string(),
             "save" => String::new(),
             // The host reports the real value when it keeps an append-only file.
             "appendonly" => self

@@ -22,7 +22,7 @@ use crate::reply::{encode_error, Reply};
 use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
 use crate::session::tx::{Queued, Transaction};
 use crate::session::Session;
-use crate::stats::{HostFacts, KeysByType, Stats, StatsSnapshot};
+use crate::stats::{DbKeyspace, HostFacts, KeysByType, Stats, StatsSnapshot};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
 use crate::store::{KeyEvent, Locked, Store, SweepReport};
 use crate::table::{self, Command, DENYOOM, NOAUTH, WRITE};
@@ -83,7 +83,8 @@ impl Engine {
     /// unpredictable in a server.
     pub fn new(config: Config, now_ms: u64, seed: u64) -> Engine {
         let propagation = Arc::new(Propagation::default());
-        let store = Store::new(config.memory_limits().clone(), propagation.clone(), SHARDS, seed, now_ms);
+        let store =
+            Store::new(config.memory_limits().clone(), propagation.clone(), SHARDS, config.databases(), seed, now_ms);
         Engine {
             stats: Stats::new(table::rows().len(), store.counters().clone()),
             store,
@@ -180,15 +181,29 @@ impl Engine {
         &self.propagation
     }
 
-    /// A compact image of the whole keyspace as commands (one per key, plus PEXPIREAT), taken
-    /// under every shard's lock, and the propagation offset it corresponds to: everything
-    /// appended up to that offset is in the image, everything after it is not.
+    /// A compact image of the whole keyspace as commands (a SELECT per non-empty database,
+    /// then one command per key, plus PEXPIREAT), taken under every stripe's lock, and the
+    /// propagation offset it corresponds to: everything appended up to that offset is in the
+    /// image, everything after it is not. It ends in the database the log is in at that
+    /// offset, so what was appended after it runs where it ran.
     pub fn rewrite_image(&self, now_ms: u64) -> (Vec<u8>, u64) {
-        let mut db = self.store.lock_all();
+        let mut all = self.store.lock_all(0);
         let mut out = Vec::new();
-        db.for_each(now_ms, |key, entry| crate::propagate::encode_entry(&mut out, key, entry, 128));
-        let offset = self.propagation().appended();
-        drop(db);
+        let mut selected = None;
+        for counts in all.all_dbs() {
+            if counts.keys == 0 {
+                continue;
+            }
+            crate::propagate::encode_command(&mut out, &[&b"SELECT"[..], counts.db.to_string().as_bytes()]);
+            selected = Some(counts.db);
+            all.reborrow_in(counts.db)
+                .for_each(now_ms, |key, entry| crate::propagate::encode_entry(&mut out, key, entry, 128));
+        }
+        let (log_db, offset) = self.propagation().position();
+        if let Some(db) = log_db.filter(|&db| Some(db) != selected) {
+            crate::propagate::encode_command(&mut out, &[&b"SELECT"[..], db.to_string().as_bytes()]);
+        }
+        drop(all);
         (out, offset)
     }
 
@@ -269,7 +284,7 @@ impl Engine {
                 }
             };
             pos += used;
-            prefetch.before_command(&self.store, input, pos);
+            prefetch.before_command(&self.store, session.db, input, pos);
             if args.is_empty() {
                 continue;
             }
@@ -447,9 +462,9 @@ impl Engine {
         // A keyless write (FLUSHALL) takes every shard while it is logged, so no other write
         // lands between its effect and its place in the log.
         let db = if cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none() {
-            self.store.lock_all()
+            self.store.lock_all(session.db)
         } else {
-            self.store.lock_keys(cmd.keys(argv))
+            self.store.lock_keys(session.db, cmd.keys(argv))
         };
         let result = self.run_locked(cmd, session, db, argv, now_ms);
         // Clients blocked on keys this command (or an EXEC) filled get their data now,
@@ -489,7 +504,7 @@ impl Engine {
                 // Missing before and after: nothing changed (DEL of a missing key).
                 let unchanged = i < 64 && ctx.unchanged & (1 << i) != 0;
                 if !unchanged && (existed || ctx.db.shard(key).contains(key, now_ms)) {
-                    self.store.watches.touch(key);
+                    self.store.watches.touch(ctx.db.db(), key);
                 }
             }
         }
@@ -505,8 +520,8 @@ impl Engine {
             crate::propagate::encode_command(&mut bytes, c);
         }
         match &mut session.prop_batch {
-            Some(batch) => batch.extend_from_slice(&bytes),
-            None => self.propagation().append_raw(&bytes),
+            Some(batch) => batch.push(session.db, &bytes),
+            None => self.propagation().append_raw(session.db, &bytes),
         }
     }
 
@@ -523,9 +538,10 @@ impl Engine {
         if cmd.flags & WRITE == 0 || !self.store.watches.any() {
             return SmallVec::new();
         }
+        let db_index = db.db();
         cmd.keys(argv)
             .enumerate()
-            .filter(|(_, k)| self.store.watches.is_watched(k))
+            .filter(|(_, k)| self.store.watches.is_watched(db_index, k))
             .map(|(i, k)| (i, k, db.shard(k).contains(k, now_ms)))
             .collect()
     }
@@ -570,20 +586,23 @@ impl Engine {
             self.store.no_reservation()
         };
         let walks = batch().any(|(q, argv)| q.cmd.keys(argv).next().is_none() && !tx::keyspace_free(q.cmd));
+        // Keys are locked by stripe, the same in every database, so a SELECT inside the
+        // transaction needs no other locks.
         let mut locked = if walks {
-            self.store.lock_all()
+            self.store.lock_all(session.db)
         } else {
-            self.store.lock_keys(batch().flat_map(|(q, argv)| q.cmd.keys(argv)))
+            self.store.lock_keys(session.db, batch().flat_map(|(q, argv)| q.cmd.keys(argv)))
         };
         let mut replies = Vec::with_capacity(queue.len());
         let logging = self.propagation().enabled();
         if logging {
-            session.prop_batch = Some(Vec::new());
+            session.prop_batch = Some(crate::propagate::Batch::default());
         }
         for (q, argv) in batch() {
             stats.calls.add(q.index, 1);
             session.client.last_cmd.store(q.index, Relaxed);
-            let reply = match self.run_locked(q.cmd, session, locked.reborrow(), argv, now_ms) {
+            let db = session.db;
+            let reply = match self.run_locked(q.cmd, session, locked.reborrow_in(db), argv, now_ms) {
                 Ok(reply) => reply,
                 Err(e) => e.into(),
             };
@@ -593,15 +612,8 @@ impl Engine {
             }
             replies.push(reply);
         }
-        if logging {
-            let logged = session.prop_batch.take().unwrap_or_default();
-            if !logged.is_empty() {
-                let mut bytes = Vec::with_capacity(logged.len() + 30);
-                crate::propagate::encode_command(&mut bytes, &["MULTI"]);
-                bytes.extend_from_slice(&logged);
-                crate::propagate::encode_command(&mut bytes, &["EXEC"]);
-                self.propagation().append_raw(&bytes);
-            }
+        if let Some(batch) = session.prop_batch.take().filter(|_| logging) {
+            self.propagation().append_batch(batch);
         }
         drop(locked);
         // After writes, and after a CONFIG SET maxmemory that could not evict while the
@@ -635,7 +647,7 @@ impl Engine {
 
     /// Everything INFO, the admin API and the dashboard show, at `now_ms`.
     pub fn snapshot(&self, now_ms: u64) -> StatsSnapshot {
-        self.snapshot_in(&mut self.store.unlocked(), now_ms)
+        self.snapshot_in(&mut self.store.unlocked(0), now_ms)
     }
 
     /// `snapshot`, counting keys through `db` (INFO inside an EXEC uses its held locks).
@@ -647,16 +659,27 @@ impl Engine {
         let rates = s.rates();
         // Live counts, O(shards): a snapshot is taken every second and must not walk millions
         // of keys. Like DBSIZE, they include expired keys not yet collected.
-        let by_type = db.keys_by_type();
-        let keys_by_type = KeysByType {
-            string: by_type[0] as u64,
-            list: by_type[1] as u64,
-            set: by_type[2] as u64,
-            zset: by_type[3] as u64,
-            hash: by_type[4] as u64,
-        };
+        let dbs = db.all_dbs();
+        let by_type = dbs.iter().fold([0; crate::store::entry::Value::TYPES], |mut sum, d| {
+            for (s, n) in sum.iter_mut().zip(d.by_type) {
+                *s += n;
+            }
+            sum
+        });
+        let keys_by_type = KeysByType::from_counts(by_type);
         let keys = by_type.iter().sum::<usize>() as u64;
-        let with_ttl = db.volatile_len() as u64;
+        let with_ttl = dbs.iter().map(|d| d.expires as u64).sum();
+        let keyspace = dbs
+            .iter()
+            .filter(|d| d.keys > 0)
+            .map(|d| DbKeyspace {
+                db: d.db as u32,
+                keys: d.keys as u64,
+                expires: d.expires as u64,
+                avg_ttl_ms: if d.expires == 0 { 0 } else { self.store.common.avg_ttl_ms(d.db) },
+                keys_by_type: KeysByType::from_counts(d.by_type),
+            })
+            .collect();
         StatsSnapshot {
             version: crate::VERSION,
             now_ms,
@@ -667,6 +690,8 @@ impl Engine {
             maxmemory_samples: self.config().samples(),
             keys,
             keys_with_ttl: with_ttl,
+            databases: self.store.databases() as u32,
+            keyspace,
             keys_by_type,
             hits,
             misses,

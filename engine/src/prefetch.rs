@@ -20,7 +20,7 @@ const AHEAD: usize = 4;
 
 /// What stage one learnt about a planned command's key, for stage two (`None`: no key, or
 /// its shard was busy).
-type Planned = Option<(usize, u32)>;
+type Planned = Option<(usize, usize, u32)>;
 
 #[derive(Default)]
 pub(crate) struct Prefetcher {
@@ -37,7 +37,7 @@ pub(crate) struct Prefetcher {
 impl Prefetcher {
     /// Call as each command of the batch is about to run; `end` is where that command ends
     /// in `input`.
-    pub(crate) fn before_command(&mut self, store: &Store, input: &[u8], end: usize) {
+    pub(crate) fn before_command(&mut self, store: &Store, db: usize, input: &[u8], end: usize) {
         if self.started {
             // This command was the front of the plan.
             if self.len > 0 {
@@ -51,7 +51,7 @@ impl Prefetcher {
         while self.len < AHEAD && self.next < input.len() {
             match peek_key(&input[self.next..]) {
                 Some((key, len)) => {
-                    self.planned[(self.head + self.len) % AHEAD] = key.and_then(|k| store.prefetch_slot(k));
+                    self.planned[(self.head + self.len) % AHEAD] = key.and_then(|k| store.prefetch_slot(db, k));
                     self.len += 1;
                     self.next += len;
                 }
@@ -76,7 +76,7 @@ mod tests {
 
     #[test]
     fn plans_the_commands_after_the_first_and_keeps_them_in_order() {
-        let store = Store::new(Default::default(), std::sync::Arc::new(()), 4, 7, 0);
+        let store = Store::new(Default::default(), std::sync::Arc::new(()), 4, 1, 7, 0);
         let mut input = Vec::new();
         let mut ends = Vec::new();
         for k in ["a", "b", "c", "d", "e", "f"] {
@@ -84,28 +84,28 @@ mod tests {
             ends.push(input.len());
         }
         let mut p = Prefetcher::default();
-        p.before_command(&store, &input, ends[0]);
+        p.before_command(&store, 0, &input, ends[0]);
         assert_eq!(p.len, AHEAD, "commands 2..=5 planned");
         assert_eq!(p.next, ends[AHEAD]);
         for (i, k) in ["b", "c", "d", "e"].iter().enumerate() {
-            let (shard, _) = p.planned[(p.head + i) % AHEAD].expect("an idle shard is planned");
-            assert_eq!(shard, store.shard_index(k.as_bytes()), "plan {i} is for key {k}");
+            let (shard, _, _) = p.planned[(p.head + i) % AHEAD].expect("an idle shard is planned");
+            assert_eq!(shard, store.stripe_index(k.as_bytes()), "plan {i} is for key {k}");
         }
         // Running command 2 drops it from the front and plans command 6; then the input ends.
-        p.before_command(&store, &input, ends[1]);
+        p.before_command(&store, 0, &input, ends[1]);
         assert_eq!((p.len, p.next), (AHEAD, input.len()));
         for end in &ends[2..] {
-            p.before_command(&store, &input, *end);
+            p.before_command(&store, 0, &input, *end);
         }
         assert_eq!(p.len, 0);
     }
 
     #[test]
     fn one_command_or_unusual_input_plans_nothing() {
-        let store = Store::new(Default::default(), std::sync::Arc::new(()), 4, 7, 0);
+        let store = Store::new(Default::default(), std::sync::Arc::new(()), 4, 1, 7, 0);
         let one = set("a");
         let mut p = Prefetcher::default();
-        p.before_command(&store, &one, one.len());
+        p.before_command(&store, 0, &one, one.len());
         assert_eq!(p.len, 0);
 
         let mut mixed = set("a");
@@ -113,7 +113,7 @@ mod tests {
         mixed.extend_from_slice(b"GET inline\r\n");
         mixed.extend_from_slice(&set("b"));
         let mut p = Prefetcher::default();
-        p.before_command(&store, &mixed, first);
+        p.before_command(&store, 0, &mixed, first);
         assert_eq!((p.len, p.next), (0, usize::MAX), "planning stops at the inline command");
     }
 }

@@ -6,7 +6,8 @@
 //! Canonical form (`rewrite_for_log`): relative expiry becomes absolute (`PXAT`,
 //! `PEXPIREAT`), blocking pops their non-blocking form, random pops the members they removed,
 //! float increments the value they produced; evictions and expirations are logged as `DEL`,
-//! and an EXEC as `MULTI` ... `EXEC` around its writes.
+//! and an EXEC as `MULTI` ... `EXEC` around its writes. A `SELECT` goes before a command
+//! whose database differs from the last one logged (and before the first), as Redis's AOF.
 
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -18,6 +19,39 @@ use crate::reply::{encode_bulk, Reply};
 use crate::store::entry::{Entry, ValueRef};
 use crate::store::RemovalLog;
 
+/// What was appended and not yet taken, and the database the log's next command runs in.
+#[derive(Default)]
+struct LogBuf {
+    bytes: Vec<u8>,
+    /// The database the last logged command ran in; `None` before anything is logged, so
+    /// the first command always says which it is (a file may end in any database).
+    db: Option<usize>,
+}
+
+/// Commands an EXEC logged, kept until its end to be appended as one `MULTI` ... `EXEC`.
+#[derive(Debug, Default)]
+pub struct Batch {
+    bytes: Vec<u8>,
+    /// The database of its first logged command, and of its latest (a SELECT inside the
+    /// transaction moves it; the batch then holds its own SELECT).
+    dbs: Option<(usize, usize)>,
+}
+
+impl Batch {
+    /// Adds one command run in database `db`.
+    pub fn push(&mut self, db: usize, bytes: &[u8]) {
+        match &mut self.dbs {
+            None => self.dbs = Some((db, db)),
+            Some((_, last)) if *last != db => {
+                encode_command(&mut self.bytes, &[&b"SELECT"[..], db.to_string().as_bytes()]);
+                *last = db;
+            }
+            Some(_) => {}
+        }
+        self.bytes.extend_from_slice(bytes);
+    }
+}
+
 /// The propagation buffer of one engine.
 #[derive(Default)]
 pub struct Propagation {
@@ -25,7 +59,7 @@ pub struct Propagation {
     /// Set by the host when it cannot persist writes: writes are refused with this text.
     refusing: AtomicBool,
     refusal: Mutex<String>,
-    buf: Mutex<Vec<u8>>,
+    buf: Mutex<LogBuf>,
     /// Total bytes ever appended (the host waits until its file holds this many).
     appended: AtomicU64,
     rewrite: AtomicBool,
@@ -51,27 +85,57 @@ impl Propagation {
     pub fn take(&self) -> (Vec<u8>, u64) {
         let mut buf = self.buf.lock();
         let end = self.appended.load(Acquire);
-        (std::mem::take(&mut *buf), end)
+        (std::mem::take(&mut buf.bytes), end)
     }
 
-    /// Appends already-encoded commands.
-    pub fn append_raw(&self, bytes: &[u8]) {
+    /// The database the log's next command runs in unless it says otherwise (`None` until
+    /// something is logged), with the `appended` total it holds at: an AOF rewrite's image
+    /// ends by selecting it, so the commands appended after the image run where they ran.
+    pub fn position(&self) -> (Option<usize>, u64) {
+        let buf = self.buf.lock();
+        (buf.db, self.appended.load(Acquire))
+    }
+
+    /// Appends already-encoded commands that run in database `db` (first to last, when a
+    /// transaction's SELECT moved it), preceded by a SELECT when the log is elsewhere.
+    fn append_in(&self, (first, last): (usize, usize), bytes: &[u8]) {
         if bytes.is_empty() {
             return;
         }
         let mut buf = self.buf.lock();
-        buf.extend_from_slice(bytes);
-        self.appended.fetch_add(bytes.len() as u64, Release);
+        let before = buf.bytes.len();
+        if buf.db != Some(first) {
+            encode_command(&mut buf.bytes, &[&b"SELECT"[..], first.to_string().as_bytes()]);
+        }
+        buf.bytes.extend_from_slice(bytes);
+        buf.db = Some(last);
+        let added = buf.bytes.len() - before;
+        self.appended.fetch_add(added as u64, Release);
     }
 
-    /// Appends one command.
-    pub fn append<A: AsRef<[u8]>>(&self, argv: &[A]) {
+    /// Appends already-encoded commands run in database `db`.
+    pub fn append_raw(&self, db: usize, bytes: &[u8]) {
+        self.append_in((db, db), bytes);
+    }
+
+    /// Appends a transaction's commands as `MULTI` ... `EXEC`.
+    pub fn append_batch(&self, batch: Batch) {
+        let Some(dbs) = batch.dbs else { return };
+        let mut bytes = Vec::with_capacity(batch.bytes.len() + 30);
+        encode_command(&mut bytes, &["MULTI"]);
+        bytes.extend_from_slice(&batch.bytes);
+        encode_command(&mut bytes, &["EXEC"]);
+        self.append_in(dbs, &bytes);
+    }
+
+    /// Appends one command run in database `db`.
+    pub fn append<A: AsRef<[u8]>>(&self, db: usize, argv: &[A]) {
         if !self.enabled() {
             return;
         }
         let mut out = Vec::new();
         encode_command(&mut out, argv);
-        self.append_raw(&out);
+        self.append_raw(db, &out);
     }
 
     /// BGREWRITEAOF: the host picks this up with `take_rewrite_request`.
@@ -110,9 +174,9 @@ impl Propagation {
 
 /// The store's evictions and expirations, logged as DEL.
 impl RemovalLog for Propagation {
-    fn removed(&self, key: &[u8]) {
+    fn removed(&self, db: usize, key: &[u8]) {
         if self.enabled() {
-            self.append(&[&b"DEL"[..], key]);
+            self.append(db, &[&b"DEL"[..], key]);
         }
     }
 }
@@ -393,15 +457,32 @@ mod tests {
     #[test]
     fn buffer_counts_and_drains() {
         let p = Propagation::default();
-        p.append(&["SET", "k", "v"]);
+        p.append(0, &["SET", "k", "v"]);
         assert_eq!(p.appended(), 0, "disabled: nothing");
         p.set_enabled(true);
-        p.append(&["SET", "k", "v"]);
-        p.removed(b"k");
+        p.append(0, &["SET", "k", "v"]);
+        p.removed(0, b"k");
         let (bytes, end) = p.take();
-        assert_eq!(bytes, b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n");
+        let select0 = "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n";
+        let set = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n";
+        let del = "*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n";
+        // The first command says its database; the next, in the same one, does not.
+        assert_eq!(String::from_utf8_lossy(&bytes), format!("{select0}{set}{del}"));
         assert_eq!(end, bytes.len() as u64);
         assert!(p.take().0.is_empty());
+        // Another database, then a transaction that moves between two.
+        p.removed(2, b"k");
+        let mut batch = Batch::default();
+        batch.push(2, set.as_bytes());
+        batch.push(5, del.as_bytes());
+        p.append_batch(batch);
+        p.append(5, &["SET", "k", "v"]);
+        let select = |n: &str| format!("*2\r\n$6\r\nSELECT\r\n$1\r\n{n}\r\n");
+        let multi = "*1\r\n$5\r\nMULTI\r\n";
+        let exec = "*1\r\n$4\r\nEXEC\r\n";
+        let want = format!("{}{del}{multi}{set}{}{del}{exec}{set}", select("2"), select("5"));
+        assert_eq!(String::from_utf8_lossy(&p.take().0), want);
+        assert_eq!(p.position(), (Some(5), end + want.len() as u64));
     }
 }
 
@@ -438,7 +519,13 @@ mod engine_tests {
         let now = t.now;
         assert_eq!(
             drain(&t),
-            [format!("SET k v PXAT {}", now + 10_000), "MULTI".into(), "INCR n".into(), "EXEC".into()]
+            [
+                "SELECT 0".into(),
+                format!("SET k v PXAT {}", now + 10_000),
+                "MULTI".into(),
+                "INCR n".into(),
+                "EXEC".into()
+            ]
         );
         t.advance(20_000);
         t.run(&["GET", "k"]);

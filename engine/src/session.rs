@@ -14,7 +14,7 @@ use tx::Transaction;
 /// Per-connection state.
 pub struct Session {
     pub resp3: bool,
-    pub db: u32,
+    pub db: usize,
     pub authenticated: bool,
     /// Set by QUIT: the host writes the pending replies and closes.
     pub closing: bool,
@@ -26,7 +26,7 @@ pub struct Session {
     /// What a blocking command (BLPOP, ...) waits for; `feed` runs nothing more meanwhile.
     pub blocked: Option<Blocked>,
     /// While an EXEC runs with propagation on: its writes, logged as MULTI ... EXEC.
-    pub(crate) prop_batch: Option<Vec<u8>>,
+    pub(crate) prop_batch: Option<crate::propagate::Batch>,
     /// Wrong passwords given on this connection (AUTH, HELLO ... AUTH). `feed` stops after
     /// each, so the host can hold the connection back before the next guess runs.
     pub auth_failures: u32,

@@ -204,6 +204,25 @@ pub struct KeysByType {
     pub hash: u64,
 }
 
+impl KeysByType {
+    /// From live counts indexed by `Value::type_index`.
+    pub(crate) fn from_counts(n: [usize; 5]) -> KeysByType {
+        KeysByType { string: n[0] as u64, list: n[1] as u64, set: n[2] as u64, zset: n[3] as u64, hash: n[4] as u64 }
+    }
+}
+
+/// One non-empty database's keys (INFO keyspace's `dbN:keys=...,expires=...,avg_ttl=...`).
+#[derive(Debug, Clone, Default, Serialize, PartialEq, TS)]
+pub struct DbKeyspace {
+    pub db: u32,
+    pub keys: u64,
+    pub expires: u64,
+    /// Estimated mean remaining TTL of its keys with one, in ms (sampled by the expiry
+    /// cycle, as Redis estimates it; 0 until sampled).
+    pub avg_ttl_ms: u64,
+    pub keys_by_type: KeysByType,
+}
+
 /// Everything there is to know about the engine at one moment.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct StatsSnapshot {
@@ -216,6 +235,10 @@ pub struct StatsSnapshot {
     pub maxmemory_samples: usize,
     pub keys: u64,
     pub keys_with_ttl: u64,
+    /// How many databases there are (`databases`).
+    pub databases: u32,
+    /// Every non-empty database, in order.
+    pub keyspace: Vec<DbKeyspace>,
     pub keys_by_type: KeysByType,
     pub hits: u64,
     /// Read lookups that found no key, in total and split by cause (the three add up to

@@ -396,18 +396,9 @@ pub fn scan_resp(data: &[u8]) -> Result<Scan, Refusal> {
                         format!("unknown command '{}' (Vitrine does not implement it)", lossy(name)),
                     ));
                 }
-                if name.eq_ignore_ascii_case(b"SELECT") {
-                    let db = args.get(1).map(|&(a, b)| &data[a..b]).unwrap_or_default();
-                    if db != b"0" || args.len() != 2 {
-                        return Err(Refusal::unsupported(
-                            pos,
-                            format!(
-                                "SELECT {}: the file writes to database {0}, and Vitrine has a single database (0)",
-                                lossy(db)
-                            ),
-                        ));
-                    }
-                } else if name.eq_ignore_ascii_case(b"MULTI") {
+                // A SELECT of a database Vitrine does not have (`databases`) is refused when
+                // it is replayed, with the engine's error.
+                if name.eq_ignore_ascii_case(b"MULTI") {
                     multi.get_or_insert((pos, scan.commands.len()));
                 } else if name.eq_ignore_ascii_case(b"EXEC") {
                     multi = None;
@@ -505,7 +496,14 @@ where
 fn load_preamble(engine: &Engine, data: &[u8], now_ms: u64) -> Result<(usize, u64), Refusal> {
     let image =
         crate::rdb::parse(data).map_err(|e| Refusal::corrupt(e.offset, format!("in its RDB part: {}", e.why)))?;
-    let commands = image.keys.iter().flat_map(|k| crate::rdb::commands(k, 128).into_iter().map(move |c| (k.at, c)));
+    // Each key in its database: a SELECT wherever the database changes (the replay's one
+    // session keeps it, and refuses a database Vitrine does not have).
+    let mut db = 0;
+    let commands = image.keys.iter().flat_map(|k| {
+        let select = (k.db != db).then(|| (k.at, vec![b"SELECT".to_vec(), k.db.to_string().into_bytes()]));
+        db = k.db;
+        select.into_iter().chain(crate::rdb::commands(k, 128).into_iter().map(move |c| (k.at, c)))
+    });
     replay(engine, now_ms, commands)?;
     Ok((image.end, image.keys.len() as u64))
 }

@@ -53,6 +53,10 @@ pub struct ServerConfig {
     #[arg(long, env = "VITRINE_HZ", default_value = "10")]
     pub hz: String,
 
+    /// Numbered databases (SELECT 0 to N-1), fixed for the life of the process.
+    #[arg(long, env = "VITRINE_DATABASES", default_value_t = 16)]
+    pub databases: u64,
+
     /// TTL in seconds given to keys written without one (0 = none).
     #[arg(long, env = "VITRINE_DEFAULT_TTL", default_value = "0")]
     pub default_ttl: String,
@@ -260,6 +264,7 @@ impl ServerConfig {
                 bail!("invalid --client-output-buffer-limit '{limit}': {reason}");
             }
         }
+        config.set_databases(self.databases).map_err(|reason| anyhow::anyhow!("invalid --databases: {reason}"))?;
         if let Some(pass) = &self.requirepass {
             config.set("requirepass", pass).map_err(|reason| anyhow::anyhow!("invalid --requirepass: {reason}"))?;
         }

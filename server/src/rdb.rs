@@ -13,6 +13,8 @@ use std::sync::OnceLock;
 pub struct Key {
     /// Where its record starts in the file (for errors on replay).
     pub at: usize,
+    /// The database it is in (the last SELECTDB before it).
+    pub db: usize,
     pub key: Vec<u8>,
     pub value: Value,
     /// Absolute expiry, unix milliseconds.
@@ -419,6 +421,7 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
     }
     let mut keys = Vec::new();
     let mut expire_ms = None;
+    let mut db = 0;
     loop {
         let at = r.pos;
         let op = r.u8()?;
@@ -433,13 +436,9 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
                 r.length()?;
             }
             OP_SELECTDB => {
-                let db = r.length()?;
-                if db != 0 {
-                    return Err(Error {
-                        offset: at,
-                        why: format!("keys in database {db}, and Vitrine has a single database (0)"),
-                    });
-                }
+                // Checked against `databases` when the keys are loaded (a SELECT each).
+                db = usize::try_from(r.length()?)
+                    .map_err(|_| Error { offset: at, why: "a database number that does not fit".into() })?;
             }
             OP_EXPIRETIME_MS => expire_ms = Some(u64::from_le_bytes(r.le::<8>()?)),
             OP_EXPIRETIME => expire_ms = Some(u64::from(u32::from_le_bytes(r.le::<4>()?)) * 1000),
@@ -458,7 +457,7 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
             kind => {
                 let key = r.string()?;
                 let value = value(&mut r, kind, at)?;
-                keys.push(Key { at, key, value, expire_ms: expire_ms.take() });
+                keys.push(Key { at, db, key, value, expire_ms: expire_ms.take() });
             }
         }
     }
@@ -604,11 +603,14 @@ mod tests {
             bad[i] ^= 0x10;
             assert!(parse(&bad).is_err(), "a flip at {i} was not noticed");
         }
-        let mut db = f.clone();
+        // The same keys in database 3 (a new checksum): each key says so.
+        let mut db = f[..f.len() - 8].to_vec();
         assert_eq!(db[18..20], [OP_SELECTDB, 0]);
         db[19] = 3;
-        let e = parse(&db).unwrap_err();
-        assert_eq!(e.offset, 18);
-        assert!(e.why.contains("single database"), "{}", e.why);
+        let crc = crc64(&db);
+        db.extend(crc.to_le_bytes());
+        let rdb = parse(&db).unwrap();
+        assert_eq!(rdb.keys.iter().map(|k| k.db).collect::<Vec<_>>(), [3, 3]);
+        assert_eq!(rdb.keys[0].key, b"k");
     }
 }

@@ -218,10 +218,12 @@ fn a_plain_file_with_garbage_in_the_middle_is_refused_with_its_offset() {
     assert!(err.contains(&format!("corrupt at offset {}", first.len())), "{err}");
     assert_eq!(dir.files().len(), 1);
     assert_eq!(std::fs::read(dir.aof()).unwrap(), bad);
-    // Another database than 0, and a command Vitrine does not have: refused, named.
-    for (cmd, says) in
-        [("*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n", "single database"), ("*2\r\n$5\r\nPFADD\r\n$1\r\nh\r\n", "'PFADD'")]
-    {
+    // A database Vitrine does not have (`databases` is 16), and a command it does not have:
+    // refused, named.
+    for (cmd, says) in [
+        ("*2\r\n$6\r\nSELECT\r\n$2\r\n99\r\n", "DB index is out of range"),
+        ("*2\r\n$5\r\nPFADD\r\n$1\r\nh\r\n", "'PFADD'"),
+    ] {
         let bad = [first.clone(), cmd.as_bytes().to_vec(), first.clone()].concat();
         std::fs::write(dir.aof(), &bad).unwrap();
         let err = refused(&dir, &[]);

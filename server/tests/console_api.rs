@@ -139,7 +139,7 @@ fn the_playground_and_the_admin_api_give_the_same_bodies() {
     pg.console("GET gone", now_ms());
 
     let http = get(server.http_port, "/api/keys?count=1000").expect(200);
-    let wasm: Value = serde_json::from_str(&pg.keys_json("", "", "", 1000, now_ms()).unwrap()).unwrap();
+    let wasm: Value = serde_json::from_str(&pg.keys_json("", "", "", 1000, now_ms(), 0).unwrap()).unwrap();
     let rows = |page: &Value| {
         let mut rows: Vec<Value> =
             page["keys"].as_array().unwrap().iter().map(|r| without(r.clone(), &["idle_ms"])).collect();
@@ -153,13 +153,13 @@ fn the_playground_and_the_admin_api_give_the_same_bodies() {
 
     for key in ["greeting", "list", "hash", "set", "zset"] {
         let http = get(server.http_port, &format!("/api/keys/{key}")).expect(200);
-        let wasm: Value = serde_json::from_str(&pg.key_json(&json!(key).to_string(), now_ms()).unwrap()).unwrap();
+        let wasm: Value = serde_json::from_str(&pg.key_json(&json!(key).to_string(), now_ms(), 0).unwrap()).unwrap();
         assert_eq!(without(http, &["idle_ms"]), without(wasm, &["idle_ms"]), "{key}");
     }
     assert_eq!(get(server.http_port, "/api/keys/nope").status, 404);
-    assert_eq!(pg.key_json(r#""nope""#, now_ms()).unwrap(), "null");
+    assert_eq!(pg.key_json(r#""nope""#, now_ms(), 0).unwrap(), "null");
     let bad = get(server.http_port, "/api/keys?cursor=x").expect(400);
-    assert_eq!(Err(bad["error"]["message"].as_str().unwrap().to_string()), pg.keys_json("", "", "x", 10, now_ms()));
+    assert_eq!(Err(bad["error"]["message"].as_str().unwrap().to_string()), pg.keys_json("", "", "x", 10, now_ms(), 0));
 
     let http = get(server.http_port, "/api/evictions/recent").expect(200);
     let wasm: Value = serde_json::from_str(&pg.evictions_json(now_ms())).unwrap();
@@ -169,11 +169,11 @@ fn the_playground_and_the_admin_api_give_the_same_bodies() {
 
     let http = send_json(server.http_port, "PUT", "/api/keys/new", &json!({ "value": "v", "ttl": 100 })).expect(200);
     let wasm: Value =
-        serde_json::from_str(&pg.put_key(r#""new""#, r#"{"value":"v","ttl":100}"#, now_ms()).unwrap()).unwrap();
+        serde_json::from_str(&pg.put_key(r#""new""#, r#"{"value":"v","ttl":100}"#, now_ms(), 0).unwrap()).unwrap();
     let detail = |v: &Value| without(v.clone(), &["idle_ms", "ttl_ms", "expire_at_ms"]);
     assert_eq!(detail(&http), detail(&wasm));
     let http = request(server.http_port, "DELETE", "/api/keys/new", &[], None).expect(200);
-    let wasm: Value = serde_json::from_str(&pg.delete_key(r#""new""#, now_ms()).unwrap()).unwrap();
+    let wasm: Value = serde_json::from_str(&pg.delete_key(r#""new""#, now_ms(), 0).unwrap()).unwrap();
     assert_eq!(http, wasm);
 
     let http = get(server.http_port, "/api/commands").expect(200);

@@ -137,7 +137,7 @@ impl Playground {
         inspect::history(&self.history, seconds.map(|s| s as usize)).map(|v| to_json(&v)).map_err(refused)
     }
 
-    /// One SCAN step, as `GET /api/keys?match=&type=&cursor=&count=`:
+    /// One SCAN step of database `db`, as `GET /api/keys?match=&type=&cursor=&count=&db=`:
     /// `{"cursor","done","keys":[{"key","type","ttl_ms","size","idle_ms","freq"}]}`. Empty
     /// `pattern`/`type_name`/`cursor` mean all, any, the start. Throws the API's 400 message.
     pub fn keys_json(
@@ -147,21 +147,24 @@ impl Playground {
         cursor: &str,
         count: u32,
         now_ms: f64,
+        db: u32,
     ) -> Result<String, String> {
         let query = KeyQuery {
             pattern: Some(pattern.to_string()),
             type_name: Some(type_name.to_string()),
             cursor: Some(cursor.to_string()),
             count: Some(count as usize),
+            db: Some(db as usize),
         };
         inspect::key_page(&self.engine, &query, ms(now_ms)).map(|p| to_json(&p)).map_err(refused)
     }
 
-    /// `GET /api/keys/{key}`: everything about one key, or `null` when there is none (the
+    /// `GET /api/keys/{key}?db=`: everything about one key, or `null` when there is none (the
     /// API's 404). `key_json` is the key's JSON form: `"text"` or `{"base64": "..."}`.
-    pub fn key_json(&self, key_json: &str, now_ms: f64) -> Result<String, String> {
+    pub fn key_json(&self, key_json: &str, now_ms: f64, db: u32) -> Result<String, String> {
         let key = key_bytes(key_json)?;
-        Ok(match inspect::key_detail(&self.engine, &key, ms(now_ms)) {
+        let db = inspect::database(&self.engine, Some(db as usize)).map_err(refused)?;
+        Ok(match inspect::key_detail(&self.engine, db, &key, ms(now_ms)) {
             Some(detail) => to_json(&detail),
             None => "null".to_string(),
         })
@@ -169,22 +172,28 @@ impl Playground {
 
     /// `PUT /api/keys/{key}` with the same body (`{"value", "ttl"?, "ttl_ms"?, "nx"?,
     /// "keep_ttl"?}`); answers the key as `key_json`. Throws where the API answers 4xx/507.
-    pub fn put_key(&mut self, key_json: &str, body_json: &str, now_ms: f64) -> Result<String, String> {
+    pub fn put_key(&mut self, key_json: &str, body_json: &str, now_ms: f64, db: u32) -> Result<String, String> {
         let key = key_bytes(key_json)?;
         let body: KeyWrite = serde_json::from_str(body_json).map_err(|e| format!("invalid body: {e}"))?;
+        let db = inspect::database(&self.engine, Some(db as usize)).map_err(refused)?;
         let now = ms(now_ms);
         let engine = &self.engine;
         let session = &mut self.session;
-        inspect::put_key(engine, &key, &body, now, |argv| engine.call(session, argv, now))
+        inspect::put_key(engine, db, &key, &body, now, |argv| inspect::call_in(engine, session, db, argv, now))
             .map(|d| to_json(&d))
             .map_err(refused)
     }
 
     /// `DELETE /api/keys/{key}`: `{"deleted":true}`; throws when there was no such key.
-    pub fn delete_key(&mut self, key_json: &str, now_ms: f64) -> Result<String, String> {
+    pub fn delete_key(&mut self, key_json: &str, now_ms: f64, db: u32) -> Result<String, String> {
         let key = key_bytes(key_json)?;
+        let db = inspect::database(&self.engine, Some(db as usize)).map_err(refused)?;
         let now = ms(now_ms);
-        inspect::delete_key(&key, |argv| self.exec(argv, now)).map(|d| to_json(&d)).map_err(refused)
+        let engine = &self.engine;
+        let session = &mut self.session;
+        inspect::delete_key(&key, |argv| inspect::call_in(engine, session, db, argv, now))
+            .map(|d| to_json(&d))
+            .map_err(refused)
     }
 
     /// `GET /api/evictions/recent`: the latest evictions and expirations, newest first, with
@@ -402,7 +411,7 @@ mod tests {
         }
         line(&mut pg, "SET other v PX 1500");
         let page = |pg: &Playground, pattern: &str, count: u32, now: f64| -> Json {
-            serde_json::from_str(&pg.keys_json(pattern, "", "", count, now).unwrap()).unwrap()
+            serde_json::from_str(&pg.keys_json(pattern, "", "", count, now, 0).unwrap()).unwrap()
         };
         let all = page(&pg, "*", 1000, T0 + 500.0);
         assert_eq!(all["keys"].as_array().unwrap().len(), 31);
@@ -413,7 +422,7 @@ mod tests {
         // Paging through keys_json sees every key once.
         let (mut cursor, mut seen) = ("0".to_string(), Vec::new());
         loop {
-            let page: Json = serde_json::from_str(&pg.keys_json("user:*", "", &cursor, 7, T0).unwrap()).unwrap();
+            let page: Json = serde_json::from_str(&pg.keys_json("user:*", "", &cursor, 7, T0, 0).unwrap()).unwrap();
             seen.extend(page["keys"].as_array().unwrap().iter().map(|k| k["key"].as_str().unwrap().to_string()));
             if page["done"] == true {
                 break;
@@ -424,11 +433,11 @@ mod tests {
         seen.dedup();
         assert_eq!(seen.len(), 30);
         assert_eq!(
-            pg.keys_json("*", "", "nope", 10, T0).unwrap_err(),
+            pg.keys_json("*", "", "nope", 10, T0, 0).unwrap_err(),
             "cursor must be a cursor returned by this endpoint"
         );
-        assert_eq!(pg.keys_json("*", "", "", 0, T0).unwrap_err(), "count must be between 1 and 10000");
-        let none: Json = serde_json::from_str(&pg.keys_json("*", "hash", "0", 1000, T0).unwrap()).unwrap();
+        assert_eq!(pg.keys_json("*", "", "", 0, T0, 0).unwrap_err(), "count must be between 1 and 10000");
+        let none: Json = serde_json::from_str(&pg.keys_json("*", "hash", "0", 1000, T0, 0).unwrap()).unwrap();
         assert_eq!(none["keys"], json!([]));
         // Expired keys are not listed, and a sweep collects them.
         assert_eq!(pg.expiry_cycle(T0 + 2000.0), 1);
@@ -447,17 +456,18 @@ mod tests {
     #[test]
     fn keys_are_read_written_and_deleted_as_the_api_does() {
         let mut pg = Playground::new(T0, 1.0);
-        let put: Json = serde_json::from_str(&pg.put_key(r#""k""#, r#"{"value":"v","ttl":10}"#, T0).unwrap()).unwrap();
+        let put: Json =
+            serde_json::from_str(&pg.put_key(r#""k""#, r#"{"value":"v","ttl":10}"#, T0, 0).unwrap()).unwrap();
         assert_eq!(put["ttl_ms"], 10_000);
         assert_eq!(put["value"], "v");
-        let detail: Json = serde_json::from_str(&pg.key_json(r#""k""#, T0).unwrap()).unwrap();
+        let detail: Json = serde_json::from_str(&pg.key_json(r#""k""#, T0, 0).unwrap()).unwrap();
         assert_eq!(detail, put);
-        assert_eq!(pg.put_key(r#""k""#, r#"{"value":"w","nx":true}"#, T0).unwrap_err(), "key already exists: k");
-        assert!(pg.put_key(r#""k""#, r#"{"value":"w","bogus":1}"#, T0).unwrap_err().starts_with("invalid body"));
-        assert_eq!(pg.delete_key(r#"{"base64":"aw=="}"#, T0).unwrap(), r#"{"deleted":true}"#);
-        assert_eq!(pg.key_json(r#""k""#, T0).unwrap(), "null");
-        assert_eq!(pg.delete_key(r#""k""#, T0).unwrap_err(), "no such key: k");
-        assert!(pg.key_json("not json", T0).is_err());
+        assert_eq!(pg.put_key(r#""k""#, r#"{"value":"w","nx":true}"#, T0, 0).unwrap_err(), "key already exists: k");
+        assert!(pg.put_key(r#""k""#, r#"{"value":"w","bogus":1}"#, T0, 0).unwrap_err().starts_with("invalid body"));
+        assert_eq!(pg.delete_key(r#"{"base64":"aw=="}"#, T0, 0).unwrap(), r#"{"deleted":true}"#);
+        assert_eq!(pg.key_json(r#""k""#, T0, 0).unwrap(), "null");
+        assert_eq!(pg.delete_key(r#""k""#, T0, 0).unwrap_err(), "no such key: k");
+        assert!(pg.key_json("not json", T0, 0).is_err());
     }
 
     #[test]

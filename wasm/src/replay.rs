@@ -95,12 +95,12 @@ pub fn transcript(script: &str) -> String {
             Step::Sweep => format!("expired {}", pg.expiry_cycle(t)),
             Step::Fill(count, size) => pg.fill(count, size, t).unwrap_or_else(|e| format!("error: {e}")),
             Step::Stats => pg.stats_json(t),
-            Step::Keys(pattern, count) => pg.keys_json(&pattern, "", "", count, t).unwrap_or_else(|e| e),
+            Step::Keys(pattern, count) => pg.keys_json(&pattern, "", "", count, t, 0).unwrap_or_else(|e| e),
             Step::Scan(pattern, count) => {
                 let mut cursor = "0".to_string();
                 let mut pages = Vec::new();
                 loop {
-                    let page = pg.keys_json(&pattern, "", &cursor, count, t).unwrap_or_else(|e| e);
+                    let page = pg.keys_json(&pattern, "", &cursor, count, t, 0).unwrap_or_else(|e| e);
                     let v: serde_json::Value = serde_json::from_str(&page).unwrap_or_default();
                     pages.push(page);
                     match v["cursor"].as_str() {

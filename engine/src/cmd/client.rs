@@ -24,7 +24,7 @@ pub fn id(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
 /// CLIENT INFO
 /// ```
 pub fn info(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Ok(Reply::Verbatim(format!("{}\n", ctx.session.client.describe(ctx.now, ctx.session.db, table::name_of))))
+    Ok(Reply::Verbatim(format!("{}\n", ctx.session.client.describe(ctx.now, table::name_of))))
 }
 
 /// One line per connection, with Redis's field names.
@@ -60,11 +60,10 @@ pub fn list(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
             return Err(CmdError::Syntax);
         }
     }
-    let db = ctx.session.db;
     let mut out = String::new();
     for c in ctx.engine.clients.all() {
         if ids.as_ref().is_none_or(|ids| ids.contains(&c.id)) && subscribers.is_none_or(|s| s == c.is_subscriber()) {
-            out.push_str(&c.describe(ctx.now, db, table::name_of));
+            out.push_str(&c.describe(ctx.now, table::name_of));
             out.push('\n');
         }
     }

@@ -68,18 +68,6 @@ pub fn reset(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError>
     Ok(Reply::status("RESET"))
 }
 
-/// Selects a database. Vitrine has one (`databases 1`); any other index is out of range.
-///
-/// ```text
-/// SELECT index
-/// ```
-pub fn select(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    match args.int()? {
-        0 => Ok(Reply::Ok),
-        _ => Err(CmdError::DbOutOfRange),
-    }
-}
-
 /// Compares the password with the configured one in time independent of where they differ.
 fn password_matches(ctx: &Ctx<'_>, given: &[u8]) -> bool {
     let Some(expected) = ctx.engine.config().requirepass() else { return false };
@@ -297,11 +285,12 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
         section("Commandstats", body);
     }
     if want("keyspace") {
-        let body = if snap.keys > 0 {
-            format!("db0:keys={},expires={},avg_ttl=0\r\n", snap.keys, snap.keys_with_ttl)
-        } else {
-            String::new()
-        };
+        // One line per non-empty database; avg_ttl is in ms, as Redis prints it.
+        let body: String = snap
+            .keyspace
+            .iter()
+            .map(|d| format!("db{}:keys={},expires={},avg_ttl={}\r\n", d.db, d.keys, d.expires, d.avg_ttl_ms))
+            .collect();
         section("Keyspace", body);
     }
     out
@@ -365,8 +354,13 @@ mod tests {
         assert_eq!(t.run(&["PING", "a", "b"]), err("ERR wrong number of arguments for 'ping' command"));
         assert_eq!(t.run(&["ECHO", "x"]), bulk("x"));
         assert_eq!(t.run(&["SELECT", "0"]), ok());
-        assert_eq!(t.run(&["SELECT", "1"]), err("ERR DB index is out of range"));
+        assert_eq!(t.run(&["SELECT", "15"]), ok());
+        assert_eq!(t.run(&["SELECT", "16"]), err("ERR DB index is out of range"));
+        assert_eq!(t.run(&["SELECT", "-1"]), err("ERR DB index is out of range"));
         assert_eq!(t.run(&["SELECT", "x"]), err("ERR value is not an integer or out of range"));
+        let too_big = "ERR value is out of range, value must between -2147483648 and 2147483647";
+        assert_eq!(t.run(&["SELECT", "99999999999"]), err(too_big));
+        assert_eq!(t.session.db, 15, "a refused SELECT leaves the database as it was");
     }
 
     #[test]

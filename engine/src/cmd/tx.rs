@@ -64,16 +64,16 @@ pub(crate) fn queue(
 /// Forgets every watched key of the session (UNWATCH, EXEC, DISCARD, RESET, disconnect).
 pub(crate) fn unwatch_all(engine: &Engine, session: &mut Session) {
     let id = session.id();
-    for (key, _) in session.tx.watched.drain(..) {
-        engine.store().watches.unwatch(&key, id);
+    for (db, key, _) in session.tx.watched.drain(..) {
+        engine.store().watches.unwatch(db, &key, id);
     }
     session.tx.dirty.store(false, Relaxed);
 }
 
 /// Takes a closing session's watches out of the registry.
 pub(crate) fn forget_watches(engine: &Engine, session: &Session) {
-    for (key, _) in &session.tx.watched {
-        engine.store().watches.unwatch(key, session.id());
+    for (db, key, _) in &session.tx.watched {
+        engine.store().watches.unwatch(*db, key, session.id());
     }
 }
 
@@ -87,7 +87,7 @@ pub(crate) fn discard(engine: &Engine, session: &mut Session) {
 
 /// Whether EXEC must fail because a watched key changed or expired.
 fn watch_broken(session: &Session, now: u64) -> bool {
-    session.tx.dirty.load(Relaxed) || session.tx.watched.iter().any(|&(_, dies)| dies != 0 && dies <= now)
+    session.tx.dirty.load(Relaxed) || session.tx.watched.iter().any(|&(_, _, dies)| dies != 0 && dies <= now)
 }
 
 /// Marks the start of a transaction block.
@@ -156,15 +156,16 @@ pub fn watch(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     }
     let now = ctx.now;
     let id = ctx.session.id();
+    let db = ctx.db.db();
     for &key in args.rest() {
-        if ctx.session.tx.watched.iter().any(|(k, _)| k == key) {
+        if ctx.session.tx.watched.iter().any(|(d, k, _)| *d == db && k == key) {
             continue;
         }
         // A key alive with a TTL breaks the transaction when that time passes; one already
         // expired (or missing) does not, even when expiry then removes it.
         let dies = ctx.db.peek(key, now).map_or(0, |e| e.expire_at);
-        ctx.engine.store().watches.watch(key, Watcher { id, dirty: ctx.session.tx.dirty.clone() });
-        ctx.session.tx.watched.push((key.to_vec(), dies));
+        ctx.engine.store().watches.watch(db, key, Watcher { id, dirty: ctx.session.tx.dirty.clone() });
+        ctx.session.tx.watched.push((db, key.to_vec(), dies));
     }
     Ok(Reply::Ok)
 }
@@ -422,7 +423,7 @@ mod tests {
         let engine = std::sync::Arc::new(t.engine);
         let keys: Vec<String> = (0..16).map(|i| format!("acct:{i}")).collect();
         let shards: std::collections::HashSet<usize> =
-            keys.iter().map(|k| engine.store().shard_index(k.as_bytes())).collect();
+            keys.iter().map(|k| engine.store().stripe_index(k.as_bytes())).collect();
         assert!(shards.len() > 4, "keys should spread over shards");
         let now = TestEngine::START_MS;
         let mut s = engine.new_session("a", "b", now);

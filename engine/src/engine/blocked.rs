@@ -18,7 +18,7 @@ impl Engine {
         let Some(blocked) = &session.blocked else { return false };
         let ready = &self.store.common.ready;
         self.blocking.register(ready, session.client.clone(), blocked);
-        let keys = blocked.keys.clone();
+        let keys = blocked.keys.iter().map(|k| (blocked.db, k.clone())).collect();
         self.serve_keys(keys, now_ms);
         self.take_served(session, out)
     }
@@ -28,7 +28,9 @@ impl Engine {
     /// `out`, the session is unblocked and this answers true. Otherwise it stays blocked and
     /// this answers false. The host then feeds the commands it held back.
     pub fn retry_blocked(&self, session: &mut Session, out: &mut Vec<u8>, now_ms: u64) -> bool {
-        let Some(keys) = session.blocked.as_ref().map(|b| b.keys.clone()) else { return false };
+        let Some(keys) = session.blocked.as_ref().map(|b| b.keys.iter().map(|k| (b.db, k.clone())).collect()) else {
+            return false;
+        };
         if self.take_served(session, out) {
             return true;
         }
@@ -67,6 +69,20 @@ impl Engine {
         }
     }
 
+    /// Has every client blocked on a key of one of `dbs` look at it again after the current
+    /// command (SWAPDB brought other keys under those names).
+    pub(crate) fn recheck_blocked(&self, dbs: &[usize]) {
+        let ready = &self.store.common.ready;
+        if !ready.any_waiting() {
+            return;
+        }
+        for (db, key) in self.blocking.waited_keys() {
+            if dbs.contains(&db) {
+                ready.signal(db, &key);
+            }
+        }
+    }
+
     /// Serves the clients waiting on keys that received data (called after every command;
     /// one atomic load when nothing is pending).
     pub(crate) fn serve_ready(&self, now_ms: u64) {
@@ -90,11 +106,11 @@ impl Engine {
 
     /// Serves the waiters of `keys`, and of any key that serving itself fills (a BLMOVE
     /// pushing onto a list that others wait on).
-    fn serve_keys(&self, mut keys: Vec<Vec<u8>>, now_ms: u64) {
+    pub(crate) fn serve_keys(&self, mut keys: Vec<(usize, Vec<u8>)>, now_ms: u64) {
         let ready = &self.store.common.ready;
         loop {
-            for key in &keys {
-                self.serve_key(key, now_ms);
+            for (db, key) in &keys {
+                self.serve_key(*db, key, now_ms);
             }
             if !ready.has_pending() {
                 return;
@@ -106,14 +122,14 @@ impl Engine {
     /// Serves the clients waiting on `key`, longest waiting first, while it holds data. A
     /// client waiting for another type (a BLPOP on a key that became a sorted set) is passed
     /// over, as Redis serves only the clients blocked for the key's type.
-    fn serve_key(&self, key: &[u8], now_ms: u64) {
+    fn serve_key(&self, db_index: usize, key: &[u8], now_ms: u64) {
         // Waiters passed over: they stay first in line for when the key holds their type.
         let mut skip = 0;
         loop {
             // Who is first, and which shards serving it needs (a move's destination too).
             let (id, ticket, dst) = {
                 let inner = self.blocking.inner.lock();
-                let Some((id, waiter)) = inner.nth(key, skip) else { return };
+                let Some((id, waiter)) = inner.nth(db_index, key, skip) else { return };
                 let dst = match &waiter.op {
                     BlockOp::Move { dst, .. } => Some(dst.clone()),
                     BlockOp::Pop { .. } | BlockOp::MPop { .. } | BlockOp::ZPop { .. } => None,
@@ -121,11 +137,11 @@ impl Engine {
                 (id, waiter.ticket, dst)
             };
             let keys = std::iter::once(key).chain(dst.as_deref());
-            let mut db = self.store.lock_keys(keys);
+            let mut db = self.store.lock_keys(db_index, keys);
             let mut inner = self.blocking.inner.lock();
             // Still first in line and the same registration? (It may have timed out, or
             // been served from another key, while nothing was locked.)
-            match inner.nth(key, skip) {
+            match inner.nth(db_index, key, skip) {
                 Some((head, waiter)) if head == id && waiter.ticket == ticket => {}
                 _ => continue,
             }
@@ -147,34 +163,31 @@ impl Engine {
                 let side = |left: bool| if left { "LEFT" } else { "RIGHT" };
                 match &waiter.op {
                     BlockOp::Pop { left } => {
-                        self.propagation().append(&[if *left { &b"LPOP"[..] } else { b"RPOP" }, key]);
+                        self.propagation().append(db_index, &[if *left { &b"LPOP"[..] } else { b"RPOP" }, key]);
                     }
                     BlockOp::MPop { left, .. } => {
                         // As many as were served (the reply's second element).
                         let n = popped_from(&reply).map_or(0, |(_, n)| n);
                         let pop = if *left { &b"LPOP"[..] } else { b"RPOP" };
-                        self.propagation().append(&[pop, key, n.to_string().as_bytes()]);
+                        self.propagation().append(db_index, &[pop, key, n.to_string().as_bytes()]);
                     }
                     BlockOp::ZPop { max, flat, .. } => {
                         // BZPOPMIN/BZPOPMAX serve one member; BZMPOP as many as its reply holds.
                         let n = if *flat { 1 } else { popped_from(&reply).map_or(0, |(_, n)| n) };
                         let pop = if *max { &b"ZPOPMAX"[..] } else { b"ZPOPMIN" };
-                        self.propagation().append(&[pop, key, n.to_string().as_bytes()]);
+                        self.propagation().append(db_index, &[pop, key, n.to_string().as_bytes()]);
                     }
-                    BlockOp::Move { dst, from_left, to_left } => self.propagation().append(&[
-                        &b"LMOVE"[..],
-                        key,
-                        dst,
-                        side(*from_left).as_bytes(),
-                        side(*to_left).as_bytes(),
-                    ]),
+                    BlockOp::Move { dst, from_left, to_left } => self.propagation().append(
+                        db_index,
+                        &[&b"LMOVE"[..], key, dst, side(*from_left).as_bytes(), side(*to_left).as_bytes()],
+                    ),
                 }
             }
             if !reply.is_error() {
                 // Keys changed outside any command's own write: WATCH must still see them.
-                self.store.watches.touch(key);
+                self.store.watches.touch(db_index, key);
                 if let Some(dst) = &dst {
-                    self.store.watches.touch(dst);
+                    self.store.watches.touch(db_index, dst);
                 }
             }
             if let Some(waiter) = inner.remove(id) {

@@ -29,6 +29,8 @@ pub enum Departure {
 #[ts(rename = "KeyEvent")]
 pub struct EventView {
     pub kind: Departure,
+    /// The database the key was in.
+    pub db: u32,
     /// The key's first 200 bytes.
     pub key: Bytes,
     /// The policy in force when it was evicted (null for expirations).
@@ -79,6 +81,7 @@ pub fn evictions(engine: &Engine, now_ms: u64) -> EvictionsView {
                 EventKind::Evicted => Departure::Evicted,
                 EventKind::Expired => Departure::Expired,
             },
+            db: e.db as u32,
             key: Bytes(e.key),
             policy: e.policy,
             idle_ms: e.idle_ms,

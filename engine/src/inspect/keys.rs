@@ -15,7 +15,7 @@ use crate::reply::Reply;
 use crate::reply_json::{bytes_from_json, bytes_to_json};
 use crate::store::entry::{Entry, ValueRef};
 use crate::store::evict::lfu_decay;
-use crate::Engine;
+use crate::{Engine, Session};
 
 /// Most keys one page may ask for.
 pub const MAX_COUNT: usize = 10_000;
@@ -41,6 +41,8 @@ pub struct KeyQuery {
     pub cursor: Option<String>,
     /// Keys to visit (1 to [`MAX_COUNT`], default [`DEFAULT_COUNT`]).
     pub count: Option<usize>,
+    /// The database to walk (default 0).
+    pub db: Option<usize>,
 }
 
 /// One key in a page.
@@ -133,6 +135,7 @@ fn row(engine: &Engine, key: &[u8], entry: &Entry, now: u64) -> KeyRow {
 
 /// One SCAN step of the keyspace, filtered by glob and type.
 pub fn key_page(engine: &Engine, q: &KeyQuery, now_ms: u64) -> Result<KeyPage, Refusal> {
+    let db = database(engine, q.db)?;
     let count = q.count.unwrap_or(DEFAULT_COUNT);
     if count == 0 || count > MAX_COUNT {
         return Err(Refusal::new(
@@ -150,7 +153,7 @@ pub fn key_page(engine: &Engine, q: &KeyQuery, now_ms: u64) -> Result<KeyPage, R
     let pattern = q.pattern.as_deref().filter(|p| !p.is_empty() && *p != "*");
     let type_name = q.type_name.as_deref().filter(|t| !t.is_empty()).map(str::to_ascii_lowercase);
     let mut keys = Vec::new();
-    let next = engine.store().scan(cursor, count, now_ms, |key, entry| {
+    let next = engine.store().unlocked(db).scan(cursor, count, now_ms, |key, entry| {
         if type_name.as_deref().is_some_and(|t| t != entry.value.type_name()) {
             return;
         }
@@ -162,10 +165,33 @@ pub fn key_page(engine: &Engine, q: &KeyQuery, now_ms: u64) -> Result<KeyPage, R
     Ok(KeyPage { cursor: next.to_string(), done: next == 0, keys })
 }
 
-/// Everything about `key`, or `None` when it does not exist.
-pub fn key_detail(engine: &Engine, key: &[u8], now_ms: u64) -> Option<KeyDetail> {
+/// The database a request names (`None`: database 0), refused when there is no such one.
+pub fn database(engine: &Engine, db: Option<usize>) -> Result<usize, Refusal> {
+    let databases = engine.store().databases();
+    match db.unwrap_or(0) {
+        db if db < databases => Ok(db),
+        _ => Err(Refusal::new(
+            Status::BadRequest,
+            "bad_parameter",
+            format!("db must be between 0 and {}", databases - 1),
+        )),
+    }
+}
+
+/// Runs one command in database `db` on `session` (the key editor's writes), leaving the
+/// session in the database it was in: a console's SELECT is its own business.
+pub fn call_in<A: AsRef<[u8]>>(engine: &Engine, session: &mut Session, db: usize, argv: &[A], now_ms: u64) -> Reply {
+    let was = std::mem::replace(&mut session.db, db);
+    let reply = engine.call(session, argv, now_ms);
+    session.db = was;
+    session.closing = false;
+    reply
+}
+
+/// Everything about `key` in database `db`, or `None` when it does not exist.
+pub fn key_detail(engine: &Engine, db: usize, key: &[u8], now_ms: u64) -> Option<KeyDetail> {
     let store = engine.store();
-    let mut locked = store.lock_keys([key]);
+    let mut locked = store.lock_keys(db, [key]);
     let entry = &locked.peek(key, now_ms)?;
     let (value, truncated) = value_view(entry.value);
     Some(KeyDetail {
@@ -254,6 +280,7 @@ fn invalid(message: &str) -> Refusal {
 /// [`key_detail`] does.
 pub fn put_key(
     engine: &Engine,
+    db: usize,
     key: &[u8],
     body: &KeyWrite,
     now_ms: u64,
@@ -290,7 +317,7 @@ pub fn put_key(
             "conflict",
             format!("key already exists: {}", String::from_utf8_lossy(&key[..key.len().min(200)])),
         )),
-        _ => key_detail(engine, key, now_ms).ok_or_else(|| not_found(key)),
+        _ => key_detail(engine, db, key, now_ms).ok_or_else(|| not_found(key)),
     }
 }
 
@@ -334,6 +361,7 @@ mod tests {
                 cursor: Some(cursor),
                 count: Some(7),
                 type_name: Some("STRING".into()),
+                db: None,
             };
             let page = key_page(&t.engine, &q, T0).unwrap();
             seen.extend(page.keys.iter().map(|k| k.key.0.clone()));
@@ -370,24 +398,24 @@ mod tests {
         t.run(&["ZADD", "z", "1", "m", "+inf", "n"]);
         t.run(&[&b"HSET"[..], b"h", b"name", b"ann", b"bin", b"\xff"]);
         t.run(&[&b"SET"[..], b"bin", b"\xff"]);
-        let value = |k: &str| key_detail(&t.engine, k.as_bytes(), T0).unwrap().value;
+        let value = |k: &str| key_detail(&t.engine, 0, k.as_bytes(), T0).unwrap().value;
         assert_eq!(value("l"), json!(["a", "b"]));
         assert_eq!(value("s"), json!(["b", "a", { "base64": "/w==" }]));
         assert_eq!(value("z"), json!([["m", 1.0], ["n", "inf"]]));
         assert_eq!(value("h"), json!({ "name": "ann", "bin": { "base64": "/w==" } }));
         assert_eq!(value("bin"), json!({ "base64": "/w==" }));
-        assert!(key_detail(&t.engine, b"nope", T0).is_none());
+        assert!(key_detail(&t.engine, 0, b"nope", T0).is_none());
         let many: Vec<String> = (0..MAX_VALUE_ELEMENTS + 5).map(|i| i.to_string()).collect();
         let mut argv = vec!["RPUSH".to_string(), "big".into()];
         argv.extend(many);
         t.run(&argv);
-        let d = key_detail(&t.engine, b"big", T0).unwrap();
+        let d = key_detail(&t.engine, 0, b"big", T0).unwrap();
         assert!(d.truncated);
         assert_eq!(d.length, MAX_VALUE_ELEMENTS + 5);
         assert_eq!(d.value.as_array().unwrap().len(), MAX_VALUE_ELEMENTS);
         let long = vec![b'a'; MAX_VALUE_BYTES + 1];
         t.run(&[&b"SET"[..], b"long", &long]);
-        let d = key_detail(&t.engine, b"long", T0).unwrap();
+        let d = key_detail(&t.engine, 0, b"long", T0).unwrap();
         assert!(d.truncated);
         assert_eq!(d.value.as_str().unwrap().len(), MAX_VALUE_BYTES);
         assert_eq!(utf8_floor("aé".as_bytes(), 2), b"a");
@@ -412,13 +440,13 @@ mod tests {
         let body = |v: Json| serde_json::from_value::<KeyWrite>(v).unwrap();
         let TestEngine { engine, session, .. } = &mut t;
         let mut run = |argv: &[Vec<u8>]| engine.call(session, argv, T0);
-        let d = put_key(engine, b"k", &body(json!({ "value": "v", "ttl": 10 })), T0, &mut run).unwrap();
+        let d = put_key(engine, 0, b"k", &body(json!({ "value": "v", "ttl": 10 })), T0, &mut run).unwrap();
         assert_eq!(d.ttl_ms, Some(10_000));
-        let e = put_key(engine, b"k", &body(json!({ "value": "w", "nx": true })), T0, &mut run).unwrap_err();
+        let e = put_key(engine, 0, b"k", &body(json!({ "value": "w", "nx": true })), T0, &mut run).unwrap_err();
         assert_eq!((e.status, e.message.as_str()), (Status::Conflict, "key already exists: k"));
-        let e = put_key(engine, b"k", &body(json!({ "value": 1 })), T0, &mut run).unwrap_err();
+        let e = put_key(engine, 0, b"k", &body(json!({ "value": 1 })), T0, &mut run).unwrap_err();
         assert_eq!(e.status, Status::Unprocessable);
-        let e = put_key(engine, b"k", &body(json!({ "value": "v", "ttl": 1, "keep_ttl": true })), T0, &mut run);
+        let e = put_key(engine, 0, b"k", &body(json!({ "value": "v", "ttl": 1, "keep_ttl": true })), T0, &mut run);
         assert_eq!(e.unwrap_err().message, "keep_ttl cannot be combined with ttl or ttl_ms");
         assert_eq!(delete_key(b"k", &mut run), Ok(DeleteResult { deleted: true }));
         assert_eq!(delete_key(b"k", &mut run).unwrap_err().status, Status::NotFound);

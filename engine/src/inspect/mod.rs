@@ -34,12 +34,13 @@ pub use config::{config_view, hide_secrets, patch_config, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};
 pub use events::{evictions, expiry_cycle, EventView, EvictionsView, ExpiryReport};
 pub use keys::{
-    delete_key, key_detail, key_page, put_key, DeleteResult, KeyDetail, KeyPage, KeyQuery, KeyRow, KeyWrite,
+    call_in, database, delete_key, key_detail, key_page, put_key, DeleteResult, KeyDetail, KeyPage, KeyQuery, KeyRow,
+    KeyWrite,
 };
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
 
 pub use crate::reply_json::bytes_from_json;
-pub use crate::stats::StatsSnapshot;
+pub use crate::stats::{DbKeyspace, StatsSnapshot};
 
 /// A binary-safe byte string as the views show it: valid UTF-8 as a JSON string, anything
 /// else as `{"base64": "..."}` (see `reply_json::bytes_to_json`).

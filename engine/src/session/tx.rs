@@ -22,7 +22,7 @@ pub struct Transaction {
     pub(crate) refused: bool,
     /// Keys WATCHed, each with the time it expires if it was alive with a TTL at WATCH time
     /// (0 otherwise): EXEC fails once that time has passed, deleted by expiry or not.
-    pub(crate) watched: Vec<(Vec<u8>, u64)>,
+    pub(crate) watched: Vec<(usize, Vec<u8>, u64)>,
     /// Set by anyone who modifies a watched key (shared with the engine's registry).
     pub(crate) dirty: Arc<AtomicBool>,
     /// EXEC is running the queue (a blocking command then answers at once, as in Redis).

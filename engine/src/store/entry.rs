@@ -85,6 +85,19 @@ impl<'a> From<&ValueRef<'a>> for ValueRef<'a> {
     }
 }
 
+impl ValueRef<'_> {
+    /// An owned, deep copy (COPY): the copy shares nothing with the original.
+    pub fn to_value(self) -> Value {
+        match self {
+            ValueRef::Str(s) => Value::Str(s.to_vec()),
+            ValueRef::List(l) => Value::List(Box::new(l.clone())),
+            ValueRef::Set(s) => Value::Set(Box::new(s.clone())),
+            ValueRef::ZSet(z) => Value::ZSet(Box::new(z.clone())),
+            ValueRef::Hash(h) => Value::Hash(Box::new(h.clone())),
+        }
+    }
+}
+
 impl Value {
     /// A borrowed view.
     pub fn as_ref(&self) -> ValueRef<'_> {

@@ -1,8 +1,17 @@
 //! Eviction: Redis's policies over sampled keys, with a pool of the best candidates carried
 //! across rounds (as Redis's `evictionPoolPopulate`), and the LFU logarithmic counter.
+//!
+//! Every key of every database is equally likely to be sampled: a stripe is picked in
+//! proportion to its keys, a database of it in proportion to its keys, then a key of that
+//! shard uniformly (`Table::sample`). Picking a stripe or a database uniformly instead would
+//! favour the keys of small ones (a small database's keys would go first).
+
+use std::sync::atomic::Ordering::Relaxed;
 
 use super::entry::Entry;
+use super::limits::Policy;
 use super::node::Stamps;
+use super::{key, misses, weighted_db, EventKind, Shard, Store};
 
 /// Redis's initial LFU counter for new keys, so they are not evicted before they can
 /// accumulate hits.
@@ -14,7 +23,8 @@ pub const POOL_SIZE: usize = 16;
 #[derive(Debug, Clone)]
 pub struct Candidate {
     pub key: super::key::Key,
-    pub shard: usize,
+    pub stripe: usize,
+    pub db: usize,
     pub score: u64,
 }
 
@@ -27,7 +37,7 @@ pub struct Pool {
 impl Pool {
     /// Offers a sampled key; kept when the pool has room or it beats the worst kept.
     pub fn offer(&mut self, cand: Candidate) {
-        if self.items.iter().any(|c| c.shard == cand.shard && c.key == cand.key) {
+        if self.items.iter().any(|c| c.stripe == cand.stripe && c.db == cand.db && c.key == cand.key) {
             return;
         }
         if self.items.len() >= POOL_SIZE {
@@ -52,6 +62,91 @@ impl Pool {
     #[cfg(test)]
     pub fn len(&self) -> usize {
         self.items.len()
+    }
+}
+
+impl Store {
+    /// Evicts one key chosen by the current policy. Returns false when no key qualifies.
+    pub fn evict_one(&self, now_ms: u64) -> bool {
+        let policy = self.limits().policy();
+        match policy {
+            Policy::NoEviction => false,
+            Policy::AllkeysRandom | Policy::VolatileRandom => self.evict_random(policy, now_ms),
+            _ => self.evict_from_pool(policy, now_ms),
+        }
+    }
+
+    fn evict_random(&self, policy: Policy, now_ms: u64) -> bool {
+        let volatile = policy.volatile_only();
+        // The counts can be a step behind the shards (another thread between its change and
+        // its count): retry a few times rather than give up on a stripe found empty.
+        for _ in 0..16 {
+            let Some(i) = self.common.weighted_stripe(volatile) else { return false };
+            let mut stripe = self.stripes[i].lock();
+            let Some(db) = weighted_db(&stripe, volatile, self.common.random()) else { continue };
+            let Some(pos) = stripe[db].sample(volatile) else { continue };
+            return self.evict_at(&mut stripe[db], pos, now_ms);
+        }
+        false
+    }
+
+    fn evict_at(&self, shard: &mut Shard, pos: usize, now_ms: u64) -> bool {
+        let Some(node) = shard.remove_at(pos) else { return false };
+        let (db, key) = (shard.db(), node.key());
+        self.common.counters.evicted_keys.fetch_add(1, Relaxed);
+        self.watches.touch(db, key);
+        self.common.misses.remember(db, key, misses::MissCause::Evicted);
+        self.common.removals.removed(db, key);
+        self.common.record(self.common.event(EventKind::Evicted, db, key, &Entry::of(&node), now_ms));
+        true
+    }
+
+    fn score(&self, policy: Policy, entry: &Entry, now_ms: u64) -> u64 {
+        match policy {
+            Policy::AllkeysLfu | Policy::VolatileLfu => {
+                // Least frequent first; among equals, least recently used first.
+                let freq = lfu_decay(entry, now_ms, self.limits().lfu_decay_time());
+                ((255 - freq as u64) << 32) | self.common.lru_rank(entry)
+            }
+            Policy::VolatileTtl => u64::MAX - entry.expire_at,
+            _ => self.common.lru_rank(entry),
+        }
+    }
+
+    /// Samples `maxmemory-samples` keys of a random stripe (across its databases) into the
+    /// pool, then evicts the pool's best candidate that still exists (Redis's
+    /// `performEvictions` loop).
+    fn evict_from_pool(&self, policy: Policy, now_ms: u64) -> bool {
+        let volatile = policy.volatile_only();
+        let samples = self.limits().samples();
+        let mut pool = self.pool.lock();
+        for _ in 0..8 {
+            let Some(i) = self.common.weighted_stripe(volatile) else {
+                pool.clear();
+                return false;
+            };
+            {
+                let stripe = self.stripes[i].lock();
+                for _ in 0..samples {
+                    let Some(db) = weighted_db(&stripe, volatile, self.common.random()) else { break };
+                    let shard = &stripe[db];
+                    if let Some((key, entry)) = shard.sample(volatile).and_then(|pos| shard.at(pos)) {
+                        let score = self.score(policy, &entry, now_ms);
+                        pool.offer(Candidate { key: key::Key::new(key), stripe: i, db, score });
+                    }
+                }
+            }
+            while let Some(cand) = pool.pop() {
+                let mut stripe = self.stripes[cand.stripe].lock();
+                let Some(shard) = stripe.get_mut(cand.db) else { continue };
+                let Some(pos) = shard.position(&cand.key) else { continue };
+                if volatile && !shard.at(pos).is_some_and(|(_, e)| e.has_ttl()) {
+                    continue;
+                }
+                return self.evict_at(shard, pos, now_ms);
+            }
+        }
+        false
     }
 }
 
@@ -107,7 +202,12 @@ mod tests {
     fn pool_keeps_the_best_sixteen() {
         let mut pool = Pool::default();
         for score in 0..40u64 {
-            pool.offer(Candidate { key: crate::store::key::Key::new(score.to_string().as_bytes()), shard: 0, score });
+            pool.offer(Candidate {
+                key: crate::store::key::Key::new(score.to_string().as_bytes()),
+                stripe: 0,
+                db: 0,
+                score,
+            });
         }
         assert_eq!(pool.len(), POOL_SIZE);
         assert_eq!(pool.pop().map(|c| c.score), Some(39));

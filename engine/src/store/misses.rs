@@ -56,21 +56,23 @@ impl MissRecord {
 
     /// The key's hash with the cause bit cleared, never 0 (0 marks an empty slot), and its two
     /// slots (taken from different bits of the hash so they rarely coincide).
-    fn locate(&self, key: &[u8]) -> (u64, usize, usize) {
-        let h = super::keyhash::key_hash(self.seed, key);
+    fn locate(&self, db: usize, key: &[u8]) -> (u64, usize, usize) {
+        // The database goes into the seed, so `k` evicted from one database says nothing
+        // about `k` in another.
+        let h = super::keyhash::key_hash(self.seed ^ (db as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15), key);
         let tag = (h & !1).max(2);
         (tag, (h & MASK) as usize, ((h >> 32) & MASK) as usize)
     }
 
-    /// Remembers that `key` just left the keyspace by `cause` (`Expired` or `Evicted`;
-    /// `NeverSeen` is ignored).
-    pub fn remember(&self, key: &[u8], cause: MissCause) {
+    /// Remembers that `key` (of database `db`) just left the keyspace by `cause` (`Expired`
+    /// or `Evicted`; `NeverSeen` is ignored).
+    pub fn remember(&self, db: usize, key: &[u8], cause: MissCause) {
         let bit = match cause {
             MissCause::Expired => EXPIRED_BIT,
             MissCause::Evicted => EVICTED_BIT,
             MissCause::NeverSeen => return,
         };
-        let (tag, a, b) = self.locate(key);
+        let (tag, a, b) = self.locate(db, key);
         let word = tag | bit;
         let (sa, sb) = (&self.slots[a], &self.slots[b]);
         let (va, vb) = (sa.load(Relaxed), sb.load(Relaxed));
@@ -87,9 +89,9 @@ impl MissRecord {
         slot.store(word, Relaxed);
     }
 
-    /// Why a read of `key` missed.
-    pub fn classify(&self, key: &[u8]) -> MissCause {
-        let (tag, a, b) = self.locate(key);
+    /// Why a read of `key` in database `db` missed.
+    pub fn classify(&self, db: usize, key: &[u8]) -> MissCause {
+        let (tag, a, b) = self.locate(db, key);
         for i in [a, b] {
             let v = self.slots[i].load(Relaxed);
             if v & !1 == tag {
@@ -115,26 +117,28 @@ mod tests {
     #[test]
     fn remembers_the_cause_of_recent_departures() {
         let r = MissRecord::new(7);
-        assert_eq!(r.classify(b"a"), MissCause::NeverSeen);
-        r.remember(b"a", MissCause::Evicted);
-        r.remember(b"b", MissCause::Expired);
-        r.remember(b"c", MissCause::NeverSeen);
-        assert_eq!(r.classify(b"a"), MissCause::Evicted);
-        assert_eq!(r.classify(b"b"), MissCause::Expired);
-        assert_eq!(r.classify(b"c"), MissCause::NeverSeen);
-        assert_eq!(r.classify(b"d"), MissCause::NeverSeen);
+        assert_eq!(r.classify(0, b"a"), MissCause::NeverSeen);
+        r.remember(0, b"a", MissCause::Evicted);
+        r.remember(0, b"b", MissCause::Expired);
+        r.remember(0, b"c", MissCause::NeverSeen);
+        assert_eq!(r.classify(0, b"a"), MissCause::Evicted);
+        assert_eq!(r.classify(0, b"b"), MissCause::Expired);
+        assert_eq!(r.classify(0, b"c"), MissCause::NeverSeen);
+        assert_eq!(r.classify(0, b"d"), MissCause::NeverSeen);
+        // Another database's `a` was not evicted.
+        assert_eq!(r.classify(1, b"a"), MissCause::NeverSeen);
     }
 
     #[test]
     fn the_latest_cause_wins() {
         let r = MissRecord::new(7);
-        r.remember(b"k", MissCause::Expired);
-        r.remember(b"k", MissCause::Evicted);
-        assert_eq!(r.classify(b"k"), MissCause::Evicted);
-        r.remember(b"k", MissCause::Expired);
-        assert_eq!(r.classify(b"k"), MissCause::Expired);
+        r.remember(0, b"k", MissCause::Expired);
+        r.remember(0, b"k", MissCause::Evicted);
+        assert_eq!(r.classify(0, b"k"), MissCause::Evicted);
+        r.remember(0, b"k", MissCause::Expired);
+        assert_eq!(r.classify(0, b"k"), MissCause::Expired);
         r.clear();
-        assert_eq!(r.classify(b"k"), MissCause::NeverSeen);
+        assert_eq!(r.classify(0, b"k"), MissCause::NeverSeen);
     }
 
     #[test]
@@ -142,10 +146,10 @@ mod tests {
         let r = MissRecord::new(7);
         let n = SLOTS * 8;
         for i in 0..n {
-            r.remember(format!("key:{i}").as_bytes(), MissCause::Evicted);
+            r.remember(0, format!("key:{i}").as_bytes(), MissCause::Evicted);
         }
         let known = |range: std::ops::Range<usize>| {
-            range.filter(|i| r.classify(format!("key:{i}").as_bytes()) == MissCause::Evicted).count()
+            range.filter(|i| r.classify(0, format!("key:{i}").as_bytes()) == MissCause::Evicted).count()
         };
         // The newest few hundred are almost all remembered, the oldest mostly forgotten.
         let recent = known(n - 500..n);
@@ -153,7 +157,7 @@ mod tests {
         assert!(recent > 450, "recent {recent}");
         assert!(old < 50, "old {old}");
         // And keys never remembered are never claimed.
-        let strangers = (0..10_000).filter(|i| r.classify(format!("other:{i}").as_bytes()) != MissCause::NeverSeen);
+        let strangers = (0..10_000).filter(|i| r.classify(0, format!("other:{i}").as_bytes()) != MissCause::NeverSeen);
         assert_eq!(strangers.count(), 0);
     }
 }

@@ -1,12 +1,18 @@
-//! The keyspace: shards behind their own locks, the memory budget, eviction, active expiry,
-//! SCAN, and the record of recent evictions and expirations.
+//! The keyspace: numbered databases split into stripes behind their own locks, the memory
+//! budget, eviction, active expiry, SCAN, and the record of recent evictions and expirations.
 //!
-//! Lock order, so nothing deadlocks: the eviction pool before any shard; several shards only
-//! in ascending index order (`Store::lock_keys` sorts them); the recent-events log and the
-//! WATCH registry last (leaves). An EXEC holds its commands' shards for the whole batch, all
-//! of them (`Store::lock_all`) when a command walks the keyspace: walks therefore go through
-//! the command's `Locked` (`Locked::shard_at`), never straight to the shards, and nothing in
-//! a handler evicts (the pool would be locked after shards).
+//! A key's stripe depends on its bytes only, not on its database: stripe `i` holds one
+//! `Shard` per database (the keys of that database that hash to `i`), all behind one lock. So
+//! MOVE and COPY between databases stay within the stripe the command already holds, SWAPDB
+//! swaps shards under the locks, and one memory budget and one eviction pool span every
+//! database, as in Redis.
+//!
+//! Lock order, so nothing deadlocks: the eviction pool before any stripe; several stripes
+//! only in ascending index order (`Store::lock_keys` sorts them); the recent-events log and
+//! the WATCH registry last (leaves). An EXEC holds its commands' stripes for the whole batch,
+//! all of them (`Store::lock_all`) when a command walks the keyspace: walks therefore go
+//! through the command's `Locked` (`Locked::shard_at`), never straight to the stripes, and
+//! nothing in a handler evicts (the pool would be locked after stripes).
 
 pub mod clock;
 pub mod counters;
@@ -17,6 +23,7 @@ pub mod key;
 pub mod keyhash;
 pub mod limits;
 pub mod list;
+pub mod locked;
 pub mod misses;
 pub mod node;
 pub mod ready;
@@ -27,20 +34,28 @@ pub mod watch;
 pub mod zset;
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 use serde::Serialize;
 use smallvec::SmallVec;
 
 use crate::error::CmdError;
 use counters::KeyspaceCounters;
 use entry::Entry;
-use evict::{lfu_decay, lfu_increment, lfu_minutes, Candidate, Pool, LFU_INIT_VAL};
+use evict::{lfu_decay, lfu_increment, lfu_minutes, Pool, LFU_INIT_VAL};
 use limits::{MemoryLimits, Policy};
+use locked::Held;
+pub use locked::Locked;
 use node::Stamps;
 pub use shard::{Shard, Touch};
+
+/// Databases a store has unless told otherwise (Redis's `databases` default).
+pub const DEFAULT_DATABASES: usize = 16;
+
+/// One lock's worth of the keyspace: a `Shard` per database, indexed by database number.
+pub type Stripe = Box<[Shard]>;
 
 /// How many events `recent_events` keeps.
 pub const RECENT_EVENTS: usize = 256;
@@ -58,6 +73,8 @@ pub enum EventKind {
 #[derive(Debug, Clone)]
 pub struct KeyEvent {
     pub kind: EventKind,
+    /// The database the key was in.
+    pub db: usize,
     /// The key (first 200 bytes).
     pub key: Vec<u8>,
     /// The policy in force when it was evicted (`None` for expirations).
@@ -75,12 +92,12 @@ pub struct KeyEvent {
 /// append-only log can record its deletion. The store defines it because the log
 /// (`propagate`) sits above it; it is called once per removal, never on a read or write.
 pub trait RemovalLog: Send + Sync {
-    fn removed(&self, key: &[u8]);
+    fn removed(&self, db: usize, key: &[u8]);
 }
 
 /// No log: for a store that nothing records (tests, tools).
 impl RemovalLog for () {
-    fn removed(&self, _key: &[u8]) {}
+    fn removed(&self, _db: usize, _key: &[u8]) {}
 }
 
 /// State every shard shares: settings, counters, the memory total, the access clock.
@@ -103,6 +120,16 @@ pub struct Common {
     pub ready: ready::ReadyKeys,
     /// Where evictions and expirations are logged (the engine's propagation).
     removals: Arc<dyn RemovalLog>,
+    /// Keys (and keys with a TTL) per stripe, summed over its databases, kept by the shards
+    /// as they change. Eviction reads them to pick a stripe in proportion to its keys, so
+    /// every key is equally likely to be sampled whichever stripe or database holds it.
+    /// Written only when a key is created or removed (or gains or loses a TTL), never on an
+    /// overwrite, so the hot path pays for them no more than for `used`.
+    stripe_keys: Box<[AtomicU32]>,
+    stripe_volatile: Box<[AtomicU32]>,
+    /// Per database: the estimated mean remaining TTL of its keys with one, in ms, from the
+    /// expiry cycle's samples (INFO keyspace's `avg_ttl`).
+    avg_ttl_ms: Box<[AtomicU64]>,
 }
 
 impl Common {
@@ -154,10 +181,11 @@ impl Common {
         recent.push_back(event);
     }
 
-    fn event(&self, kind: EventKind, key: &[u8], entry: &Entry, now_ms: u64) -> KeyEvent {
+    fn event(&self, kind: EventKind, db: usize, key: &[u8], entry: &Entry, now_ms: u64) -> KeyEvent {
         let shown = &key[..key.len().min(RECENT_KEY_MAX)];
         KeyEvent {
             kind,
+            db,
             key: shown.to_vec(),
             policy: (kind == EventKind::Evicted).then(|| self.limits.policy().name()),
             idle_ms: self.idle_ms(entry, now_ms),
@@ -167,11 +195,74 @@ impl Common {
         }
     }
 
-    pub(crate) fn record_expired(&self, key: &[u8], entry: &Entry, now_ms: u64) {
-        self.misses.remember(key, misses::MissCause::Expired);
-        self.removals.removed(key);
-        self.record(self.event(EventKind::Expired, key, entry, now_ms));
+    pub(crate) fn record_expired(&self, db: usize, key: &[u8], entry: &Entry, now_ms: u64) {
+        self.misses.remember(db, key, misses::MissCause::Expired);
+        self.removals.removed(db, key);
+        self.record(self.event(EventKind::Expired, db, key, entry, now_ms));
     }
+
+    /// The expiry cycle sampled keys of `db` whose mean remaining TTL is `mean_ms`: moves
+    /// the database's estimate a fiftieth of the way there, as Redis's `activeExpireCycle`.
+    pub(crate) fn sampled_ttl(&self, db: usize, mean_ms: u64) {
+        if let Some(avg) = self.avg_ttl_ms.get(db) {
+            let old = avg.load(Relaxed);
+            avg.store(if old == 0 { mean_ms } else { (old / 50) * 49 + mean_ms / 50 }, Relaxed);
+        }
+    }
+
+    /// The estimated mean remaining TTL of `db`'s keys with one (0 until sampled).
+    pub fn avg_ttl_ms(&self, db: usize) -> u64 {
+        self.avg_ttl_ms.get(db).map_or(0, |a| a.load(Relaxed))
+    }
+
+    /// A shard of stripe `stripe` gained (`delta` > 0) or lost keys, or keys with a TTL.
+    pub(crate) fn count_keys(&self, stripe: usize, delta: i64, volatile: bool) {
+        let counts = if volatile { &self.stripe_volatile } else { &self.stripe_keys };
+        if delta >= 0 {
+            counts[stripe].fetch_add(delta as u32, Relaxed);
+        } else {
+            counts[stripe].fetch_sub(delta.unsigned_abs() as u32, Relaxed);
+        }
+    }
+
+    /// A stripe picked at random in proportion to its keys (only those with a TTL when
+    /// `volatile`); `None` when there are none.
+    fn weighted_stripe(&self, volatile: bool) -> Option<usize> {
+        let counts = if volatile { &self.stripe_volatile } else { &self.stripe_keys };
+        let total: u64 = counts.iter().map(|c| c.load(Relaxed) as u64).sum();
+        if total == 0 {
+            return None;
+        }
+        let mut r = self.random() % total;
+        for (i, c) in counts.iter().enumerate() {
+            let n = c.load(Relaxed) as u64;
+            if r < n {
+                return Some(i);
+            }
+            r -= n;
+        }
+        // The counts moved between the two reads: any non-empty stripe will do.
+        counts.iter().position(|c| c.load(Relaxed) > 0)
+    }
+}
+
+/// A database of a locked stripe picked at random in proportion to its keys (only those
+/// with a TTL when `volatile`), so together with `weighted_stripe` every key is equally
+/// likely.
+fn weighted_db(stripe: &[Shard], volatile: bool, random: u64) -> Option<usize> {
+    let len = |s: &Shard| if volatile { s.volatile_len() } else { s.len() } as u64;
+    let total: u64 = stripe.iter().map(len).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut r = random % total;
+    for (db, s) in stripe.iter().enumerate() {
+        if r < len(s) {
+            return Some(db);
+        }
+        r -= len(s);
+    }
+    None
 }
 
 /// What one active-expiry pass did.
@@ -185,9 +276,11 @@ pub struct SweepReport {
 const SWEEP_KEYS_PER_LOOP: usize = 20;
 
 pub struct Store {
-    shards: Box<[Mutex<Shard>]>,
-    /// Seeds `keyhash::key_hash`, which picks a key's shard the same way on every target.
-    shard_seed: u64,
+    stripes: Box<[Mutex<Stripe>]>,
+    /// How many databases each stripe holds (`databases`, fixed at start).
+    databases: usize,
+    /// Seeds `keyhash::key_hash`, which picks a key's stripe the same way on every target.
+    stripe_seed: u64,
     pub common: Arc<Common>,
     pool: Mutex<Pool>,
     sweep_cursor: AtomicUsize,
@@ -215,14 +308,18 @@ impl Drop for Reservation<'_> {
 impl Store {
     /// `seed` keys the hash functions (pass something unpredictable to resist hash flooding)
     /// and the sampler; `now_ms` is when the store starts. `limits` are read live (shared with
-    /// the config); `removals` hears of every eviction and expiry.
+    /// the config); `removals` hears of every eviction and expiry. `stripes` locks split the
+    /// keyspace; each holds `databases` shards.
     pub fn new(
         limits: Arc<MemoryLimits>,
         removals: Arc<dyn RemovalLog>,
-        shards: usize,
+        stripes: usize,
+        databases: usize,
         seed: u64,
         now_ms: u64,
     ) -> Store {
+        let (stripes, databases) = (stripes.max(1), databases.max(1));
+        let counts = || (0..stripes).map(|_| AtomicU32::new(0)).collect();
         let common = Arc::new(Common {
             limits,
             counters: Arc::default(),
@@ -234,12 +331,20 @@ impl Store {
             misses: misses::MissRecord::new(seed.rotate_left(29) ^ 0x6d69_7373),
             ready: ready::ReadyKeys::default(),
             removals,
+            stripe_keys: counts(),
+            stripe_volatile: counts(),
+            avg_ttl_ms: (0..databases).map(|_| AtomicU64::new(0)).collect(),
         });
-        let shards =
-            (0..shards.max(1)).map(|i| Mutex::new(Shard::new(common.clone(), seed.wrapping_add(i as u64)))).collect();
+        let stripes = (0..stripes)
+            .map(|i| {
+                let shard_seed = seed.wrapping_add(i as u64);
+                Mutex::new((0..databases).map(|db| Shard::new(common.clone(), shard_seed, i, db)).collect())
+            })
+            .collect();
         Store {
-            shards,
-            shard_seed: seed.rotate_left(17),
+            stripes,
+            databases,
+            stripe_seed: seed.rotate_left(17),
             common,
             pool: Mutex::new(Pool::default()),
             sweep_cursor: AtomicUsize::new(0),
@@ -256,60 +361,67 @@ impl Store {
         &self.common.counters
     }
 
+    /// How many databases there are (numbered from 0).
+    pub fn databases(&self) -> usize {
+        self.databases
+    }
+
     /// Prefetching, stage one, for a command that will run a few commands from now (see
-    /// `Engine::feed`): starts loading the slot `key` would be found in. Returns what stage
-    /// two needs, or `None` when another thread holds the shard (then nothing is warmed: a
-    /// prefetch never waits for a lock).
-    pub fn prefetch_slot(&self, key: &[u8]) -> Option<(usize, u32)> {
-        let i = self.shard_index(key);
-        let shard = self.shards[i].try_lock()?;
-        let h = shard.table.hash(key);
-        shard.table.prefetch_home(h);
-        Some((i, h))
+    /// `Engine::feed`): starts loading the slot `key` would be found in, in database `db`.
+    /// Returns what stage two needs, or `None` when another thread holds the stripe (then
+    /// nothing is warmed: a prefetch never waits for a lock).
+    pub fn prefetch_slot(&self, db: usize, key: &[u8]) -> Option<(usize, usize, u32)> {
+        let i = self.stripe_index(key);
+        let stripe = self.stripes[i].try_lock()?;
+        let table = &stripe.get(db)?.table;
+        let h = table.hash(key);
+        table.prefetch_home(h);
+        Some((i, db, h))
     }
 
     /// Prefetching, stage two, for the next command: starts loading the key's node, whose
     /// address stage one has brought into the cache.
-    pub fn prefetch_node(&self, (shard, h): (usize, u32)) {
-        if let Some(shard) = self.shards[shard].try_lock() {
-            shard.table.prefetch_nodes(h);
+    pub fn prefetch_node(&self, (stripe, db, h): (usize, usize, u32)) {
+        if let Some(stripe) = self.stripes[stripe].try_lock() {
+            if let Some(shard) = stripe.get(db) {
+                shard.table.prefetch_nodes(h);
+            }
         }
     }
 
-    pub fn shard_index(&self, key: &[u8]) -> usize {
-        (keyhash::key_hash(self.shard_seed, key) % self.shards.len() as u64) as usize
+    /// The stripe that holds `key` (in every database).
+    pub fn stripe_index(&self, key: &[u8]) -> usize {
+        (keyhash::key_hash(self.stripe_seed, key) % self.stripes.len() as u64) as usize
     }
 
     #[cfg(test)]
-    pub fn lock_shard(&self, idx: usize) -> MutexGuard<'_, Shard> {
-        self.shards[idx].lock()
+    pub fn lock_shard(&self, stripe: usize) -> locked::ShardGuard<'_> {
+        locked::ShardGuard { guard: self.stripes[stripe].lock(), db: 0 }
     }
 
-    /// Locks the shards that hold `keys`, in ascending order, for one atomic command.
-    pub fn lock_keys<'a, I>(&'a self, keys: I) -> Locked<'a>
+    /// Locks the stripes that hold `keys`, in ascending order, for one atomic command on
+    /// database `db`.
+    pub fn lock_keys<'a, I>(&'a self, db: usize, keys: I) -> Locked<'a>
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
         // Inline vectors: a command names one or two keys far more often than more, and the
         // hot path should not allocate to lock them.
-        let mut idx: SmallVec<[usize; 4]> = keys.into_iter().map(|k| self.shard_index(k)).collect();
+        let mut idx: SmallVec<[usize; 4]> = keys.into_iter().map(|k| self.stripe_index(k)).collect();
         idx.sort_unstable();
         idx.dedup();
-        Locked { store: self, guards: idx.into_iter().map(|i| (i, Held::Guard(self.shards[i].lock()))).collect() }
+        Locked::new(self, db, idx.into_iter().map(|i| (i, Held::Guard(self.stripes[i].lock()))).collect())
     }
 
-    /// Locks every shard, in ascending order: an EXEC whose commands walk the whole keyspace
+    /// Locks every stripe, in ascending order: an EXEC whose commands walk the whole keyspace
     /// holds them all, and those commands use the held guards (see `Locked::shard_at`).
-    pub fn lock_all(&self) -> Locked<'_> {
-        Locked {
-            store: self,
-            guards: self.shards.iter().enumerate().map(|(i, s)| (i, Held::Guard(s.lock()))).collect(),
-        }
+    pub fn lock_all(&self, db: usize) -> Locked<'_> {
+        Locked::new(self, db, self.stripes.iter().enumerate().map(|(i, s)| (i, Held::Guard(s.lock()))).collect())
     }
 
-    /// A `Locked` that holds nothing: its keyspace-wide methods lock one shard at a time.
-    pub fn unlocked(&self) -> Locked<'_> {
-        Locked { store: self, guards: SmallVec::new() }
+    /// A `Locked` that holds nothing: its keyspace-wide methods lock one stripe at a time.
+    pub fn unlocked(&self, db: usize) -> Locked<'_> {
+        Locked::new(self, db, SmallVec::new())
     }
 
     /// Accounted bytes of all entries.
@@ -317,27 +429,32 @@ impl Store {
         self.common.used.load(Relaxed)
     }
 
-    /// Number of keys (including expired ones not yet collected, as Redis's DBSIZE).
+    /// Number of keys in every database (including expired ones not yet collected).
     pub fn len(&self) -> usize {
-        self.unlocked().len()
+        self.common.stripe_keys.iter().map(|c| c.load(Relaxed) as usize).sum()
     }
 
     /// Number of keys of each value type (indexed by `Value::type_index`), from live counts.
     #[cfg(test)]
     pub fn keys_by_type(&self) -> [usize; entry::Value::TYPES] {
-        self.unlocked().keys_by_type()
+        self.unlocked(0).all_dbs().into_iter().fold([0; entry::Value::TYPES], |mut out, d| {
+            for (o, n) in out.iter_mut().zip(d.by_type) {
+                *o += n;
+            }
+            out
+        })
     }
 
-    /// Number of keys with a TTL.
+    /// Number of keys with a TTL, in every database.
     #[cfg(test)]
     pub fn volatile_len(&self) -> usize {
-        self.unlocked().volatile_len()
+        self.common.stripe_volatile.iter().map(|c| c.load(Relaxed) as usize).sum()
     }
 
-    /// Drops every key; returns how many there were (see `Locked::flush`).
+    /// Drops every key of every database; returns how many there were.
     #[cfg(test)]
     pub fn flush(&self, now_ms: u64) -> usize {
-        self.unlocked().flush(now_ms)
+        self.unlocked(0).flush_all(now_ms)
     }
 
     /// The most recent evictions and expirations, oldest first.
@@ -396,360 +513,31 @@ impl Store {
         true
     }
 
-    /// Evicts one key chosen by the current policy. Returns false when no key qualifies.
-    pub fn evict_one(&self, now_ms: u64) -> bool {
-        let policy = self.limits().policy();
-        match policy {
-            Policy::NoEviction => false,
-            Policy::AllkeysRandom | Policy::VolatileRandom => self.evict_random(policy, now_ms),
-            _ => self.evict_from_pool(policy, now_ms),
-        }
-    }
-
-    /// A random non-empty shard (counting only keys with a TTL when `volatile`), falling back
-    /// to a scan so a sparse keyspace is still found.
-    fn pick_shard(&self, volatile: bool) -> Option<usize> {
-        let n = self.shards.len();
-        let has = |i: usize| {
-            let s = self.shards[i].lock();
-            if volatile {
-                s.volatile_len() > 0
-            } else {
-                !s.is_empty()
-            }
-        };
-        for _ in 0..4 {
-            let i = (self.common.random() % n as u64) as usize;
-            if has(i) {
-                return Some(i);
-            }
-        }
-        let start = (self.common.random() % n as u64) as usize;
-        (0..n).map(|k| (start + k) % n).find(|&i| has(i))
-    }
-
-    fn evict_random(&self, policy: Policy, now_ms: u64) -> bool {
-        let volatile = policy.volatile_only();
-        while let Some(i) = self.pick_shard(volatile) {
-            let mut shard = self.shards[i].lock();
-            let Some(pos) = shard.sample(volatile) else { continue };
-            return self.evict_at(&mut shard, pos, now_ms);
-        }
-        false
-    }
-
-    fn evict_at(&self, shard: &mut Shard, pos: usize, now_ms: u64) -> bool {
-        let Some(node) = shard.remove_at(pos) else { return false };
-        let key = node.key();
-        self.common.counters.evicted_keys.fetch_add(1, Relaxed);
-        self.watches.touch(key);
-        self.common.misses.remember(key, misses::MissCause::Evicted);
-        self.common.removals.removed(key);
-        self.common.record(self.common.event(EventKind::Evicted, key, &Entry::of(&node), now_ms));
-        true
-    }
-
-    fn score(&self, policy: Policy, entry: &Entry, now_ms: u64) -> u64 {
-        match policy {
-            Policy::AllkeysLfu | Policy::VolatileLfu => {
-                // Least frequent first; among equals, least recently used first.
-                let freq = lfu_decay(entry, now_ms, self.limits().lfu_decay_time());
-                ((255 - freq as u64) << 32) | self.common.lru_rank(entry)
-            }
-            Policy::VolatileTtl => u64::MAX - entry.expire_at,
-            _ => self.common.lru_rank(entry),
-        }
-    }
-
-    /// Samples `maxmemory-samples` keys from a random shard into the pool, then evicts the
-    /// pool's best candidate that still exists (Redis's `performEvictions` loop).
-    fn evict_from_pool(&self, policy: Policy, now_ms: u64) -> bool {
-        let volatile = policy.volatile_only();
-        let samples = self.limits().samples();
-        let mut pool = self.pool.lock();
-        for _ in 0..8 {
-            if let Some(i) = self.pick_shard(volatile) {
-                let shard = self.shards[i].lock();
-                let n = if volatile { shard.volatile_len() } else { shard.len() };
-                for _ in 0..samples.min(n) {
-                    if let Some((key, entry)) = shard.sample(volatile).and_then(|pos| shard.at(pos)) {
-                        let score = self.score(policy, &entry, now_ms);
-                        pool.offer(Candidate { key: key::Key::new(key), shard: i, score });
-                    }
-                }
-            } else {
-                pool.clear();
-                return false;
-            }
-            while let Some(cand) = pool.pop() {
-                let mut shard = self.shards[cand.shard].lock();
-                let Some(pos) = shard.position(&cand.key) else { continue };
-                if volatile && !shard.at(pos).is_some_and(|(_, e)| e.has_ttl()) {
-                    continue;
-                }
-                return self.evict_at(&mut shard, pos, now_ms);
-            }
-        }
-        false
-    }
-
-    /// One round of active expiry: walks shards from where the last round stopped, sampling
-    /// keys with a TTL and deleting the stale ones; stays on a shard while more than a
-    /// quarter of its sample was stale (as Redis's `activeExpireCycle`). Stops after about
-    /// `budget` sampled keys.
+    /// One round of active expiry: walks stripes from where the last round stopped, sampling
+    /// keys with a TTL in each database and deleting the stale ones; stays on a database
+    /// while more than a quarter of its sample was stale (as Redis's `activeExpireCycle`).
+    /// Stops after about `budget` sampled keys.
     pub fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
         let mut report = SweepReport::default();
-        let n = self.shards.len();
+        let n = self.stripes.len();
         for _ in 0..n {
             if report.sampled >= budget {
                 break;
             }
             let i = self.sweep_cursor.fetch_add(1, Relaxed) % n;
-            let mut shard = self.shards[i].lock();
-            loop {
-                let (sampled, expired) = shard.expire_sample(SWEEP_KEYS_PER_LOOP, now_ms);
-                report.sampled += sampled;
-                report.expired += expired;
-                if sampled == 0 || expired * 4 <= sampled || report.sampled >= budget {
-                    break;
+            let mut stripe = self.stripes[i].lock();
+            for shard in stripe.iter_mut().filter(|s| s.volatile_len() > 0) {
+                loop {
+                    let (sampled, expired) = shard.expire_sample(SWEEP_KEYS_PER_LOOP, now_ms);
+                    report.sampled += sampled;
+                    report.expired += expired;
+                    if sampled == 0 || expired * 4 <= sampled || report.sampled >= budget {
+                        break;
+                    }
                 }
             }
         }
         report
-    }
-
-    /// One SCAN step (see `Locked::scan`).
-    pub fn scan(&self, cursor: u64, count: usize, now_ms: u64, visit: impl FnMut(&[u8], &Entry)) -> u64 {
-        self.unlocked().scan(cursor, count, now_ms, visit)
-    }
-}
-
-/// The shards one command holds, locked in order. Routes each key to its shard.
-pub struct Locked<'a> {
-    store: &'a Store,
-    guards: SmallVec<[(usize, Held<'a>); 2]>,
-}
-
-/// A shard a `Locked` holds: its own lock, or one borrowed from an enclosing `Locked` (each
-/// command of an EXEC runs on a reborrow of the transaction's locks).
-enum Held<'a> {
-    Guard(MutexGuard<'a, Shard>),
-    Borrowed(&'a mut Shard),
-}
-
-impl std::ops::Deref for Held<'_> {
-    type Target = Shard;
-    fn deref(&self) -> &Shard {
-        match self {
-            Held::Guard(g) => g,
-            Held::Borrowed(s) => s,
-        }
-    }
-}
-
-impl std::ops::DerefMut for Held<'_> {
-    fn deref_mut(&mut self) -> &mut Shard {
-        match self {
-            Held::Guard(g) => g,
-            Held::Borrowed(s) => s,
-        }
-    }
-}
-
-/// One shard for a keyspace-wide walk: held by the `Locked` already, or locked just for now.
-pub enum ShardRef<'g> {
-    Held(&'g mut Shard),
-    Locked(MutexGuard<'g, Shard>),
-}
-
-impl std::ops::Deref for ShardRef<'_> {
-    type Target = Shard;
-    fn deref(&self) -> &Shard {
-        match self {
-            ShardRef::Held(s) => s,
-            ShardRef::Locked(g) => g,
-        }
-    }
-}
-
-impl std::ops::DerefMut for ShardRef<'_> {
-    fn deref_mut(&mut self) -> &mut Shard {
-        match self {
-            ShardRef::Held(s) => s,
-            ShardRef::Locked(g) => g,
-        }
-    }
-}
-
-impl<'a> Locked<'a> {
-    /// The same shards, borrowed for one command (of an EXEC) without unlocking them.
-    pub fn reborrow(&mut self) -> Locked<'_> {
-        Locked {
-            store: self.store,
-            guards: self.guards.iter_mut().map(|(i, held)| (*i, Held::Borrowed(held))).collect(),
-        }
-    }
-
-    /// Shard `i` for a keyspace-wide walk (KEYS, SCAN, DBSIZE, FLUSHALL, INFO): the held
-    /// guard when this holds it (inside an EXEC that locked every shard), else locked for
-    /// the caller. A keyless command holds nothing, so it then locks one shard at a time,
-    /// never two at once.
-    pub fn shard_at(&mut self, i: usize) -> ShardRef<'_> {
-        match self.guards.iter().position(|(g, _)| *g == i) {
-            Some(pos) => ShardRef::Held(&mut self.guards[pos].1),
-            None => {
-                debug_assert!(self.guards.is_empty(), "keyspace walk while holding some shards: lock order at risk");
-                ShardRef::Locked(self.store.shards[i].lock())
-            }
-        }
-    }
-
-    /// Number of keys (including expired ones not yet collected, as Redis's DBSIZE).
-    pub fn len(&mut self) -> usize {
-        (0..self.store.shards.len()).map(|i| self.shard_at(i).len()).sum()
-    }
-
-    /// Number of keys with a TTL.
-    pub fn volatile_len(&mut self) -> usize {
-        (0..self.store.shards.len()).map(|i| self.shard_at(i).volatile_len()).sum()
-    }
-
-    /// Number of keys of each value type (indexed by `Value::type_index`), from live counts.
-    pub fn keys_by_type(&mut self) -> [usize; entry::Value::TYPES] {
-        let mut out = [0; entry::Value::TYPES];
-        for i in 0..self.store.shards.len() {
-            let shard = self.shard_at(i);
-            for (o, n) in out.iter_mut().zip(shard.types.iter()) {
-                *o += n;
-            }
-        }
-        out
-    }
-
-    /// Drops every key; returns how many there were. Sessions watching a key that existed
-    /// get a dirty transaction (as Redis 7's FLUSHALL: watched keys that did not exist, or
-    /// had already expired, are not touched).
-    pub fn flush(&mut self, now_ms: u64) -> usize {
-        let store = self.store;
-        for key in store.watches.keys() {
-            if self.shard_at(store.shard_index(&key)).contains(&key, now_ms) {
-                store.watches.touch(&key);
-            }
-        }
-        // The pool is locked before any shard. Holding them all already (EXEC), take it
-        // only if it is free: a stale candidate is skipped when it is popped anyway.
-        if self.guards.is_empty() {
-            store.pool.lock().clear();
-        } else if let Some(mut pool) = store.pool.try_lock() {
-            pool.clear();
-        }
-        (0..store.shards.len()).map(|i| self.shard_at(i).clear()).sum()
-    }
-
-    /// A uniformly-ish random live key (RANDOMKEY): a random non-empty shard (falling back
-    /// to a walk so a sparse keyspace is still found), then a random key of it.
-    pub fn random_key(&mut self, now_ms: u64) -> Option<Vec<u8>> {
-        let store = self.store;
-        let n = store.shards.len();
-        let random = || (store.common.random() % n as u64) as usize;
-        for _ in 0..100 {
-            let mut i = (0..4).map(|_| random()).find(|&i| !self.shard_at(i).is_empty());
-            if i.is_none() {
-                let start = random();
-                i = (0..n).map(|k| (start + k) % n).find(|&i| !self.shard_at(i).is_empty());
-            }
-            let mut shard = self.shard_at(i?);
-            if shard.is_empty() {
-                continue;
-            }
-            let key = shard.sample(false).and_then(|pos| shard.at(pos)).map(|(k, _)| k.to_vec())?;
-            if shard.contains(&key, now_ms) {
-                return Some(key);
-            }
-        }
-        None
-    }
-
-    /// Visits every live key, one shard at a time (KEYS).
-    pub fn for_each(&mut self, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) {
-        for i in 0..self.store.shards.len() {
-            let shard = self.shard_at(i);
-            for (k, e) in shard.iter() {
-                if !e.is_expired(now_ms) {
-                    visit(k, &e);
-                }
-            }
-        }
-    }
-
-    /// One SCAN step. The cursor packs the shard (high bits) and a hash value (low 33 bits):
-    /// each shard is walked in hash order from that value on (see `Table::scan`), so keys
-    /// that stay for the whole scan are always returned, however tables grow or shrink in
-    /// between. `visit` sees each live key.
-    pub fn scan(&mut self, cursor: u64, count: usize, now_ms: u64, mut visit: impl FnMut(&[u8], &Entry)) -> u64 {
-        const HASH_BITS: u32 = 33;
-        const HASH_MASK: u64 = (1 << HASH_BITS) - 1;
-        let n = self.store.shards.len() as u64;
-        let (mut shard_i, mut from) = (cursor >> HASH_BITS, cursor & HASH_MASK);
-        let mut budget = count.max(1);
-        while shard_i < n {
-            let (next, looked) = self.shard_at(shard_i as usize).scan(from, budget, |key, entry| {
-                if !entry.is_expired(now_ms) {
-                    visit(key, &entry);
-                }
-            });
-            budget = budget.saturating_sub(looked);
-            match next {
-                Some(next) => return (shard_i << HASH_BITS) | next,
-                None => {
-                    shard_i += 1;
-                    from = 0;
-                }
-            }
-            if budget == 0 && shard_i < n {
-                return shard_i << HASH_BITS;
-            }
-        }
-        0
-    }
-
-    /// The locked shard that holds `key`. Dispatch locks every key a command names, so a
-    /// miss here is a bug in the command table; it locks the shard rather than panicking,
-    /// accepting the small risk of an out-of-order lock.
-    pub fn shard(&mut self, key: &[u8]) -> &mut Shard {
-        let i = self.store.shard_index(key);
-        let pos = match self.guards.iter().position(|(g, _)| *g == i) {
-            Some(pos) => pos,
-            None => {
-                debug_assert!(false, "key not locked by dispatch: {:?}", String::from_utf8_lossy(key));
-                self.guards.push((i, Held::Guard(self.store.shards[i].lock())));
-                self.guards.len() - 1
-            }
-        };
-        &mut self.guards[pos].1
-    }
-
-    /// A read lookup: lazy expiry, touch, and the keyspace hit/miss counters (a miss also
-    /// counts under its cause: never seen, expired or evicted).
-    pub fn read(&mut self, key: &[u8], now_ms: u64) -> Option<Entry<'_>> {
-        let store = self.store;
-        let found = self.shard(key).lookup(key, now_ms, Touch::Yes);
-        if found.is_some() {
-            store.common.counters.hits.fetch_add(1, Relaxed);
-        } else {
-            store.common.counters.count_miss(store.common.misses.classify(key));
-        }
-        found
-    }
-
-    /// A write lookup: lazy expiry and touch, no hit/miss counting.
-    pub fn lookup(&mut self, key: &[u8], now_ms: u64) -> Option<Entry<'_>> {
-        self.shard(key).lookup(key, now_ms, Touch::Yes)
-    }
-
-    /// An inspection that neither touches nor counts (TTL, TYPE, OBJECT).
-    pub fn peek(&mut self, key: &[u8], now_ms: u64) -> Option<Entry<'_>> {
-        self.shard(key).lookup(key, now_ms, Touch::No)
     }
 }
 

@@ -15,7 +15,7 @@ pub struct ReadyKeys {
     waiting: AtomicUsize,
     /// Whether `keys` holds anything, so the check after every command is one atomic load.
     pending: AtomicBool,
-    keys: Mutex<Vec<Vec<u8>>>,
+    keys: Mutex<Vec<(usize, Vec<u8>)>>,
 }
 
 impl ReadyKeys {
@@ -26,13 +26,13 @@ impl ReadyKeys {
     /// after its command found every key missing, and it then looks at its keys once more,
     /// so a list created before the count went up is found by that look, and one created
     /// after it is recorded here: no wake-up is lost.
-    pub fn signal(&self, key: &[u8]) {
+    pub fn signal(&self, db: usize, key: &[u8]) {
         if self.waiting.load(Relaxed) == 0 {
             return;
         }
         let mut keys = self.keys.lock();
-        if !keys.iter().any(|k| k == key) {
-            keys.push(key.to_vec());
+        if !keys.iter().any(|(d, k)| *d == db && k == key) {
+            keys.push((db, key.to_vec()));
         }
         self.pending.store(true, Relaxed);
     }
@@ -47,8 +47,8 @@ impl ReadyKeys {
         self.pending.load(Relaxed)
     }
 
-    /// Takes the keys signalled so far, oldest first.
-    pub fn take(&self) -> Vec<Vec<u8>> {
+    /// Takes the keys signalled so far (with their databases), oldest first.
+    pub fn take(&self) -> Vec<(usize, Vec<u8>)> {
         let mut keys = self.keys.lock();
         self.pending.store(false, Relaxed);
         std::mem::take(&mut *keys)
@@ -70,14 +70,15 @@ mod tests {
     #[test]
     fn keys_are_recorded_only_while_someone_waits() {
         let ready = ReadyKeys::default();
-        ready.signal(b"a");
+        ready.signal(0, b"a");
         assert!(ready.take().is_empty());
         ready.add_waiting();
-        ready.signal(b"a");
-        ready.signal(b"b");
-        ready.signal(b"a");
+        ready.signal(0, b"a");
+        ready.signal(0, b"b");
+        ready.signal(0, b"a");
+        ready.signal(3, b"a");
         assert!(ready.has_pending());
-        assert_eq!(ready.take(), vec![b"a".to_vec(), b"b".to_vec()]);
+        assert_eq!(ready.take(), vec![(0, b"a".to_vec()), (0, b"b".to_vec()), (3, b"a".to_vec())]);
         assert!(ready.take().is_empty());
         assert!(!ready.has_pending());
         ready.remove_waiting();

@@ -1,5 +1,6 @@
-//! A shard: one lock's worth of the keyspace. Every mutation goes through these methods so
-//! memory accounting, the TTL index and expiry counters can never drift from the data.
+//! A shard: the keys of one database in one stripe (see `store`). Every mutation goes through
+//! these methods so memory accounting, the TTL index, the key counts and expiry counters can
+//! never drift from the data.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -41,6 +42,11 @@ pub struct Shard {
     /// Live count of keys per value type (`Value::type_index`), so stats never walk the keyspace.
     pub(crate) types: [usize; Value::TYPES],
     common: Arc<Common>,
+    /// Which stripe this shard is in (the stripe's key counts in `Common` include it).
+    stripe: usize,
+    /// Which database this shard belongs to (stays with the position when SWAPDB swaps the
+    /// contents).
+    db: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -50,8 +56,31 @@ struct TtlRef {
 }
 
 impl Shard {
-    pub(crate) fn new(common: Arc<Common>, seed: u64) -> Shard {
-        Shard { table: Table::new(seed), ttl: Vec::new(), used: 0, types: [0; Value::TYPES], common }
+    pub(crate) fn new(common: Arc<Common>, seed: u64, stripe: usize, db: usize) -> Shard {
+        Shard { table: Table::new(seed), ttl: Vec::new(), used: 0, types: [0; Value::TYPES], common, stripe, db }
+    }
+
+    /// The database this shard belongs to.
+    pub fn db(&self) -> usize {
+        self.db
+    }
+
+    /// Exchanges this shard's keys with `other`'s (SWAPDB), both in the same stripe, each
+    /// keeping its database number. The stripe's counts and the memory total are unchanged.
+    pub(crate) fn swap_contents(&mut self, other: &mut Shard) {
+        debug_assert_eq!(self.stripe, other.stripe);
+        std::mem::swap(&mut self.table, &mut other.table);
+        std::mem::swap(&mut self.ttl, &mut other.ttl);
+        std::mem::swap(&mut self.used, &mut other.used);
+        std::mem::swap(&mut self.types, &mut other.types);
+    }
+
+    fn count_keys(&self, delta: i64) {
+        self.common.count_keys(self.stripe, delta, false);
+    }
+
+    fn count_volatile(&self, delta: i64) {
+        self.common.count_keys(self.stripe, delta, true);
     }
 
     pub fn len(&self) -> usize {
@@ -124,7 +153,7 @@ impl Shard {
     /// Counts and logs a node that left the keyspace because it expired.
     fn count_expired(&self, node: &Node, now_ms: u64) {
         self.common.counters.expired_keys.fetch_add(1, Relaxed);
-        self.common.record_expired(node.key(), &Entry::of(node), now_ms);
+        self.common.record_expired(self.db, node.key(), &Entry::of(node), now_ms);
     }
 
     /// Lists the node at `pos`, which has just gained a TTL, among the keys with one.
@@ -134,6 +163,7 @@ impl Shard {
         let addr = node.addr();
         let hash = self.table.hash(self.table.get(pos).map_or(&[][..], |n| n.key()));
         self.ttl.push(TtlRef { hash, addr });
+        self.count_volatile(1);
     }
 
     /// Takes entry `index` off the list of keys with a TTL (its node is leaving or losing
@@ -141,6 +171,7 @@ impl Shard {
     fn ttl_unlink(&mut self, index: Option<u32>) {
         let Some(i) = index.map(|i| i as usize).filter(|&i| i < self.ttl.len()) else { return };
         self.ttl.swap_remove(i);
+        self.count_volatile(-1);
         if let Some(&moved) = self.ttl.get(i) {
             if let Some(pos) = self.table.find_addr(moved.hash, moved.addr) {
                 if let Some(node) = self.table.get_mut(pos) {
@@ -183,7 +214,7 @@ impl Shard {
         self.types[type_index] += 1;
         if wakes_waiters(type_index) {
             // Clients blocked on this key (BLPOP, BZPOPMIN, ...) may now be served.
-            self.common.ready.signal(key);
+            self.common.ready.signal(self.db, key);
         }
         let (pos, old) = match self.table.find(key) {
             Some(pos) => {
@@ -195,7 +226,10 @@ impl Shard {
                 }
                 (pos, node_size(&old))
             }
-            None => (self.table.insert(node), 0),
+            None => {
+                self.count_keys(1);
+                (self.table.insert(node), 0)
+            }
         };
         if expire_at != 0 {
             self.ttl_link(pos);
@@ -222,7 +256,7 @@ impl Shard {
         self.types[new_type] += 1;
         if new_type != old_type && wakes_waiters(new_type) {
             // Clients blocked on this key (BLPOP, BZPOPMIN, ...) may now be served.
-            self.common.ready.signal(key);
+            self.common.ready.signal(self.db, key);
         }
         self.account(old, new);
         if emptied {
@@ -258,6 +292,20 @@ impl Shard {
         }
     }
 
+    /// Takes a live key out with everything it carries (value, TTL, access stamps), for
+    /// `adopt` into another database (MOVE). An expired key is deleted instead.
+    pub fn take(&mut self, key: &[u8], now_ms: u64) -> Option<Node> {
+        let pos = self.find_live(key, now_ms)?;
+        self.remove_at(pos)
+    }
+
+    /// Puts a node taken from another database of the same stripe in its key's place.
+    pub fn adopt(&mut self, node: Node, now_ms: u64) {
+        let key = node.key().to_vec();
+        let expire_at = node.expire_at();
+        self.insert_node(&key, node, expire_at, now_ms);
+    }
+
     /// Removes a key, expired or not, returning its node.
     pub fn remove(&mut self, key: &[u8]) -> Option<Node> {
         let pos = self.table.find(key)?;
@@ -266,6 +314,7 @@ impl Shard {
 
     pub(crate) fn remove_at(&mut self, pos: usize) -> Option<Node> {
         let node = self.table.remove(pos)?;
+        self.count_keys(-1);
         self.types[node.value().type_index()] -= 1;
         self.ttl_unlink(node.ttl_index());
         self.account(node_size(&node), 0);
@@ -275,6 +324,8 @@ impl Shard {
     /// Drops every key (FLUSHDB), returning how many there were.
     pub fn clear(&mut self) -> usize {
         let n = self.table.len();
+        self.count_keys(-(n as i64));
+        self.count_volatile(-(self.ttl.len() as i64));
         self.table.clear();
         self.ttl = Vec::new();
         self.types = [0; Value::TYPES];
@@ -322,10 +373,12 @@ impl Shard {
     }
 
     /// Active expiry: samples up to `count` keys with a TTL and deletes the stale ones.
-    /// Returns (sampled, expired).
+    /// Returns (sampled, expired), and feeds the live ones' remaining TTLs to the
+    /// database's average (INFO keyspace's `avg_ttl`).
     pub fn expire_sample(&mut self, count: usize, now_ms: u64) -> (usize, usize) {
         let mut sampled = 0;
         let mut expired = 0;
+        let (mut ttl_sum, mut ttl_samples) = (0u64, 0u64);
         for _ in 0..count {
             let n = self.ttl.len();
             if n == 0 {
@@ -339,10 +392,17 @@ impl Shard {
                 self.ttl_unlink(Some(pick as u32));
                 continue;
             };
-            if self.table.get(pos).is_some_and(|n| n.expire_at() <= now_ms) {
+            let expire_at = self.table.get(pos).map_or(0, |n| n.expire_at());
+            if expire_at <= now_ms {
                 self.expire_at_pos(pos, now_ms);
                 expired += 1;
+            } else {
+                ttl_sum += expire_at - now_ms;
+                ttl_samples += 1;
             }
+        }
+        if ttl_samples > 0 {
+            self.common.sampled_ttl(self.db, ttl_sum / ttl_samples);
         }
         (sampled, expired)
     }

@@ -4,11 +4,11 @@ use super::*;
 use crate::store::entry::Value;
 
 fn store() -> Store {
-    Store::new(Arc::default(), Arc::new(()), 8, 42, 1_000)
+    Store::new(Arc::default(), Arc::new(()), 8, 4, 42, 1_000)
 }
 
 fn set(s: &Store, key: &str, val_len: usize, expire_at: u64, now: u64) {
-    let mut l = s.lock_keys([key.as_bytes()]);
+    let mut l = s.lock_keys(0, [key.as_bytes()]);
     l.shard(key.as_bytes()).insert(key.as_bytes(), Value::Str(vec![b'x'; val_len]), expire_at, now);
 }
 
@@ -22,7 +22,7 @@ fn accounting_returns_to_zero() {
     assert_eq!(s.keys_by_type().iter().sum::<usize>(), 100);
     for i in 0..100 {
         let k = format!("k{i}");
-        let mut l = s.lock_keys([k.as_bytes()]);
+        let mut l = s.lock_keys(0, [k.as_bytes()]);
         assert!(l.shard(k.as_bytes()).remove(k.as_bytes()).is_some());
     }
     assert_eq!(s.used_memory(), 0);
@@ -51,7 +51,7 @@ fn noeviction_refuses_and_lru_evicts_oldest() {
         set(&s, &format!("k{i}"), 100, 0, 1_000);
         assert!(s.used_memory() <= 20_000);
     }
-    let mut l = s.lock_keys([&b"k999"[..], b"k0"]);
+    let mut l = s.lock_keys(0, [&b"k999"[..], b"k0"]);
     assert!(l.peek(b"k999", 1_000).is_some());
     assert!(l.peek(b"k0", 1_000).is_none());
     drop(l);
@@ -76,7 +76,7 @@ fn volatile_policies_never_evict_persistent_keys() {
     }
     for i in 0..50 {
         let k = format!("p{i}");
-        assert!(s.lock_keys([k.as_bytes()]).peek(k.as_bytes(), 1_000).is_some(), "{k} evicted");
+        assert!(s.lock_keys(0, [k.as_bytes()]).peek(k.as_bytes(), 1_000).is_some(), "{k} evicted");
     }
     assert!(s.used_memory() >= persistent_used);
 }
@@ -106,13 +106,13 @@ fn scan_returns_every_key_that_stays_despite_deletions() {
     let mut cursor = 0;
     let mut round = 0;
     loop {
-        cursor = s.scan(cursor, 10, 1_000, |k, _| {
+        cursor = s.unlocked(0).scan(cursor, 10, 1_000, |k, _| {
             seen.insert(k.to_vec());
         });
         // Delete a few keys that are not part of the "stays" set (odd ones) as we go.
         for j in 0..5 {
             let k = format!("k{}", (round * 10 + j * 2 + 1) % 500);
-            let mut l = s.lock_keys([k.as_bytes()]);
+            let mut l = s.lock_keys(0, [k.as_bytes()]);
             l.shard(k.as_bytes()).remove(k.as_bytes());
         }
         round += 1;

@@ -24,7 +24,8 @@ pub struct Watches {
     /// How many (key, session) pairs are registered, so that writes skip the registry's lock
     /// entirely while nobody watches anything (the common case).
     count: AtomicUsize,
-    map: Mutex<HashMap<Box<[u8]>, Watchers>>,
+    /// Keyed by database, then key.
+    map: Mutex<HashMap<(usize, Box<[u8]>), Watchers>>,
 }
 
 impl Watches {
@@ -33,47 +34,51 @@ impl Watches {
         self.count.load(Relaxed) > 0
     }
 
-    /// Registers `watcher` on `key` (a session watching a key twice is registered once).
-    pub fn watch(&self, key: &[u8], watcher: Watcher) {
+    /// Registers `watcher` on `key` of database `db` (a session watching a key twice is
+    /// registered once).
+    pub fn watch(&self, db: usize, key: &[u8], watcher: Watcher) {
         let mut map = self.map.lock();
-        let list = map.entry(key.into()).or_default();
+        let list = map.entry((db, key.into())).or_default();
         if list.iter().all(|w| w.id != watcher.id) {
             list.push(watcher);
             self.count.fetch_add(1, Relaxed);
         }
     }
 
-    /// Removes session `id` from `key`'s watchers.
-    pub fn unwatch(&self, key: &[u8], id: u64) {
+    /// Removes session `id` from the watchers of `key` in `db`.
+    pub fn unwatch(&self, db: usize, key: &[u8], id: u64) {
         let mut map = self.map.lock();
-        let Some(list) = map.get_mut(key) else { return };
+        let entry = (db, Box::<[u8]>::from(key));
+        let Some(list) = map.get_mut(&entry) else { return };
         let before = list.len();
         list.retain(|w| w.id != id);
         self.count.fetch_sub(before - list.len(), Relaxed);
         if list.is_empty() {
-            map.remove(key);
+            map.remove(&entry);
         }
     }
 
-    /// Whether anybody watches `key`.
-    pub fn is_watched(&self, key: &[u8]) -> bool {
-        self.any() && self.map.lock().contains_key(key)
+    /// Whether anybody watches `key` of database `db`.
+    pub fn is_watched(&self, db: usize, key: &[u8]) -> bool {
+        self.any() && self.map.lock().contains_key(&(db, Box::<[u8]>::from(key)))
     }
 
-    /// `key` was modified: every session watching it gets a dirty transaction.
-    pub fn touch(&self, key: &[u8]) {
+    /// `key` of `db` was modified: every session watching it gets a dirty transaction.
+    /// (Only called while somebody watches something: building the map's key copies it.)
+    pub fn touch(&self, db: usize, key: &[u8]) {
         if !self.any() {
             return;
         }
-        if let Some(list) = self.map.lock().get(key) {
+        if let Some(list) = self.map.lock().get(&(db, Box::<[u8]>::from(key))) {
             for w in list {
                 w.dirty.store(true, Relaxed);
             }
         }
     }
 
-    /// Every watched key (for FLUSHALL, which touches those that exist).
-    pub fn keys(&self) -> Vec<Box<[u8]>> {
+    /// Every watched key with its database (for FLUSHALL and SWAPDB, which touch those that
+    /// exist).
+    pub fn keys(&self) -> Vec<(usize, Box<[u8]>)> {
         if !self.any() {
             return Vec::new();
         }
@@ -90,14 +95,17 @@ mod tests {
         let w = Watches::default();
         let (a, b) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
         assert!(!w.any());
-        w.watch(b"k", Watcher { id: 1, dirty: a.clone() });
-        w.watch(b"k", Watcher { id: 1, dirty: a.clone() });
-        w.watch(b"j", Watcher { id: 2, dirty: b.clone() });
-        assert!(w.is_watched(b"k") && w.is_watched(b"j") && !w.is_watched(b"x"));
-        w.touch(b"k");
+        w.watch(0, b"k", Watcher { id: 1, dirty: a.clone() });
+        w.watch(0, b"k", Watcher { id: 1, dirty: a.clone() });
+        w.watch(1, b"j", Watcher { id: 2, dirty: b.clone() });
+        assert!(w.is_watched(0, b"k") && w.is_watched(1, b"j") && !w.is_watched(0, b"x"));
+        assert!(!w.is_watched(0, b"j"), "another database's key");
+        w.touch(0, b"j");
+        assert!(!b.load(Relaxed));
+        w.touch(0, b"k");
         assert!(a.load(Relaxed) && !b.load(Relaxed));
-        w.unwatch(b"k", 1);
-        w.unwatch(b"j", 2);
+        w.unwatch(0, b"k", 1);
+        w.unwatch(1, b"j", 2);
         assert!(!w.any() && w.keys().is_empty());
     }
 }

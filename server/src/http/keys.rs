@@ -29,7 +29,8 @@ pub fn routes(t: &mut RouteTable) {
     t.api(Method::DELETE, "/keys/{*key}", delete_key);
 }
 
-/// `GET /api/keys?match=&type=&cursor=&count=`: one SCAN step (`inspect::key_page`).
+/// `GET /api/keys?match=&type=&cursor=&count=&db=`: one SCAN step of a database
+/// (`inspect::key_page`; database 0 unless `db` says otherwise).
 async fn list(State(state): State<AppState>, ApiQuery(q): ApiQuery<KeyQuery>) -> Result<Json<KeyPage>, ApiError> {
     Ok(Json(inspect::key_page(&state.engine, &q, now_ms())?))
 }
@@ -45,21 +46,35 @@ fn path_key(uri: &Uri) -> Result<Vec<u8>, ApiError> {
     Ok(percent_encoding::percent_decode_str(raw).collect())
 }
 
-/// `GET /api/keys/{key}`: type, TTL, size, LRU/LFU facts and the value as JSON.
-async fn get_key(State(state): State<AppState>, uri: Uri) -> Result<Json<KeyDetail>, ApiError> {
-    let key = path_key(&uri)?;
-    inspect::key_detail(&state.engine, &key, now_ms()).map(Json).ok_or_else(|| not_found(&key).into())
+/// The `?db=` of a single-key request.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct DbQuery {
+    pub db: Option<usize>,
 }
 
-/// `PUT /api/keys/{key}` with `{"value": ..., "ttl": seconds}`: sets a string (as `SET`,
-/// so the key loses any previous TTL unless one is given). Answers the key as `GET` does.
+/// `GET /api/keys/{key}?db=`: type, TTL, size, LRU/LFU facts and the value as JSON.
+async fn get_key(
+    State(state): State<AppState>,
+    uri: Uri,
+    ApiQuery(q): ApiQuery<DbQuery>,
+) -> Result<Json<KeyDetail>, ApiError> {
+    let key = path_key(&uri)?;
+    let db = inspect::database(&state.engine, q.db)?;
+    inspect::key_detail(&state.engine, db, &key, now_ms()).map(Json).ok_or_else(|| not_found(&key).into())
+}
+
+/// `PUT /api/keys/{key}?db=` with `{"value": ..., "ttl": seconds}`: sets a string (as
+/// `SET`, so the key loses any previous TTL unless one is given). Answers the key as `GET`
+/// does.
 async fn put_key(
     State(state): State<AppState>,
     uri: Uri,
+    ApiQuery(q): ApiQuery<DbQuery>,
     ApiJson(body): ApiJson<KeyWrite>,
 ) -> Result<Json<KeyDetail>, ApiError> {
     let key = path_key(&uri)?;
-    Ok(Json(inspect::put_key(&state.engine, &key, &body, now_ms(), |argv| state.call(argv))?))
+    let db = inspect::database(&state.engine, q.db)?;
+    Ok(Json(inspect::put_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in(db, argv))?))
 }
 
 /// An error reply from a write, as an API error: 507 when the memory limit refused it.
@@ -67,10 +82,15 @@ pub fn command_error(text: String) -> ApiError {
     inspect::keys::command_error(text).into()
 }
 
-/// `DELETE /api/keys/{key}`: deletes the key (404 when there was none).
-async fn delete_key(State(state): State<AppState>, uri: Uri) -> Result<Json<DeleteResult>, ApiError> {
+/// `DELETE /api/keys/{key}?db=`: deletes the key (404 when there was none).
+async fn delete_key(
+    State(state): State<AppState>,
+    uri: Uri,
+    ApiQuery(q): ApiQuery<DbQuery>,
+) -> Result<Json<DeleteResult>, ApiError> {
     let key = path_key(&uri)?;
-    Ok(Json(inspect::delete_key(&key, |argv| state.call(argv))?))
+    let db = inspect::database(&state.engine, q.db)?;
+    Ok(Json(inspect::delete_key(&key, |argv| state.call_in(db, argv))?))
 }
 
 #[cfg(test)]

@@ -98,20 +98,36 @@ pub fn render(state: &AppState) -> String {
         &[(format!("policy=\"{}\"", escape_label(snap.maxmemory_policy)), 1.0)],
     );
     out.one("vitrine_maxmemory_samples", "gauge", "Keys sampled per eviction.", snap.maxmemory_samples as f64);
-    out.family("vitrine_db_keys", "gauge", "Keys in the database.", &[("db=\"db0\"".to_string(), c(snap.keys))]);
-    out.family(
-        "vitrine_db_keys_expiring",
-        "gauge",
-        "Keys with a TTL in the database.",
-        &[("db=\"db0\"".to_string(), c(snap.keys_with_ttl))],
-    );
-    let by_type: Vec<(String, f64)> = match serde_json::to_value(&snap.keys_by_type) {
-        Ok(serde_json::Value::Object(map)) => map
-            .iter()
-            .map(|(t, n)| (format!("db=\"db0\",type=\"{}\"", escape_label(t)), n.as_f64().unwrap_or(0.0)))
-            .collect(),
-        _ => Vec::new(),
+    // Per database, with redis_exporter's label (`db="db0"`): every database, as
+    // redis_exporter reports them (an empty one as 0).
+    let empty = vitrine_engine::inspect::DbKeyspace::default();
+    let per_db = |f: &dyn Fn(&vitrine_engine::inspect::DbKeyspace) -> f64| -> Vec<(String, f64)> {
+        (0..snap.databases)
+            .map(|db| {
+                let d = snap.keyspace.iter().find(|d| d.db == db).unwrap_or(&empty);
+                (format!("db=\"db{db}\""), f(d))
+            })
+            .collect()
     };
+    out.family("vitrine_db_keys", "gauge", "Keys in the database.", &per_db(&|d| c(d.keys)));
+    out.family("vitrine_db_keys_expiring", "gauge", "Keys with a TTL in the database.", &per_db(&|d| c(d.expires)));
+    out.family(
+        "vitrine_db_avg_ttl_seconds",
+        "gauge",
+        "Estimated mean remaining TTL of the database's keys with one.",
+        &per_db(&|d| d.avg_ttl_ms as f64 / 1000.0),
+    );
+    let by_type: Vec<(String, f64)> = snap
+        .keyspace
+        .iter()
+        .flat_map(|d| match serde_json::to_value(&d.keys_by_type) {
+            Ok(serde_json::Value::Object(map)) => map
+                .iter()
+                .map(|(t, n)| (format!("db=\"db{}\",type=\"{}\"", d.db, escape_label(t)), n.as_f64().unwrap_or(0.0)))
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect();
     out.family("vitrine_db_keys_by_type", "gauge", "Keys in the database by type.", &by_type);
     out.one("vitrine_keyspace_hits_total", "counter", "Read lookups that found their key.", c(snap.hits));
     out.family(

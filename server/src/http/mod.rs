@@ -134,9 +134,14 @@ impl AppState {
     /// counts as a client while it runs and is already authenticated (the request passed the
     /// admin API's own check: its token, or the RESP password).
     pub fn call<A: AsRef<[u8]>>(&self, argv: &[A]) -> Reply {
+        self.call_in(0, argv)
+    }
+
+    /// `call`, in database `db`.
+    pub fn call_in<A: AsRef<[u8]>>(&self, db: usize, argv: &[A]) -> Reply {
         let now = now_ms();
         let mut session = sessions::open_session(&self.engine, now);
-        let reply = self.engine.call(&mut session, argv, now);
+        let reply = vitrine_engine::inspect::call_in(&self.engine, &mut session, db, argv, now);
         self.engine.end_session(&session);
         reply
     }

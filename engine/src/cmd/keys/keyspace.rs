@@ -1,5 +1,6 @@
 //! Commands over the whole keyspace: KEYS and SCAN walk it, RANDOMKEY samples it, DBSIZE
-//! counts it, FLUSHDB and FLUSHALL empty it.
+//! counts it, FLUSHDB and FLUSHALL empty it. Each acts on the session's database, except
+//! FLUSHALL, which empties every one.
 
 use crate::args::Args;
 use crate::cmd::collection::{scan_cursor, scan_reply, ScanOf, ScanOptions};
@@ -95,24 +96,26 @@ pub fn dbsize(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError
 /// FLUSHDB [ASYNC | SYNC]
 /// ```
 pub fn flushdb(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    flush_generic(ctx, args)
+    flush_mode(args)?;
+    ctx.db.flush(ctx.now);
+    Ok(Reply::Ok)
 }
 
-/// Deletes every key in every database (Vitrine's keyspace is one database). ASYNC and SYNC
-/// are accepted; both free at once.
+/// Deletes every key in every database. ASYNC and SYNC are accepted; both free at once.
 ///
 /// ```text
 /// FLUSHALL [ASYNC | SYNC]
 /// ```
 pub fn flushall(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    flush_generic(ctx, args)
+    flush_mode(args)?;
+    ctx.db.flush_all(ctx.now);
+    Ok(Reply::Ok)
 }
 
-fn flush_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+/// FLUSHDB's and FLUSHALL's optional ASYNC or SYNC.
+fn flush_mode(args: &mut Args<'_>) -> Result<(), CmdError> {
     if !args.is_empty() && !args.flag("ASYNC") && !args.flag("SYNC") {
         return Err(CmdError::Syntax);
     }
-    args.finish()?;
-    ctx.db.flush(ctx.now);
-    Ok(Reply::Ok)
+    args.finish()
 }

@@ -6,6 +6,7 @@
 //! whole keyspace (KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHDB, FLUSHALL); `object` and `memory`
 //! the OBJECT and MEMORY subcommands. DEL, UNLINK, EXISTS, TYPE, RENAME and TOUCH live here.
 
+mod databases;
 mod expire;
 mod keyspace;
 mod memory;
@@ -13,6 +14,7 @@ mod object;
 #[cfg(test)]
 mod tests;
 
+pub use databases::{copy, move_key, select, swapdb};
 pub use expire::{expire, expireat, expiretime, persist, pexpire, pexpireat, pexpiretime, pttl, ttl};
 pub(crate) use keyspace::parse_cursor;
 pub use keyspace::{dbsize, flushall, flushdb, keys, randomkey, scan};

@@ -13,14 +13,14 @@ use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine, NOT_INT};
 /// Creates a string key straight in the store, so these tests do not depend on SET.
 /// `expire_at` is unix ms, 0 for no TTL.
 fn put(t: &TestEngine, key: &str, val: &str, expire_at: u64) {
-    let mut locked = t.engine.store().lock_keys([key.as_bytes()]);
+    let mut locked = t.engine.store().lock_keys(0, [key.as_bytes()]);
     locked.shard(key.as_bytes()).insert(key.as_bytes(), Value::Str(val.as_bytes().to_vec()), expire_at, t.now);
 }
 
 /// A key's string value, read without touching it.
 #[allow(unreachable_patterns)]
 fn value(t: &TestEngine, key: &str) -> Option<Vec<u8>> {
-    let mut locked = t.engine.store().lock_keys([key.as_bytes()]);
+    let mut locked = t.engine.store().lock_keys(0, [key.as_bytes()]);
     locked.peek(key.as_bytes(), t.now).and_then(|e| match e.value {
         ValueRef::Str(s) => Some(s.to_vec()),
         _ => None,
@@ -28,7 +28,7 @@ fn value(t: &TestEngine, key: &str) -> Option<Vec<u8>> {
 }
 
 fn size_of(t: &TestEngine, key: &str) -> Option<usize> {
-    let mut locked = t.engine.store().lock_keys([key.as_bytes()]);
+    let mut locked = t.engine.store().lock_keys(0, [key.as_bytes()]);
     locked.shard(key.as_bytes()).size_of(key.as_bytes(), t.now)
 }
 
@@ -451,7 +451,7 @@ fn rename_keeps_the_access_history() {
     let mut t = lfu_engine();
     put(&t, "hot", "v", 0);
     {
-        let mut locked = t.engine.store().lock_keys([&b"hot"[..]]);
+        let mut locked = t.engine.store().lock_keys(0, [&b"hot"[..]]);
         let e = locked.peek(b"hot", t.now).unwrap();
         let stamps = crate::store::node::Stamps { seq: e.seq, atime: e.atime, lfu: 200, lfu_ldt: e.lfu_ldt };
         locked.shard(b"hot").set_stamps(b"hot", stamps);
@@ -777,7 +777,7 @@ fn memory_usage_reports_the_accounted_size() {
     let mut t = TestEngine::default();
     put(&t, "k", &"v".repeat(100), t.now + 1000);
     let expected = {
-        let mut locked = t.engine.store().lock_keys([&b"k"[..]]);
+        let mut locked = t.engine.store().lock_keys(0, [&b"k"[..]]);
         locked.peek(b"k", t.now).unwrap().size as i64
     };
     assert_eq!(t.run(&["MEMORY", "USAGE", "k"]), int(expected));

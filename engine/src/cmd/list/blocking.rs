@@ -134,6 +134,7 @@ fn blocking_move(
 pub(crate) fn block(ctx: &mut Ctx<'_>, keys: &[&[u8]], deadline_ms: Option<u64>, op: BlockOp) {
     ctx.session.blocked = Some(Blocked {
         argv: ctx.argv.iter().map(|a| a.to_vec()).collect(),
+        db: ctx.db.db(),
         keys: keys.iter().map(|k| k.to_vec()).collect(),
         deadline_ms,
         op,

@@ -37,7 +37,7 @@ fn sorted(reply: Reply) -> Vec<String> {
 
 fn expire_at(t: &TestEngine, key: &str) -> Option<u64> {
     let store = t.engine.store();
-    let mut shard = store.lock_shard(store.shard_index(key.as_bytes()));
+    let mut shard = store.lock_shard(store.stripe_index(key.as_bytes()));
     shard.lookup(key.as_bytes(), t.now, Touch::No).map(|e| e.expire_at)
 }
 

@@ -32,7 +32,7 @@ fn engine() -> TestEngine {
 /// The key's absolute expiry (0 = none), `None` if absent, read without touching it.
 fn expire_at(t: &TestEngine, key: &str) -> Option<u64> {
     let store = t.engine.store();
-    let mut shard = store.lock_shard(store.shard_index(key.as_bytes()));
+    let mut shard = store.lock_shard(store.stripe_index(key.as_bytes()));
     shard.lookup(key.as_bytes(), t.now, Touch::No).map(|e| e.expire_at)
 }
 
@@ -43,7 +43,7 @@ fn len_cap(t: &TestEngine, key: &str) -> (usize, usize) {
     use crate::store::entry::{SLOT_OVERHEAD, TTL_OVERHEAD};
     use crate::store::node::embedded_size;
     let store = t.engine.store();
-    let mut shard = store.lock_shard(store.shard_index(key.as_bytes()));
+    let mut shard = store.lock_shard(store.stripe_index(key.as_bytes()));
     match shard.lookup(key.as_bytes(), t.now, Touch::No) {
         Some(Entry { value: ValueRef::Str(s), size, expire_at, .. }) => {
             let ttl = if expire_at != 0 { TTL_OVERHEAD } else { 0 };

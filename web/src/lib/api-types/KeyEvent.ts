@@ -7,6 +7,10 @@ import type { Departure } from "./Departure";
  */
 export type KeyEvent = { kind: Departure, 
 /**
+ * The database the key was in.
+ */
+db: number, 
+/**
  * The key's first 200 bytes.
  */
 key: Bytes, 

@@ -5,6 +5,7 @@ export type { CommandStat } from './CommandStat';
 export type { Commands } from './Commands';
 export type { ConfigView } from './ConfigView';
 export type { ConsoleReply } from './ConsoleReply';
+export type { DbKeyspace } from './DbKeyspace';
 export type { DeleteResult } from './DeleteResult';
 export type { Departure } from './Departure';
 export type { History } from './History';
