@@ -109,7 +109,7 @@ impl Playground {
         let now = ms(now_ms);
         let reply = inspect::console_line_with(line, |argv| {
             let reply = self.exec(argv, now);
-            (reply, self.session.resp3)
+            (reply, self.session.resp3, self.session.db)
         });
         to_json(&reply)
     }

@@ -23,6 +23,9 @@ pub enum ConsoleReply {
         reply: Json,
         text: String,
         resp: Bytes,
+        /// The database the session is in after the line (a console shows it in its prompt,
+        /// as redis-cli's `127.0.0.1:6379[3]>`).
+        db: u32,
     },
     /// A blank line.
     Empty { text: String },
@@ -92,14 +95,14 @@ pub fn split_line(line: &[u8]) -> Option<Vec<Vec<u8>>> {
 pub fn console_line(engine: &Engine, session: &mut Session, line: &str, now_ms: u64) -> ConsoleReply {
     console_line_with(line, |argv| {
         let reply = engine.call(session, argv, now_ms);
-        (reply, session.resp3)
+        (reply, session.resp3, session.db)
     })
 }
 
 /// [`console_line`] for a host that runs the command its own way: `run` runs the split line
-/// and answers the reply and whether the session now speaks RESP3 (after the command, so
-/// `HELLO 3` prints in RESP3 at once, as redis-cli does).
-pub fn console_line_with(line: &str, run: impl FnOnce(&[Vec<u8>]) -> (Reply, bool)) -> ConsoleReply {
+/// and answers the reply, whether the session now speaks RESP3 (after the command, so
+/// `HELLO 3` prints in RESP3 at once, as redis-cli does) and the database it is now in.
+pub fn console_line_with(line: &str, run: impl FnOnce(&[Vec<u8>]) -> (Reply, bool, usize)) -> ConsoleReply {
     let Some(argv) = split_line(line.as_bytes()) else {
         return ConsoleReply::Invalid { text: "Invalid argument(s)\n".into() };
     };
@@ -112,8 +115,9 @@ pub fn console_line_with(line: &str, run: impl FnOnce(&[Vec<u8>]) -> (Reply, boo
     if argv.len() == 1 && first.eq_ignore_ascii_case(b"clear") {
         return ConsoleReply::Clear { text: String::new() };
     }
-    let (reply, resp3) = run(&argv);
+    let (reply, resp3, db) = run(&argv);
     ConsoleReply::Reply {
+        db: db as u32,
         text: reply_cli::format_for_command(&argv, &reply, resp3),
         resp: Bytes(reply.to_resp(resp3)),
         reply: reply.to_json(),

@@ -105,13 +105,13 @@ async fn console(
     let reply = match session {
         Some(id) => state.sessions.with(&state.engine, id, now, |engine, session| {
             inspect::console_line_with(&body.line, |argv| {
-                (hide_secrets(engine.call(session, argv, now)), session.resp3)
+                (hide_secrets(engine.call(session, argv, now)), session.resp3, session.db)
             })
         }),
         None => {
             let mut session = sessions::open_session(&state.engine, now);
             let reply = inspect::console_line_with(&body.line, |argv| {
-                (hide_secrets(state.engine.call(&mut session, argv, now)), session.resp3)
+                (hide_secrets(state.engine.call(&mut session, argv, now)), session.resp3, session.db)
             });
             state.engine.end_session(&session);
             reply

@@ -6,4 +6,9 @@ import type { Reply } from "./Reply";
  * What one console line gave, tagged by `kind`. `text` is always what redis-cli would print,
  * final newline included.
  */
-export type ConsoleReply = { "kind": "reply", argv: Array<Bytes>, reply: Reply, text: string, resp: Bytes, } | { "kind": "empty", text: string, } | { "kind": "invalid", text: string, } | { "kind": "help", text: string, } | { "kind": "clear", text: string, };
+export type ConsoleReply = { "kind": "reply", argv: Array<Bytes>, reply: Reply, text: string, resp: Bytes, 
+/**
+ * The database the session is in after the line (a console shows it in its prompt,
+ * as redis-cli's `127.0.0.1:6379[3]>`).
+ */
+db: number, } | { "kind": "empty", text: string, } | { "kind": "invalid", text: string, } | { "kind": "help", text: string, } | { "kind": "clear", text: string, };
