@@ -437,8 +437,7 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
             }
             OP_SELECTDB => {
                 // Checked against `databases` when the keys are loaded (a SELECT each).
-                db = usize::try_from(r.length()?)
-                    .map_err(|_| Error { offset: at, why: "a database number that does not fit".into() })?;
+                db = r.length()?;
             }
             OP_EXPIRETIME_MS => expire_ms = Some(u64::from_le_bytes(r.le::<8>()?)),
             OP_EXPIRETIME => expire_ms = Some(u64::from(u32::from_le_bytes(r.le::<4>()?)) * 1000),

@@ -62,9 +62,15 @@ fn console_lines_are_split_run_and_printed_as_redis_cli() {
             "reply": { "type": "status", "value": "OK" },
             "text": "OK\n",
             "resp": "+OK\r\n",
+            "db": 0,
         })
     );
     assert_eq!(console(&server, "MGET greeting nope", None)["text"], "1) \"hello world\"\n2) (nil)\n");
+    // A session keeps its database; each reply says which it is in.
+    assert_eq!(console(&server, "SELECT 3", Some("db-session"))["db"], 3);
+    assert_eq!(console(&server, "SET only3 x", Some("db-session"))["db"], 3);
+    assert_eq!(console(&server, "EXISTS only3", None)["text"], "(integer) 0\n");
+    assert_eq!(console(&server, "EXISTS only3", Some("db-session"))["text"], "(integer) 1\n");
     assert_eq!(console(&server, "  ", None), json!({ "kind": "empty", "text": "" }));
     assert_eq!(console(&server, "GET 'k", None), json!({ "kind": "invalid", "text": "Invalid argument(s)\n" }));
     assert_eq!(console(&server, "clear", None), json!({ "kind": "clear", "text": "" }));

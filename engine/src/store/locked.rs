@@ -138,7 +138,7 @@ impl<'a> Locked<'a> {
         Locked {
             store: self.store,
             db,
-            guards: self.guards.iter_mut().map(|(i, held)| (*i, Held::Borrowed(&mut **held))).collect(),
+            guards: self.guards.iter_mut().map(|(i, held)| (*i, Held::Borrowed(held))).collect(),
         }
     }
 

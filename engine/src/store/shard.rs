@@ -401,8 +401,8 @@ impl Shard {
                 ttl_samples += 1;
             }
         }
-        if ttl_samples > 0 {
-            self.common.sampled_ttl(self.db, ttl_sum / ttl_samples);
+        if let Some(mean) = ttl_sum.checked_div(ttl_samples) {
+            self.common.sampled_ttl(self.db, mean);
         }
         (sampled, expired)
     }

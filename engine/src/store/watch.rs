@@ -19,13 +19,16 @@ pub struct Watcher {
 /// The sessions watching one key (usually one).
 type Watchers = SmallVec<[Watcher; 1]>;
 
+/// A watched key: its database and name.
+type WatchedKey = (usize, Box<[u8]>);
+
 #[derive(Default)]
 pub struct Watches {
     /// How many (key, session) pairs are registered, so that writes skip the registry's lock
     /// entirely while nobody watches anything (the common case).
     count: AtomicUsize,
     /// Keyed by database, then key.
-    map: Mutex<HashMap<(usize, Box<[u8]>), Watchers>>,
+    map: Mutex<HashMap<WatchedKey, Watchers>>,
 }
 
 impl Watches {
@@ -78,7 +81,7 @@ impl Watches {
 
     /// Every watched key with its database (for FLUSHALL and SWAPDB, which touch those that
     /// exist).
-    pub fn keys(&self) -> Vec<(usize, Box<[u8]>)> {
+    pub fn keys(&self) -> Vec<WatchedKey> {
         if !self.any() {
             return Vec::new();
         }

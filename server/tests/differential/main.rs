@@ -17,7 +17,8 @@
 //! Deliberate differences, each avoided by the generator or normalized where noted (each family
 //! module lists its own):
 //! - INFO and HELLO are not sent: Vitrine answers them with its own fields.
-//! - SELECT is not sent: Vitrine has one database.
+//! - SELECT is sent by the `databases` family only (the other families run in database 0;
+//!   that one mixes their operations with SELECT, MOVE, COPY ... DB and SWAPDB).
 //! - OBJECT ENCODING is asked only right after a plain SET (see `set_then_encoding`).
 //! - An error that quotes an argument holds its raw bytes in Redis; Vitrine's error texts
 //!   are strings, so bytes that are not UTF-8 become U+FFFD. Errors are compared after the
@@ -37,6 +38,7 @@ mod common;
 
 mod harness;
 
+mod databases;
 mod hashes_sets;
 mod introspection;
 mod lists;

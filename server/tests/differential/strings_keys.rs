@@ -331,7 +331,7 @@ const OPS: &[(u32, Op)] = &[
 
 impl Gen {
     /// One random operation, picked by weight from `OPS`.
-    fn op(&mut self) -> Vec<Step> {
+    pub(crate) fn op(&mut self) -> Vec<Step> {
         let (k, v) = (self.key(), self.value());
         let op = self.weighted(OPS);
         op(self, k, v)

@@ -11,11 +11,14 @@ use crate::num::parse_i64;
 use crate::reply::Reply;
 
 /// A database index as Redis's `getIntFromObjectOrReply` reads it (an integer that fits a C
-/// int), then checked against `databases`. `not_int` is the text for a non-integer.
-fn db_index(ctx: &Ctx<'_>, arg: &[u8], not_int: &str) -> Result<usize, CmdError> {
-    let n = parse_i64(arg).ok_or_else(|| CmdError::err(not_int))?;
+/// int), then checked against `databases`. `msg` is the command's own text for an argument
+/// that is not such an integer (SWAPDB's); without one, Redis's two generic texts.
+fn db_index(ctx: &Ctx<'_>, arg: &[u8], msg: Option<&str>) -> Result<usize, CmdError> {
+    let n = parse_i64(arg).ok_or_else(|| CmdError::err(msg.unwrap_or(NOT_INT)))?;
     if i32::try_from(n).is_err() {
-        return Err(CmdError::err("value is out of range, value must between -2147483648 and 2147483647"));
+        return Err(CmdError::err(
+            msg.unwrap_or("value is out of range, value must between -2147483648 and 2147483647"),
+        ));
     }
     usize::try_from(n).ok().filter(|&db| db < ctx.db.databases()).ok_or(CmdError::DbOutOfRange)
 }
@@ -28,7 +31,7 @@ const NOT_INT: &str = "value is not an integer or out of range";
 /// SELECT index
 /// ```
 pub fn select(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let db = db_index(ctx, args.bytes()?, NOT_INT)?;
+    let db = db_index(ctx, args.bytes()?, None)?;
     ctx.session.db = db;
     ctx.session.client.db.store(db, Relaxed);
     Ok(Reply::Ok)
@@ -42,7 +45,7 @@ pub fn select(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 /// ```
 pub fn move_key(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
-    let to = db_index(ctx, args.bytes()?, NOT_INT)?;
+    let to = db_index(ctx, args.bytes()?, None)?;
     let (from, now) = (ctx.db.db(), ctx.now);
     if to == from {
         return Err(CmdError::err("source and destination objects are the same"));
@@ -72,7 +75,7 @@ pub fn copy(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
             replace = true;
         } else if args.flag("DB") {
             let arg = args.bytes().map_err(|_| CmdError::Syntax)?;
-            to = db_index(ctx, arg, NOT_INT)?;
+            to = db_index(ctx, arg, None)?;
         } else {
             return Err(CmdError::Syntax);
         }
@@ -105,8 +108,8 @@ pub fn copy(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
 /// SWAPDB index1 index2
 /// ```
 pub fn swapdb(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let a = db_index(ctx, args.bytes()?, "invalid first DB index")?;
-    let b = db_index(ctx, args.bytes()?, "invalid second DB index")?;
+    let a = db_index(ctx, args.bytes()?, Some("invalid first DB index"))?;
+    let b = db_index(ctx, args.bytes()?, Some("invalid second DB index"))?;
     if a == b {
         return Ok(Reply::Ok);
     }
