@@ -20,14 +20,16 @@ use crate::propagate::Propagation;
 use crate::pubsub::{PubSub, Subscriptions};
 use crate::reply::{encode_error, Reply};
 use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
-use crate::session::tx::{Queued, Transaction};
+use crate::session::tx::Transaction;
 use crate::session::Session;
-use crate::stats::{DbKeyspace, HostFacts, KeysByType, Stats, StatsSnapshot};
+use crate::stats::{HostFacts, Stats};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
 use crate::store::{KeyEvent, Locked, Store, SweepReport};
 use crate::table::{self, Command, DENYOOM, NOAUTH, WRITE};
 
 mod blocked;
+mod exec;
+mod snapshot;
 
 /// Shards per engine: enough that threads rarely meet on one lock, few enough that SCAN and
 /// sampling stay cheap.
@@ -546,82 +548,6 @@ impl Engine {
             .collect()
     }
 
-    /// Runs a transaction's queued commands atomically: admission for the whole batch, one
-    /// lock over the shards of all their keys (all shards when one walks the keyspace), each
-    /// command on those locks, then the memory limit enforced once. EXECABORT when the
-    /// batch cannot get the memory it needs.
-    pub(crate) fn exec_queued(&self, session: &mut Session, queue: &[Queued], now_ms: u64) -> Result<Reply, CmdError> {
-        let stats = self.stats();
-        // The session keeps each command's table index only (it sits below the table).
-        let queue: Vec<Job<'_>> =
-            queue.iter().map(|q| Job { cmd: table::row(q.index), index: q.index, argv: &q.argv }).collect();
-        if queue.iter().any(|q| q.cmd.flags & WRITE != 0) {
-            if let Some(why) = self.propagation().refusal() {
-                return Err(CmdError::Other(format!("EXECABORT Transaction discarded because of: {why}")));
-            }
-        }
-        let argvs: Vec<Vec<&[u8]>> = queue.iter().map(|q| q.argv.iter().map(Vec::as_slice).collect()).collect();
-        let batch = || queue.iter().zip(argvs.iter());
-        // Held until the batch is done, so concurrent writers cannot claim the same room.
-        let _room = if batch().any(|(q, _)| q.cmd.flags & DENYOOM != 0) {
-            let mut need: usize = batch()
-                .filter(|(q, _)| q.cmd.flags & DENYOOM != 0)
-                .map(|(q, argv)| self.estimate_growth(q.cmd, argv))
-                .sum();
-            let config = self.config();
-            if config.policy() != crate::store::limits::Policy::NoEviction && config.maxmemory() > 0 {
-                // The estimate assumes every key new; a batch larger than the whole limit
-                // may still fit once the keys it replaces are counted, and evicting
-                // everything is as far as admission can go. `enforce_limit` has the last word.
-                need = need.min(config.maxmemory() as usize);
-            }
-            match self.store.make_room(need, now_ms) {
-                Ok(room) => room,
-                Err(e) => {
-                    stats.rejected_oom.fetch_add(1, Relaxed);
-                    return Err(CmdError::Other(format!("EXECABORT Transaction discarded because of: {e}")));
-                }
-            }
-        } else {
-            self.store.no_reservation()
-        };
-        let walks = batch().any(|(q, argv)| q.cmd.keys(argv).next().is_none() && !tx::keyspace_free(q.cmd));
-        // Keys are locked by stripe, the same in every database, so a SELECT inside the
-        // transaction needs no other locks.
-        let mut locked = if walks {
-            self.store.lock_all(session.db)
-        } else {
-            self.store.lock_keys(session.db, batch().flat_map(|(q, argv)| q.cmd.keys(argv)))
-        };
-        let mut replies = Vec::with_capacity(queue.len());
-        let logging = self.propagation().enabled();
-        if logging {
-            session.prop_batch = Some(crate::propagate::Batch::default());
-        }
-        for (q, argv) in batch() {
-            stats.calls.add(q.index, 1);
-            session.client.last_cmd.store(q.index, Relaxed);
-            let db = session.db;
-            let reply = match self.run_locked(q.cmd, session, locked.reborrow_in(db), argv, now_ms) {
-                Ok(reply) => reply,
-                Err(e) => e.into(),
-            };
-            if reply.is_error() {
-                stats.failed_calls.add(q.index, 1);
-                stats.error_replies.fetch_add(1, Relaxed);
-            }
-            replies.push(reply);
-        }
-        if let Some(batch) = session.prop_batch.take().filter(|_| logging) {
-            self.propagation().append_batch(batch);
-        }
-        drop(locked);
-        // After writes, and after a CONFIG SET maxmemory that could not evict while the
-        // transaction held the shards.
-        self.store.enforce_limit(now_ms);
-        Ok(Reply::Array(replies))
-    }
-
     /// How many bytes a write may add, at most: every argument stored anew, plus a fresh
     /// entry per key. Conservative on purpose so the limit holds after the write. A key
     /// lives inside its entry's allocation, which the allocator rounds up to a size class
@@ -643,81 +569,6 @@ impl Engine {
     /// The most recent evictions and expirations.
     pub(crate) fn recent_events(&self) -> Vec<KeyEvent> {
         self.store.recent_events()
-    }
-
-    /// Everything INFO, the admin API and the dashboard show, at `now_ms`.
-    pub fn snapshot(&self, now_ms: u64) -> StatsSnapshot {
-        self.snapshot_in(&mut self.store.unlocked(0), now_ms)
-    }
-
-    /// `snapshot`, counting keys through `db` (INFO inside an EXEC uses its held locks).
-    pub(crate) fn snapshot_in(&self, db: &mut Locked<'_>, now_ms: u64) -> StatsSnapshot {
-        let s = self.stats();
-        let k = &s.keyspace;
-        let hits = k.hits.load(Relaxed);
-        let misses = k.misses.load(Relaxed);
-        let rates = s.rates();
-        // Live counts, O(shards): a snapshot is taken every second and must not walk millions
-        // of keys. Like DBSIZE, they include expired keys not yet collected.
-        let dbs = db.all_dbs();
-        let by_type = dbs.iter().fold([0; crate::store::entry::Value::TYPES], |mut sum, d| {
-            for (s, n) in sum.iter_mut().zip(d.by_type) {
-                *s += n;
-            }
-            sum
-        });
-        let keys_by_type = KeysByType::from_counts(by_type);
-        let keys = by_type.iter().sum::<usize>() as u64;
-        let with_ttl = dbs.iter().map(|d| d.expires as u64).sum();
-        let keyspace = dbs
-            .iter()
-            .filter(|d| d.keys > 0)
-            .map(|d| DbKeyspace {
-                db: d.db as u32,
-                keys: d.keys as u64,
-                expires: d.expires as u64,
-                avg_ttl_ms: if d.expires == 0 { 0 } else { self.store.common.avg_ttl_ms(d.db) },
-                keys_by_type: KeysByType::from_counts(d.by_type),
-            })
-            .collect();
-        StatsSnapshot {
-            version: crate::VERSION,
-            now_ms,
-            uptime_s: now_ms.saturating_sub(self.start_ms) / 1000,
-            used_memory: self.store.used_memory() as u64,
-            maxmemory: self.config().maxmemory(),
-            maxmemory_policy: self.config().policy().name(),
-            maxmemory_samples: self.config().samples(),
-            keys,
-            keys_with_ttl: with_ttl,
-            databases: self.store.databases() as u32,
-            keyspace,
-            keys_by_type,
-            hits,
-            misses,
-            misses_never_seen: k.misses_never_seen.load(Relaxed),
-            misses_expired: k.misses_expired.load(Relaxed),
-            misses_evicted: k.misses_evicted.load(Relaxed),
-            hit_ratio: if hits + misses == 0 { 0.0 } else { hits as f64 / (hits + misses) as f64 },
-            expired_keys: k.expired_keys.load(Relaxed),
-            evicted_keys: k.evicted_keys.load(Relaxed),
-            rejected_oom: s.rejected_oom.load(Relaxed),
-            commands_processed: s.commands_processed.load(Relaxed),
-            ops_per_sec: rates.ops_per_sec,
-            net_input_per_sec: rates.net_input_per_sec,
-            net_output_per_sec: rates.net_output_per_sec,
-            connected_clients: s.connected_clients.load(Relaxed),
-            connections_received: s.connections_received.load(Relaxed),
-            rejected_connections: s.rejected_connections.load(Relaxed),
-            net_input_bytes: s.net_input_bytes.load(Relaxed),
-            net_output_bytes: s.net_output_bytes.load(Relaxed),
-            protocol_errors: s.protocol_errors.load(Relaxed),
-            error_replies: s.error_replies.load(Relaxed),
-            client_output_buffer_limit_disconnections: s.client_output_buffer_limit_disconnections.load(Relaxed),
-            acl_access_denied_auth: s.acl_access_denied_auth.load(Relaxed),
-            host: self.host_facts(),
-            commands: StatsSnapshot::command_stats(s, table::rows().iter().map(|c| c.name)),
-        }
     }
 }
 

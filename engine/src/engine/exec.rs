@@ -1,0 +1,90 @@
+//! EXEC's dispatch: a transaction's queued commands run atomically on one set of locks, with
+//! admission for the whole batch and its writes logged as one MULTI ... EXEC.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::{Engine, Job};
+use crate::cmd::tx;
+use crate::error::CmdError;
+use crate::reply::Reply;
+use crate::session::tx::Queued;
+use crate::session::Session;
+use crate::table::{self, DENYOOM, WRITE};
+
+impl Engine {
+    /// Runs a transaction's queued commands atomically: admission for the whole batch, one
+    /// lock over the shards of all their keys (all shards when one walks the keyspace), each
+    /// command on those locks, then the memory limit enforced once. EXECABORT when the
+    /// batch cannot get the memory it needs.
+    pub(crate) fn exec_queued(&self, session: &mut Session, queue: &[Queued], now_ms: u64) -> Result<Reply, CmdError> {
+        let stats = self.stats();
+        // The session keeps each command's table index only (it sits below the table).
+        let queue: Vec<Job<'_>> =
+            queue.iter().map(|q| Job { cmd: table::row(q.index), index: q.index, argv: &q.argv }).collect();
+        if queue.iter().any(|q| q.cmd.flags & WRITE != 0) {
+            if let Some(why) = self.propagation().refusal() {
+                return Err(CmdError::Other(format!("EXECABORT Transaction discarded because of: {why}")));
+            }
+        }
+        let argvs: Vec<Vec<&[u8]>> = queue.iter().map(|q| q.argv.iter().map(Vec::as_slice).collect()).collect();
+        let batch = || queue.iter().zip(argvs.iter());
+        // Held until the batch is done, so concurrent writers cannot claim the same room.
+        let _room = if batch().any(|(q, _)| q.cmd.flags & DENYOOM != 0) {
+            let mut need: usize = batch()
+                .filter(|(q, _)| q.cmd.flags & DENYOOM != 0)
+                .map(|(q, argv)| self.estimate_growth(q.cmd, argv))
+                .sum();
+            let config = self.config();
+            if config.policy() != crate::store::limits::Policy::NoEviction && config.maxmemory() > 0 {
+                // The estimate assumes every key new; a batch larger than the whole limit
+                // may still fit once the keys it replaces are counted, and evicting
+                // everything is as far as admission can go. `enforce_limit` has the last word.
+                need = need.min(config.maxmemory() as usize);
+            }
+            match self.store.make_room(need, now_ms) {
+                Ok(room) => room,
+                Err(e) => {
+                    stats.rejected_oom.fetch_add(1, Relaxed);
+                    return Err(CmdError::Other(format!("EXECABORT Transaction discarded because of: {e}")));
+                }
+            }
+        } else {
+            self.store.no_reservation()
+        };
+        let walks = batch().any(|(q, argv)| q.cmd.keys(argv).next().is_none() && !tx::keyspace_free(q.cmd));
+        // Keys are locked by stripe, the same in every database, so a SELECT inside the
+        // transaction needs no other locks.
+        let mut locked = if walks {
+            self.store.lock_all(session.db)
+        } else {
+            self.store.lock_keys(session.db, batch().flat_map(|(q, argv)| q.cmd.keys(argv)))
+        };
+        let mut replies = Vec::with_capacity(queue.len());
+        let logging = self.propagation().enabled();
+        if logging {
+            session.prop_batch = Some(crate::propagate::Batch::default());
+        }
+        for (q, argv) in batch() {
+            stats.calls.add(q.index, 1);
+            session.client.last_cmd.store(q.index, Relaxed);
+            let db = session.db;
+            let reply = match self.run_locked(q.cmd, session, locked.reborrow_in(db), argv, now_ms) {
+                Ok(reply) => reply,
+                Err(e) => e.into(),
+            };
+            if reply.is_error() {
+                stats.failed_calls.add(q.index, 1);
+                stats.error_replies.fetch_add(1, Relaxed);
+            }
+            replies.push(reply);
+        }
+        if let Some(batch) = session.prop_batch.take().filter(|_| logging) {
+            self.propagation().append_batch(batch);
+        }
+        drop(locked);
+        // After writes, and after a CONFIG SET maxmemory that could not evict while the
+        // transaction held the shards.
+        self.store.enforce_limit(now_ms);
+        Ok(Reply::Array(replies))
+    }
+}
