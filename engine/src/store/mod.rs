@@ -76,11 +76,15 @@ pub struct KeyEvent {
 /// (`propagate`) sits above it; it is called once per removal, never on a read or write.
 pub trait RemovalLog: Send + Sync {
     fn removed(&self, key: &[u8]);
+    /// Fields of the hash at `key` that expired (HEXPIRE and friends), removed by a lookup
+    /// or the active cycle.
+    fn removed_fields(&self, key: &[u8], fields: &[Box<[u8]>]);
 }
 
 /// No log: for a store that nothing records (tests, tools).
 impl RemovalLog for () {
     fn removed(&self, _key: &[u8]) {}
+    fn removed_fields(&self, _key: &[u8], _fields: &[Box<[u8]>]) {}
 }
 
 /// State every shard shares: settings, counters, the memory total, the access clock.
@@ -164,6 +168,13 @@ impl Common {
             freq: lfu_decay(entry, now_ms, self.limits.lfu_decay_time()),
             size: entry.size,
             at_ms: now_ms,
+        }
+    }
+
+    /// Logs fields of a hash that expired (the hash itself stays unless they were its last).
+    pub(crate) fn record_fields_expired(&self, key: &[u8], fields: &[Box<[u8]>]) {
+        if !fields.is_empty() {
+            self.removals.removed_fields(key, fields);
         }
     }
 
