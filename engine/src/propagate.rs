@@ -592,6 +592,53 @@ mod engine_tests {
     }
 
     #[test]
+    fn hash_field_expiry_is_logged_in_absolute_form_and_expired_fields_as_hdel() {
+        let mut t = TestEngine::default();
+        t.engine.propagation().set_enabled(true);
+        let now = t.now;
+        t.run(&["HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4"]);
+        t.run(&["HEXPIRE", "h", "10", "NX", "FIELDS", "3", "a", "b", "nope"]);
+        t.run(&["HPEXPIRE", "h", "10", "NX", "FIELDS", "1", "a"]); // condition not met: nothing
+        t.run(&["HEXPIREAT", "h", "1", "FIELDS", "1", "c"]); // in the past: HDEL
+        t.run(&["HGETEX", "h", "FIELDS", "1", "a"]); // a read: nothing
+        t.run(&["HGETEX", "h", "PX", "500", "FIELDS", "2", "b", "nope"]);
+        t.run(&["HGETEX", "h", "PERSIST", "FIELDS", "1", "b"]);
+        t.run(&["HSETEX", "h", "FNX", "EX", "5", "FIELDS", "1", "e", "5"]);
+        t.run(&["HSETEX", "h", "FNX", "EX", "5", "FIELDS", "1", "e", "5"]); // FNX failed: nothing
+        t.run(&["HGETDEL", "h", "FIELDS", "2", "d", "nope"]);
+        t.run(&["HGETDEL", "h", "FIELDS", "1", "nope"]); // nothing deleted: nothing
+        assert_eq!(
+            drain(&t),
+            [
+                "HSET h a 1 b 2 c 3 d 4".to_string(),
+                format!("HPEXPIREAT h {} FIELDS 2 a b", now + 10_000),
+                "HDEL h c".into(),
+                format!("HPEXPIREAT h {} FIELDS 1 b", now + 500),
+                "HPERSIST h FIELDS 1 b".into(),
+                format!("HSETEX h FNX PXAT {} FIELDS 1 e 5", now + 5000),
+                "HDEL h d".into(),
+            ]
+        );
+        // Fields that expire are logged as HDEL when a lookup or the active cycle drops them.
+        t.advance(6000);
+        t.run(&["HGET", "h", "b"]);
+        assert_eq!(drain(&t), ["HDEL h e"]);
+        t.advance(10_000);
+        t.engine.sweep(t.now, 100);
+        assert_eq!(drain(&t), ["HDEL h a"]);
+        assert_eq!(
+            t.run(&["HGETALL", "h"]),
+            crate::reply::Reply::Map(vec![(crate::testing::bulk("b"), crate::testing::bulk("2"))])
+        );
+        // An AOF rewrite writes each field's expiry after the fields.
+        t.run(&["HPEXPIREAT", "h", &(t.now + 1000).to_string(), "FIELDS", "1", "b"]);
+        let mut out = Vec::new();
+        t.engine.store().scan(0, 100, t.now, |k, e| super::encode_entry(&mut out, k, e, 10));
+        let text = String::from_utf8_lossy(&out).replace("\r\n", " ");
+        assert!(text.contains(&format!("HPEXPIREAT $1 h ${} {} $6 FIELDS $1 1 $1 b", 13, t.now + 1000)), "{text}");
+    }
+
+    #[test]
     fn refused_writes_answer_the_hosts_error() {
         let mut t = TestEngine::default();
         t.engine.propagation().refuse_writes(Some("MISCONF Errors writing to the AOF file: disk full".into()));

@@ -170,3 +170,45 @@ fn lru_keeps_the_hot_set_under_skewed_access() {
     assert!(lfu > 0.75, "allkeys-lfu hit ratio {lfu:.3}");
     assert!(lru > random, "lru {lru:.3} should beat random {random:.3}");
 }
+
+#[test]
+fn hash_field_ttls_are_accounted_and_give_their_bytes_back() {
+    let mut t = TestEngine::default();
+    for i in 0..200 {
+        t.run(&["HSET", &format!("h{i}"), "stay", "v", "f1", "v", "f2", "v"]);
+    }
+    let baseline = used(&t);
+    for i in 0..200 {
+        t.run(&["HPEXPIRE", &format!("h{i}"), "1000", "FIELDS", "2", "f1", "f2"]);
+    }
+    let with_ttls = used(&t);
+    assert!(with_ttls > baseline + 200 * 2 * 32, "{with_ttls} vs {baseline}");
+    // Dropping the TTLs gives back exactly what they cost.
+    for i in 0..100 {
+        t.run(&["HPERSIST", &format!("h{i}"), "FIELDS", "2", "f1", "f2"]);
+    }
+    for i in 0..100 {
+        t.run(&["HPEXPIRE", &format!("h{i}"), "1000", "FIELDS", "2", "f1", "f2"]);
+    }
+    assert_eq!(used(&t), with_ttls);
+    // Once the fields expire (active cycle), the hashes are back to their one field; HSET
+    // of the fields brings the baseline back.
+    t.advance(2000);
+    for _ in 0..200 {
+        vitrine_engine::inspect::expiry_cycle(&t.engine, t.now, 16, || true);
+    }
+    for i in 0..200 {
+        assert_eq!(t.run(&["HLEN", &format!("h{i}")]), Reply::Int(1));
+        t.run(&["HSET", &format!("h{i}"), "f1", "v", "f2", "v"]);
+    }
+    assert_eq!(used(&t), baseline);
+    // Hashes made only of fields with a TTL go entirely.
+    for i in 0..200 {
+        t.run(&["HSETEX", &format!("e{i}"), "PX", "10", "FIELDS", "1", "f", "v"]);
+    }
+    t.advance(20);
+    for _ in 0..200 {
+        vitrine_engine::inspect::expiry_cycle(&t.engine, t.now, 16, || true);
+    }
+    assert_eq!(used(&t), baseline);
+}
