@@ -7,6 +7,11 @@
 //! HRANDFIELD and HSCAN; `expire` the field expiry commands (HEXPIRE and friends, HTTL and
 //! friends, HPERSIST) and `getex` HGETEX, HSETEX and HGETDEL. The typed access the
 //! sub-families share lives here.
+//!
+//! Expired fields: the store removes them when a command looks the hash up (and in the
+//! active cycle), so every command here sees live fields only. That includes HLEN, where
+//! Redis counts fields that expired but were not yet deleted (its own test pins that with
+//! active expiry turned off); Vitrine answers what HGETALL would list.
 
 mod expire;
 #[cfg(test)]
