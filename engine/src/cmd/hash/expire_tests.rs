@@ -397,3 +397,28 @@ fn field_ttls_return_memory_to_baseline() {
     t.run(&["FLUSHALL"]);
     assert_eq!(t.used_memory(), 0);
 }
+
+#[test]
+fn various_commands_ignore_expired_fields() {
+    let mut t = TestEngine::default();
+    t.run(&["HSET", "h4", "1", "99", "2", "99", "3", "99"]);
+    t.run(&["HSET", "h5", "1", "1", "2", "22", "3", "333", "4", "4444"]);
+    t.run(&["HPEXPIRE", "h4", "1", "NX", "FIELDS", "1", "2"]);
+    t.run(&["HPEXPIRE", "h5", "1", "NX", "FIELDS", "2", "3", "4"]);
+    t.advance(5);
+    assert_eq!(t.run(&["HINCRBY", "h4", "2", "1"]), int(1));
+    assert_eq!(t.run(&["HINCRBY", "h4", "3", "1"]), int(100));
+    assert_eq!(t.run(&["HSTRLEN", "h5", "3"]), int(0));
+    assert_eq!(t.run(&["HMGET", "h5", "1", "3", "4"]), arr(vec![bulk("1"), nil(), nil()]));
+    assert_eq!(t.run(&["HEXISTS", "h5", "4"]), int(0));
+    assert_eq!(t.run(&["HDEL", "h5", "3", "2"]), int(1));
+    // HSET's count of new fields, with fields that have a TTL.
+    t.run(&["HSET", "m", "f1", "v1", "f2", "v2"]);
+    t.run(&["HEXPIRE", "m", "100000", "FIELDS", "1", "f1"]);
+    assert_eq!(t.run(&["HSET", "m", "f1", "v2"]), int(0));
+    assert_eq!(t.run(&["HSET", "m", "f3", "v3", "f4", "v4"]), int(2));
+    assert_eq!(t.run(&["HTTL", "m", "FIELDS", "1", "f1"]), ints(&[-1]));
+    t.run(&["HEXPIRE", "m", "10", "FIELDS", "1", "f3"]);
+    t.advance(10_000);
+    assert_eq!(t.run(&["HKEYS", "m"]), bulks(&["f1", "f2", "f4"]));
+}

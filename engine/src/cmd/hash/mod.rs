@@ -9,9 +9,9 @@
 //! sub-families share lives here.
 //!
 //! Expired fields: the store removes them when a command looks the hash up (and in the
-//! active cycle), so every command here sees live fields only. That includes HLEN, where
-//! Redis counts fields that expired but were not yet deleted (its own test pins that with
-//! active expiry turned off); Vitrine answers what HGETALL would list.
+//! active cycle), so every command here sees live fields only. That includes HLEN and HDEL,
+//! where Redis counts fields that expired but were not yet deleted (its own tests pin that
+//! with active expiry turned off); Vitrine answers as HGETALL would list the hash.
 
 mod expire;
 #[cfg(test)]
