@@ -248,6 +248,17 @@ impl HashValue {
         gone
     }
 
+    /// The accounted bytes counted again from scratch, for tests of the running count.
+    #[cfg(test)]
+    pub(crate) fn recount(&self) -> usize {
+        let fields: usize = self.map.iter().map(|(f, v)| element_size(f, v)).sum();
+        let ttls = self.ttls.as_ref().map_or(0, |t| {
+            assert_eq!(t.at.len(), t.order.len(), "the two views of the TTLs agree");
+            alloc_size(size_of::<FieldTtls>()) + t.at.keys().map(|f| ttl_size(f)).sum::<usize>()
+        });
+        fields + ttls
+    }
+
     /// Gives memory back once the map is mostly empty (as Redis resizes a sparse dict), so
     /// what the allocator holds stays close to what is accounted per field. Amortized O(1).
     fn maybe_shrink(&mut self) {

@@ -4,6 +4,7 @@
 //! test runs against.
 
 use crate::reply::Reply;
+use crate::store::Touch;
 
 use super::tests::strings;
 use crate::testing::{arity, arr, bulk, bulks, err, int, nil, TestEngine, NOT_INT, WRONGTYPE};
@@ -421,4 +422,104 @@ fn various_commands_ignore_expired_fields() {
     t.run(&["HEXPIRE", "m", "10", "FIELDS", "1", "f3"]);
     t.advance(10_000);
     assert_eq!(t.run(&["HKEYS", "m"]), bulks(&["f1", "f2", "f4"]));
+}
+
+/// Random field writes, expiries and reads over a few hashes, against a model of which
+/// fields are live; deleting every key at the end must give every accounted byte back.
+#[test]
+fn random_field_expiry_matches_a_model_and_accounts_exactly() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut t = TestEngine::default();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    // key -> field -> expiry (0: none)
+    let mut model: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for step in 0..3000 {
+        let key = format!("h{}", next(4));
+        let field = format!("f{}", next(8));
+        let ms = next(50).to_string();
+        let now = t.now;
+        let fields = model.entry(key.clone()).or_default();
+        // What the engine sees: the model without its expired fields.
+        fields.retain(|_, at| *at == 0 || *at > now);
+        match next(9) {
+            0 | 1 => {
+                t.run(&["HSET", &key, &field, "v"]);
+                fields.insert(field, 0);
+            }
+            2 => {
+                let reply = t.run(&["HPEXPIRE", &key, &ms, "FIELDS", "1", &field]);
+                let at = now + ms.parse::<u64>().unwrap();
+                let want = match fields.get(&field) {
+                    None => -2,
+                    Some(_) if at <= now => 2,
+                    Some(_) => 1,
+                };
+                assert_eq!(reply, ints(&[want]), "step {step}");
+                match want {
+                    2 => {
+                        fields.remove(&field);
+                    }
+                    1 => {
+                        fields.insert(field, at);
+                    }
+                    _ => {}
+                }
+            }
+            3 => {
+                let reply = t.run(&["HPERSIST", &key, "FIELDS", "1", &field]);
+                let want = match fields.get_mut(&field) {
+                    None => -2,
+                    Some(0) => -1,
+                    Some(at) => {
+                        *at = 0;
+                        1
+                    }
+                };
+                assert_eq!(reply, ints(&[want]), "step {step}");
+            }
+            4 => {
+                t.run(&["HSETEX", &key, "PX", &ms, "FIELDS", "1", &field, "w"]);
+                let at = now + ms.parse::<u64>().unwrap();
+                if at <= now {
+                    fields.remove(&field);
+                } else {
+                    fields.insert(field, at);
+                }
+            }
+            5 => {
+                t.run(&["HDEL", &key, &field]);
+                fields.remove(&field);
+            }
+            6 => t.advance(next(20)),
+            7 => {
+                t.engine.sweep(t.now, 100);
+            }
+            _ => {
+                let live: BTreeSet<String> = fields.keys().cloned().collect();
+                let mut got = strings(t.run(&["HKEYS", &key]));
+                got.sort();
+                assert_eq!(got, live.into_iter().collect::<Vec<_>>(), "step {step}");
+            }
+        }
+        if model.get(&key).is_some_and(|f| f.is_empty()) {
+            model.remove(&key);
+        }
+        let store = t.engine.store();
+        let mut shard = store.lock_shard(store.shard_index(key.as_bytes()));
+        if let Some(crate::store::entry::ValueRef::Hash(h)) =
+            shard.lookup(key.as_bytes(), 0, Touch::No).map(|e| e.value)
+        {
+            assert_eq!(h.heap_size(), h.recount(), "step {step}");
+        }
+    }
+    for key in ["h0", "h1", "h2", "h3"] {
+        t.run(&["DEL", key]);
+    }
+    assert_eq!(t.used_memory(), 0);
 }
