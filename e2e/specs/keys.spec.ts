@@ -77,5 +77,19 @@ for (const target of TARGETS) {
       expect(Number((await target.read(page, redis, ['TTL', 'user:3'])).replace('(integer) ', ''))).toBeGreaterThan(250);
       expect(await target.read(page, redis, ['GET', 'user:1'])).toBe('"alice"');
     });
+
+    test('a hash whose fields expire shows each field\'s TTL', async ({ page, redis }) => {
+      await target.write(page, redis, [
+        ['HSET', 'profile', 'name', 'ann', 'code', '1234'],
+        ['HEXPIRE', 'profile', '3600', 'FIELDS', '1', 'code'],
+      ]);
+      await target.open(page, 'Keys');
+      const table = page.getByRole('table', { name: 'Keys' });
+      await table.getByRole('button', { name: 'profile', exact: true }).click();
+      const fields = page.getByRole('region', { name: 'profile' }).getByRole('table', { name: 'Fields' });
+      await expect(fields.getByRole('columnheader', { name: 'TTL' })).toBeVisible();
+      await expect(fields.getByRole('row', { name: /^code 1234 (59m \d\ds|1h 00m)$/ })).toBeVisible();
+      await expect(fields.getByRole('row', { name: 'name ann no TTL' })).toBeVisible();
+    });
   });
 }

@@ -6,8 +6,10 @@
 //! Canonical form (`rewrite_for_log`): relative expiry becomes absolute (`PXAT`,
 //! `PEXPIREAT`), blocking pops their non-blocking form, random pops the members they removed,
 //! float increments the value they produced; evictions and expirations are logged as `DEL`,
-//! and an EXEC as `MULTI` ... `EXEC` around its writes. A `SELECT` goes before a command
-//! whose database differs from the last one logged (and before the first), as Redis's AOF.
+//! expired hash fields as `HDEL`, field expiries as `HPEXPIREAT ... FIELDS` with the fields
+//! they set, and an EXEC as `MULTI` ... `EXEC` around its writes. A `SELECT` goes before a
+//! command whose database differs from the last one logged (and before the first), as
+//! Redis's AOF.
 
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -172,11 +174,21 @@ impl Propagation {
     }
 }
 
-/// The store's evictions and expirations, logged as DEL.
+/// The store's evictions and expirations, logged as DEL; expired hash fields as HDEL (as
+/// Redis propagates them).
 impl RemovalLog for Propagation {
     fn removed(&self, db: usize, key: &[u8]) {
         if self.enabled() {
             self.append(db, &[&b"DEL"[..], key]);
+        }
+    }
+
+    fn removed_fields(&self, db: usize, key: &[u8], fields: &[Box<[u8]>]) {
+        if self.enabled() {
+            let mut argv: Vec<&[u8]> = Vec::with_capacity(fields.len() + 2);
+            argv.extend([&b"HDEL"[..], key]);
+            argv.extend(fields.iter().map(|f| &**f));
+            self.append(db, &argv);
         }
     }
 }
@@ -341,12 +353,124 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             cmd.extend(members);
             vec![cmd]
         }
+        b"HEXPIRE" | b"HPEXPIRE" | b"HEXPIREAT" | b"HPEXPIREAT" => hexpire_effect(&name, argv, reply, now_ms),
+        b"HGETEX" => hgetex_effect(argv, reply, now_ms),
+        b"HSETEX" => match reply {
+            Reply::Int(1) => vec![hsetex_absolute(argv, now_ms)],
+            _ => vec![],
+        },
+        b"HGETDEL" => {
+            let key = argv.get(1).copied().unwrap_or_default();
+            let found = fields_found(argv.get(4..).unwrap_or_default(), reply, |r| matches!(r, Reply::Bulk(_)));
+            hdel(key, &found).into_iter().collect()
+        }
         b"INCRBYFLOAT" => match reply {
             Reply::Bulk(v) => vec![vec![b"SET".to_vec(), argv[1].to_vec(), v.clone(), b"KEEPTTL".to_vec()]],
             _ => own(),
         },
         _ => own(),
     }
+}
+
+/// A field expiry argument as unix ms: `amount` units of `unit_ms`, plus now when relative.
+fn field_expiry_abs(amount: &[u8], unit_ms: i64, relative: bool, now_ms: u64) -> Option<u64> {
+    let ms = parse_i64(amount)?.checked_mul(unit_ms)?;
+    let base = if relative { now_ms as i64 } else { 0 };
+    u64::try_from(ms.checked_add(base)?).ok()
+}
+
+/// The unit and relativity of a time option word (EX, PX, EXAT, PXAT).
+fn time_word(word: &[u8]) -> Option<(i64, bool)> {
+    match upper(word).as_slice() {
+        b"EX" => Some((1000, true)),
+        b"PX" => Some((1, true)),
+        b"EXAT" => Some((1000, false)),
+        b"PXAT" => Some((1, false)),
+        _ => None,
+    }
+}
+
+/// The fields whose per-field reply passes `keep` (replies in the order of `fields`).
+fn fields_found<'a>(fields: &[&'a [u8]], reply: &Reply, keep: impl Fn(&Reply) -> bool) -> Vec<&'a [u8]> {
+    match reply {
+        Reply::Array(items) => fields.iter().zip(items).filter(|(_, r)| keep(r)).map(|(f, _)| *f).collect(),
+        _ => vec![],
+    }
+}
+
+/// `HDEL key fields...`, or nothing without fields.
+fn hdel(key: &[u8], fields: &[&[u8]]) -> Option<Vec<Vec<u8>>> {
+    (!fields.is_empty()).then(|| [&b"HDEL"[..], key].iter().chain(fields).map(|a| a.to_vec()).collect())
+}
+
+/// `HPEXPIREAT key at FIELDS n fields...`, or nothing without fields.
+fn hpexpireat(key: &[u8], at: u64, fields: &[&[u8]]) -> Option<Vec<Vec<u8>>> {
+    let mut cmd = vec![b"HPEXPIREAT".to_vec(), key.to_vec(), at.to_string().into_bytes()];
+    cmd.extend([b"FIELDS".to_vec(), fields.len().to_string().into_bytes()]);
+    cmd.extend(fields.iter().map(|f| f.to_vec()));
+    (!fields.is_empty()).then_some(cmd)
+}
+
+/// HEXPIRE and friends, as Redis propagates them: the fields they deleted (reply 2) as
+/// HDEL, the ones they set (reply 1) as HPEXPIREAT at the absolute time, without the
+/// condition (already decided); nothing for the rest.
+fn hexpire_effect(name: &[u8], argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Vec<u8>>> {
+    let (key, amount) = (argv.get(1).copied().unwrap_or_default(), argv.get(2).copied().unwrap_or_default());
+    let unit = if name == b"HEXPIRE" || name == b"HEXPIREAT" { 1000 } else { 1 };
+    let Some(at) = field_expiry_abs(amount, unit, !name.ends_with(b"AT"), now_ms) else { return vec![] };
+    let has_cond = argv.get(3).is_some_and(|w| matches!(upper(w).as_slice(), b"NX" | b"XX" | b"GT" | b"LT"));
+    let fields = argv.get(if has_cond { 6 } else { 5 }..).unwrap_or_default();
+    let deleted = fields_found(fields, reply, |r| *r == Reply::Int(2));
+    let set = fields_found(fields, reply, |r| *r == Reply::Int(1));
+    hdel(key, &deleted).into_iter().chain(hpexpireat(key, at, &set)).collect()
+}
+
+/// HGETEX, as Redis propagates it: nothing for a plain read; for the fields it found, an
+/// expiry as HPEXPIREAT at the absolute time (HDEL when that is not in the future), PERSIST
+/// as HPERSIST.
+fn hgetex_effect(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Vec<u8>>> {
+    let key = argv.get(1).copied().unwrap_or_default();
+    let word = argv.get(2).copied().unwrap_or_default();
+    let found = |at: usize| fields_found(argv.get(at..).unwrap_or_default(), reply, |r| matches!(r, Reply::Bulk(_)));
+    if let Some((unit, relative)) = time_word(word) {
+        let Some(at) = argv.get(3).and_then(|a| field_expiry_abs(a, unit, relative, now_ms)) else { return vec![] };
+        let fields = found(6);
+        let cmd = if at <= now_ms { hdel(key, &fields) } else { hpexpireat(key, at, &fields) };
+        cmd.into_iter().collect()
+    } else if upper(word) == b"PERSIST" {
+        let fields = found(5);
+        if fields.is_empty() {
+            return vec![];
+        }
+        let mut cmd =
+            vec![b"HPERSIST".to_vec(), key.to_vec(), b"FIELDS".to_vec(), fields.len().to_string().into_bytes()];
+        cmd.extend(fields.iter().map(|f| f.to_vec()));
+        vec![cmd]
+    } else {
+        vec![]
+    }
+}
+
+/// HSETEX with its relative or second-based time (before FIELDS) as `PXAT` unix ms.
+fn hsetex_absolute(argv: &[&[u8]], now_ms: u64) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = argv.iter().take(2).map(|a| a.to_vec()).collect();
+    let mut i = 2;
+    while i < argv.len() {
+        if argv[i].eq_ignore_ascii_case(b"FIELDS") {
+            out.extend(argv[i..].iter().map(|a| a.to_vec()));
+            break;
+        }
+        if let (Some((unit, relative)), Some(amount)) = (time_word(argv[i]), argv.get(i + 1)) {
+            if let Some(at) = field_expiry_abs(amount, unit, relative, now_ms) {
+                out.extend([b"PXAT".to_vec(), at.to_string().into_bytes()]);
+                i += 2;
+                continue;
+            }
+        }
+        out.push(argv[i].to_vec());
+        i += 1;
+    }
+    out
 }
 
 /// The commands that recreate `key` holding `entry` (at most `batch` elements per command),
@@ -380,6 +504,10 @@ pub fn encode_entry(out: &mut Vec<u8>, key: &[u8], entry: &Entry, batch: usize) 
                     cmd.push(v);
                 }
                 encode_command(out, &cmd);
+            }
+            for (field, at) in h.field_expiries() {
+                let at = at.to_string();
+                encode_command(out, &[&b"HPEXPIREAT"[..], key, at.as_bytes(), b"FIELDS", b"1", field]);
             }
         }
         ValueRef::ZSet(z) => {
@@ -549,6 +677,54 @@ mod engine_tests {
         assert_eq!(dels as u64, t.engine.stats().keyspace.evicted_keys.load(std::sync::atomic::Ordering::Relaxed));
         t.run(&["FLUSHALL"]);
         assert_eq!(drain(&t), ["FLUSHALL"]);
+    }
+
+    #[test]
+    fn hash_field_expiry_is_logged_in_absolute_form_and_expired_fields_as_hdel() {
+        let mut t = TestEngine::default();
+        t.engine.propagation().set_enabled(true);
+        let now = t.now;
+        t.run(&["HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4"]);
+        t.run(&["HEXPIRE", "h", "10", "NX", "FIELDS", "3", "a", "b", "nope"]);
+        t.run(&["HPEXPIRE", "h", "10", "NX", "FIELDS", "1", "a"]); // condition not met: nothing
+        t.run(&["HEXPIREAT", "h", "1", "FIELDS", "1", "c"]); // in the past: HDEL
+        t.run(&["HGETEX", "h", "FIELDS", "1", "a"]); // a read: nothing
+        t.run(&["HGETEX", "h", "PX", "500", "FIELDS", "2", "b", "nope"]);
+        t.run(&["HGETEX", "h", "PERSIST", "FIELDS", "1", "b"]);
+        t.run(&["HSETEX", "h", "FNX", "EX", "5", "FIELDS", "1", "e", "5"]);
+        t.run(&["HSETEX", "h", "FNX", "EX", "5", "FIELDS", "1", "e", "5"]); // FNX failed: nothing
+        t.run(&["HGETDEL", "h", "FIELDS", "2", "d", "nope"]);
+        t.run(&["HGETDEL", "h", "FIELDS", "1", "nope"]); // nothing deleted: nothing
+        assert_eq!(
+            drain(&t),
+            [
+                "SELECT 0".to_string(),
+                "HSET h a 1 b 2 c 3 d 4".to_string(),
+                format!("HPEXPIREAT h {} FIELDS 2 a b", now + 10_000),
+                "HDEL h c".into(),
+                format!("HPEXPIREAT h {} FIELDS 1 b", now + 500),
+                "HPERSIST h FIELDS 1 b".into(),
+                format!("HSETEX h FNX PXAT {} FIELDS 1 e 5", now + 5000),
+                "HDEL h d".into(),
+            ]
+        );
+        // Fields that expire are logged as HDEL when a lookup or the active cycle drops them.
+        t.advance(6000);
+        t.run(&["HGET", "h", "b"]);
+        assert_eq!(drain(&t), ["HDEL h e"]);
+        t.advance(10_000);
+        t.engine.sweep(t.now, 100);
+        assert_eq!(drain(&t), ["HDEL h a"]);
+        assert_eq!(
+            t.run(&["HGETALL", "h"]),
+            crate::reply::Reply::Map(vec![(crate::testing::bulk("b"), crate::testing::bulk("2"))])
+        );
+        // An AOF rewrite writes each field's expiry after the fields.
+        t.run(&["HPEXPIREAT", "h", &(t.now + 1000).to_string(), "FIELDS", "1", "b"]);
+        let mut out = Vec::new();
+        t.engine.store().unlocked(0).scan(0, 100, t.now, |k, e| super::encode_entry(&mut out, k, e, 10));
+        let text = String::from_utf8_lossy(&out).replace("\r\n", " ");
+        assert!(text.contains(&format!("HPEXPIREAT $1 h ${} {} $6 FIELDS $1 1 $1 b", 13, t.now + 1000)), "{text}");
     }
 
     #[test]

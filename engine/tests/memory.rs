@@ -213,7 +213,7 @@ fn random_eviction_matches_an_exact_uniform_model() {
     let mut rng = Lcg(11);
     let requests: Vec<usize> = (0..REQUESTS).map(|_| zipf.sample(&mut rng)).collect();
     // Every third key lives in database 1, so the two databases differ in size and heat.
-    let place = |i: usize| if i % 3 == 0 { ("1", format!("k:{i:06}")) } else { ("0", format!("k:{i:06}")) };
+    let place = |i: usize| if i.is_multiple_of(3) { ("1", format!("k:{i:06}")) } else { ("0", format!("k:{i:06}")) };
     let mut selected = "0";
     let (mut hits, mut counted) = (0u64, 0u64);
     for (n, &i) in requests.iter().enumerate() {
@@ -262,4 +262,46 @@ fn random_eviction_matches_an_exact_uniform_model() {
         (engine_ratio - model_ratio).abs() < 0.012,
         "allkeys-random hit ratio {engine_ratio:.4} vs exact uniform random {model_ratio:.4} at {capacity} keys"
     );
+}
+
+#[test]
+fn hash_field_ttls_are_accounted_and_give_their_bytes_back() {
+    let mut t = TestEngine::default();
+    for i in 0..200 {
+        t.run(&["HSET", &format!("h{i}"), "stay", "v", "f1", "v", "f2", "v"]);
+    }
+    let baseline = used(&t);
+    for i in 0..200 {
+        t.run(&["HPEXPIRE", &format!("h{i}"), "1000", "FIELDS", "2", "f1", "f2"]);
+    }
+    let with_ttls = used(&t);
+    assert!(with_ttls > baseline + 200 * 2 * 32, "{with_ttls} vs {baseline}");
+    // Dropping the TTLs gives back exactly what they cost.
+    for i in 0..100 {
+        t.run(&["HPERSIST", &format!("h{i}"), "FIELDS", "2", "f1", "f2"]);
+    }
+    for i in 0..100 {
+        t.run(&["HPEXPIRE", &format!("h{i}"), "1000", "FIELDS", "2", "f1", "f2"]);
+    }
+    assert_eq!(used(&t), with_ttls);
+    // Once the fields expire (active cycle), the hashes are back to their one field; HSET
+    // of the fields brings the baseline back.
+    t.advance(2000);
+    for _ in 0..200 {
+        vitrine_engine::inspect::expiry_cycle(&t.engine, t.now, 16, || true);
+    }
+    for i in 0..200 {
+        assert_eq!(t.run(&["HLEN", &format!("h{i}")]), Reply::Int(1));
+        t.run(&["HSET", &format!("h{i}"), "f1", "v", "f2", "v"]);
+    }
+    assert_eq!(used(&t), baseline);
+    // Hashes made only of fields with a TTL go entirely.
+    for i in 0..200 {
+        t.run(&["HSETEX", &format!("e{i}"), "PX", "10", "FIELDS", "1", "f", "v"]);
+    }
+    t.advance(20);
+    for _ in 0..200 {
+        vitrine_engine::inspect::expiry_cycle(&t.engine, t.now, 16, || true);
+    }
+    assert_eq!(used(&t), baseline);
 }

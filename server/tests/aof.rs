@@ -638,3 +638,53 @@ fn multi_key_and_sorted_set_pops_replay_to_the_same_keyspace() {
     let mut c = conn(&server);
     assert_eq!(dump(&mut c), before);
 }
+
+/// The per-field replies of HTTL-like commands.
+fn field_ttls(c: &mut redis::Connection, cmd: &str, key: &str, fields: &[&str]) -> Vec<i64> {
+    redis::cmd(cmd).arg(key).arg("FIELDS").arg(fields.len()).arg(fields).query(c).unwrap()
+}
+
+#[test]
+fn hash_field_expiry_survives_a_restart_and_a_rewrite_as_absolute_times() {
+    let dir = Dir::new("hfe");
+    let server = start(&dir, "always");
+    let mut c = conn(&server);
+    let _: i64 =
+        redis::cmd("HSET").arg("h").arg(&["a", "1", "b", "2", "c", "3", "keep", "4"][..]).query(&mut c).unwrap();
+    let _: Vec<i64> = redis::cmd("HEXPIRE").arg("h").arg(100).arg("FIELDS").arg(1).arg("a").query(&mut c).unwrap();
+    let _: Vec<Option<String>> =
+        redis::cmd("HGETEX").arg("h").arg("EX").arg(100).arg("FIELDS").arg(1).arg("b").query(&mut c).unwrap();
+    let _: i64 =
+        redis::cmd("HSETEX").arg("h").arg("PX").arg(300).arg("FIELDS").arg(1).arg("c").arg("x").query(&mut c).unwrap();
+    let _: i64 = redis::cmd("HSETEX")
+        .arg("g")
+        .arg("PX")
+        .arg(300)
+        .arg("FIELDS")
+        .arg(1)
+        .arg("only")
+        .arg("x")
+        .query(&mut c)
+        .unwrap();
+    kill(server);
+    // Past the short fields' absolute expiry: a relative TTL replayed now would revive them.
+    std::thread::sleep(Duration::from_millis(400));
+    let server = start(&dir, "always");
+    let mut c = conn(&server);
+    let check = |c: &mut redis::Connection| {
+        let ttls = field_ttls(c, "HPTTL", "h", &["a", "b", "c", "keep"]);
+        assert!(ttls[0] > 90_000 && ttls[0] <= 100_000, "{ttls:?}");
+        assert!(ttls[1] > 90_000 && ttls[1] <= 100_000, "{ttls:?}");
+        assert_eq!(ttls[2..], [-2, -1]);
+        let exists: i64 = redis::cmd("EXISTS").arg("g").query(c).unwrap();
+        assert_eq!(exists, 0, "the hash went with its last field");
+    };
+    check(&mut c);
+    let reply: String = redis::cmd("BGREWRITEAOF").query(&mut c).unwrap();
+    assert!(reply.contains("rewriting started"), "{reply}");
+    wait_for(&mut c, "aof_rewrites:1");
+    kill(server);
+    let server = start(&dir, "always");
+    let mut c = conn(&server);
+    check(&mut c);
+}

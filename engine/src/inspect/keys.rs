@@ -92,6 +92,10 @@ pub struct KeyDetail {
     /// `Bytes`; a sorted set an array of `[member, score]` pairs in order.
     #[ts(type = "unknown")]
     pub value: Json,
+    /// For a hash with fields that expire (HEXPIRE and friends): milliseconds left of each
+    /// shown field that has a TTL, by field as in `value`; `null` otherwise.
+    #[ts(type = "Record<string, number> | null")]
+    pub field_ttl_ms: Option<Json>,
 }
 
 /// The body of a key write (`PUT /api/keys/{key}`).
@@ -194,6 +198,18 @@ pub fn key_detail(engine: &Engine, db: usize, key: &[u8], now_ms: u64) -> Option
     let mut locked = store.lock_keys(db, [key]);
     let entry = &locked.peek(key, now_ms)?;
     let (value, truncated) = value_view(entry.value);
+    let field_ttl_ms = match entry.value {
+        ValueRef::Hash(h) if h.has_field_ttls() => {
+            let shown = value.as_object();
+            let ttls: Map<String, Json> = h
+                .field_expiries()
+                .map(|(f, at)| (String::from_utf8_lossy(f).into_owned(), Json::from(at.saturating_sub(now_ms))))
+                .filter(|(f, _)| shown.is_some_and(|v| v.contains_key(f)))
+                .collect();
+            Some(Json::Object(ttls))
+        }
+        _ => None,
+    };
     Some(KeyDetail {
         key: Bytes::from(key),
         type_name: entry.value.type_name(),
@@ -206,6 +222,7 @@ pub fn key_detail(engine: &Engine, db: usize, key: &[u8], now_ms: u64) -> Option
         length: entry.value.len(),
         truncated,
         value,
+        field_ttl_ms,
     })
 }
 
@@ -404,6 +421,13 @@ mod tests {
         assert_eq!(value("z"), json!([["m", 1.0], ["n", "inf"]]));
         assert_eq!(value("h"), json!({ "name": "ann", "bin": { "base64": "/w==" } }));
         assert_eq!(value("bin"), json!({ "base64": "/w==" }));
+        assert_eq!(key_detail(&t.engine, 0, b"h", T0).unwrap().field_ttl_ms, None);
+        t.run(&["HPEXPIRE", "h", "5000", "FIELDS", "1", "name"]);
+        let now = t.now;
+        let d = key_detail(&t.engine, 0, b"h", now + 1000).unwrap();
+        assert_eq!((d.encoding, d.field_ttl_ms), ("listpackex", Some(json!({ "name": 4000 }))));
+        let d = key_detail(&t.engine, 0, b"h", now + 5000).unwrap();
+        assert_eq!((d.value, d.field_ttl_ms), (json!({ "bin": { "base64": "/w==" } }), None));
         assert!(key_detail(&t.engine, 0, b"nope", T0).is_none());
         let many: Vec<String> = (0..MAX_VALUE_ELEMENTS + 5).map(|i| i.to_string()).collect();
         let mut argv = vec!["RPUSH".to_string(), "big".into()];

@@ -9,7 +9,14 @@
 //! (Redis's `listpack`) a deletion keeps the order of the rest, so HGETALL answers in the
 //! same order as Redis; once it is big (`hashtable`) deletions swap the last field into the
 //! hole, in O(1), which is also what keeps HSCAN's guarantee (see [`HashValue::scan`]).
+//!
+//! Fields may have their own expiry (HEXPIRE and friends, Redis 7.4). Those times live in a
+//! side table that only hashes with such fields allocate (`ttls: None` otherwise), so a plain
+//! hash pays one pointer-sized word and nothing per field. The store removes expired fields
+//! (`take_expired`) before any command sees the hash, so the rest of this type and every
+//! hash command deal with live fields only.
 
+use std::collections::{BTreeSet, HashMap};
 use std::mem::size_of;
 
 use foldhash::fast::RandomState;
@@ -26,6 +33,11 @@ pub const MAX_LISTPACK_VALUE: usize = 64;
 /// value), its slot in the index table, and an allowance for the table's free slots.
 pub const ELEMENT_OVERHEAD: usize = size_of::<(u64, Box<[u8]>, Box<[u8]>)>() + size_of::<usize>() + 8;
 
+/// Bytes per field with a TTL beyond its two copies of the field name: its entry in the
+/// field -> time map (with a slot's share of control bytes and free room) and its entry in
+/// the time-ordered set (with a share of the B-tree node).
+pub const TTL_OVERHEAD: usize = size_of::<(Box<[u8]>, u64)>() + 16 + size_of::<(u64, Box<[u8]>)>() + 16;
+
 /// A hash: field -> value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HashValue {
@@ -35,6 +47,27 @@ pub struct HashValue {
     bytes: usize,
     /// Converted to Redis's `hashtable` encoding; like Redis, it never converts back.
     big: bool,
+    /// A field got a TTL while the hash was small: Redis 7.4 then reports `listpackex`, and
+    /// keeps doing so after the TTLs are gone (it does not convert back either).
+    ex: bool,
+    /// The fields that have a TTL; `None` for a hash that has none (the common case).
+    ttls: Option<Box<FieldTtls>>,
+}
+
+/// The expiry times of a hash's fields, by field and in time order (the earliest first, so
+/// the expired ones come off the front).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct FieldTtls {
+    at: HashMap<Box<[u8]>, u64, RandomState>,
+    order: BTreeSet<(u64, Box<[u8]>)>,
+}
+
+/// Bytes of the side table a hash allocates when its first field gets a TTL.
+pub const TTL_TABLE_SIZE: usize = size_of::<FieldTtls>();
+
+/// Accounted bytes of one field's TTL.
+fn ttl_size(field: &[u8]) -> usize {
+    2 * alloc_size(field.len()) + TTL_OVERHEAD
 }
 
 /// Accounted bytes of one field and its value.
@@ -65,10 +98,13 @@ impl HashValue {
         self.big
     }
 
-    /// What `OBJECT ENCODING` answers: `listpack` while small, `hashtable` once big.
+    /// What `OBJECT ENCODING` answers: `listpack` while small (`listpackex` once a field
+    /// has had a TTL, as Redis 7.4), `hashtable` once big.
     pub fn encoding(&self) -> &'static str {
         if self.big {
             "hashtable"
+        } else if self.ex {
+            "listpackex"
         } else {
             "listpack"
         }
@@ -82,9 +118,18 @@ impl HashValue {
         self.map.contains_key(field)
     }
 
-    /// Sets a field; true when it is new. Converts to `hashtable` as Redis does: a field or
-    /// value longer than 64 bytes, or more than 128 fields.
+    /// Sets a field; true when it is new. Overwriting a field drops its TTL, as HSET does in
+    /// Redis. Converts to `hashtable` as Redis does: a field or value longer than 64 bytes,
+    /// or more than 128 fields.
     pub fn set(&mut self, field: &[u8], value: &[u8]) -> bool {
+        if self.ttls.is_some() {
+            self.persist(field);
+        }
+        self.set_keep_ttl(field, value)
+    }
+
+    /// Sets a field and keeps the TTL it has (HINCRBY, HINCRBYFLOAT, HSETEX KEEPTTL).
+    pub fn set_keep_ttl(&mut self, field: &[u8], value: &[u8]) -> bool {
         if field.len() > MAX_LISTPACK_VALUE || value.len() > MAX_LISTPACK_VALUE {
             self.big = true;
         }
@@ -107,8 +152,11 @@ impl HashValue {
         new
     }
 
-    /// Removes a field; true when it was there.
+    /// Removes a field (and its TTL); true when it was there.
     pub fn remove(&mut self, field: &[u8]) -> bool {
+        if self.ttls.is_some() {
+            self.persist(field);
+        }
         let removed = if self.big { self.map.swap_remove_entry(field) } else { self.map.shift_remove_entry(field) };
         match removed {
             Some((f, v)) => {
@@ -118,6 +166,97 @@ impl HashValue {
             }
             None => false,
         }
+    }
+
+    /// Whether any field has a TTL.
+    pub fn has_field_ttls(&self) -> bool {
+        self.ttls.is_some()
+    }
+
+    /// When a field expires (unix ms), `None` when it has no TTL (or does not exist).
+    pub fn field_expiry(&self, field: &[u8]) -> Option<u64> {
+        self.ttls.as_ref()?.at.get(field).copied()
+    }
+
+    /// The earliest expiry of any field, `None` when no field has a TTL.
+    pub fn next_field_expiry(&self) -> Option<u64> {
+        self.ttls.as_ref()?.order.first().map(|(at, _)| *at)
+    }
+
+    /// Every field with a TTL and its expiry (unix ms), in no particular order.
+    pub fn field_expiries(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
+        self.ttls.iter().flat_map(|t| t.at.iter().map(|(f, at)| (&**f, *at)))
+    }
+
+    /// Gives an existing field a TTL (replacing any it had); false when there is no such
+    /// field. The caller checks that `at` is in the future.
+    pub fn set_field_expiry(&mut self, field: &[u8], at: u64) -> bool {
+        if !self.map.contains_key(field) {
+            return false;
+        }
+        if !self.big {
+            self.ex = true;
+        }
+        let ttls = match &mut self.ttls {
+            Some(t) => t,
+            None => {
+                self.bytes += alloc_size(size_of::<FieldTtls>());
+                self.ttls.insert(Box::default())
+            }
+        };
+        match ttls.at.get_mut(field) {
+            Some(old) => {
+                let key = (*old, Box::<[u8]>::from(field));
+                ttls.order.remove(&key);
+                *old = at;
+                ttls.order.insert((at, key.1));
+            }
+            None => {
+                ttls.at.insert(field.into(), at);
+                ttls.order.insert((at, field.into()));
+                self.bytes += ttl_size(field);
+            }
+        }
+        true
+    }
+
+    /// Drops a field's TTL; true when it had one. The side table goes once it is empty.
+    pub fn persist(&mut self, field: &[u8]) -> bool {
+        let Some(ttls) = &mut self.ttls else { return false };
+        let Some(at) = ttls.at.remove(field) else { return false };
+        ttls.order.remove(&(at, Box::<[u8]>::from(field)));
+        self.bytes -= ttl_size(field);
+        if ttls.at.is_empty() {
+            self.ttls = None;
+            self.bytes -= alloc_size(size_of::<FieldTtls>());
+        }
+        true
+    }
+
+    /// Removes every field whose expiry is at or before `now_ms` and returns their names,
+    /// earliest first. Costs O(log n) per expired field, nothing when none is due.
+    pub fn take_expired(&mut self, now_ms: u64) -> Vec<Box<[u8]>> {
+        let mut gone = Vec::new();
+        while let Some((at, field)) = self.ttls.as_ref().and_then(|t| t.order.first()) {
+            if *at > now_ms {
+                break;
+            }
+            let field = field.clone();
+            self.remove(&field);
+            gone.push(field);
+        }
+        gone
+    }
+
+    /// The accounted bytes counted again from scratch, for tests of the running count.
+    #[cfg(test)]
+    pub(crate) fn recount(&self) -> usize {
+        let fields: usize = self.map.iter().map(|(f, v)| element_size(f, v)).sum();
+        let ttls = self.ttls.as_ref().map_or(0, |t| {
+            assert_eq!(t.at.len(), t.order.len(), "the two views of the TTLs agree");
+            alloc_size(size_of::<FieldTtls>()) + t.at.keys().map(|f| ttl_size(f)).sum::<usize>()
+        });
+        fields + ttls
     }
 
     /// Gives memory back once the map is mostly empty (as Redis resizes a sparse dict), so

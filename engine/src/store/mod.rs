@@ -93,11 +93,15 @@ pub struct KeyEvent {
 /// (`propagate`) sits above it; it is called once per removal, never on a read or write.
 pub trait RemovalLog: Send + Sync {
     fn removed(&self, db: usize, key: &[u8]);
+    /// Fields of the hash at `key` in `db` that expired (HEXPIRE and friends), removed by a
+    /// lookup or the active cycle.
+    fn removed_fields(&self, db: usize, key: &[u8], fields: &[Box<[u8]>]);
 }
 
 /// No log: for a store that nothing records (tests, tools).
 impl RemovalLog for () {
     fn removed(&self, _db: usize, _key: &[u8]) {}
+    fn removed_fields(&self, _db: usize, _key: &[u8], _fields: &[Box<[u8]>]) {}
 }
 
 /// State every shard shares: settings, counters, the memory total, the access clock.
@@ -192,6 +196,13 @@ impl Common {
             freq: lfu_decay(entry, now_ms, self.limits.lfu_decay_time()),
             size: entry.size,
             at_ms: now_ms,
+        }
+    }
+
+    /// Logs fields of a hash that expired (the hash itself stays unless they were its last).
+    pub(crate) fn record_fields_expired(&self, db: usize, key: &[u8], fields: &[Box<[u8]>]) {
+        if !fields.is_empty() {
+            self.removals.removed_fields(db, key, fields);
         }
     }
 
@@ -526,7 +537,7 @@ impl Store {
             }
             let i = self.sweep_cursor.fetch_add(1, Relaxed) % n;
             let mut stripe = self.stripes[i].lock();
-            for shard in stripe.iter_mut().filter(|s| s.volatile_len() > 0) {
+            for shard in stripe.iter_mut().filter(|s| s.has_expiring()) {
                 loop {
                     let (sampled, expired) = shard.expire_sample(SWEEP_KEYS_PER_LOOP, now_ms);
                     report.sampled += sampled;

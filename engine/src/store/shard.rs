@@ -2,10 +2,14 @@
 //! these methods so memory accounting, the TTL index, the key counts and expiry counters can
 //! never drift from the data.
 
+use std::mem::size_of;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use super::entry::{node_size, Entry, Value};
+use foldhash::fast::RandomState;
+use indexmap::IndexSet;
+
+use super::entry::{alloc_size, node_size, Entry, Value, ValueRef};
 use super::node::{Node, Stamps};
 use super::table::Table;
 use super::Common;
@@ -37,6 +41,10 @@ pub struct Shard {
     /// expiry cycle and volatile-* eviction: the key's hash and node address, enough to find
     /// it in `table` without reading any node.
     ttl: Vec<TtlRef>,
+    /// Keys of the hashes that have fields with a TTL (HEXPIRE and friends): sampled by the
+    /// active expiry cycle, and, while empty, the reason a lookup skips the field check.
+    /// Each entry's bytes are accounted to the shard (see `hfe_sync`).
+    hfe: IndexSet<Box<[u8]>, RandomState>,
     /// Accounted bytes held by this shard (its share of `used_memory`).
     pub(crate) used: usize,
     /// Live count of keys per value type (`Value::type_index`), so stats never walk the keyspace.
@@ -57,7 +65,16 @@ struct TtlRef {
 
 impl Shard {
     pub(crate) fn new(common: Arc<Common>, seed: u64, stripe: usize, db: usize) -> Shard {
-        Shard { table: Table::new(seed), ttl: Vec::new(), used: 0, types: [0; Value::TYPES], common, stripe, db }
+        Shard {
+            table: Table::new(seed),
+            ttl: Vec::new(),
+            hfe: IndexSet::default(),
+            used: 0,
+            types: [0; Value::TYPES],
+            common,
+            stripe,
+            db,
+        }
     }
 
     /// The database this shard belongs to.
@@ -71,6 +88,7 @@ impl Shard {
         debug_assert_eq!(self.stripe, other.stripe);
         std::mem::swap(&mut self.table, &mut other.table);
         std::mem::swap(&mut self.ttl, &mut other.ttl);
+        std::mem::swap(&mut self.hfe, &mut other.hfe);
         std::mem::swap(&mut self.used, &mut other.used);
         std::mem::swap(&mut self.types, &mut other.types);
     }
@@ -89,6 +107,12 @@ impl Shard {
 
     pub fn is_empty(&self) -> bool {
         self.table.is_empty()
+    }
+
+    /// Whether the expiry cycle has anything to look at here: keys with a TTL, or hashes
+    /// with field TTLs.
+    pub fn has_expiring(&self) -> bool {
+        !self.ttl.is_empty() || !self.hfe.is_empty()
     }
 
     pub fn volatile_len(&self) -> usize {
@@ -118,7 +142,55 @@ impl Shard {
             self.expire_at_pos(pos, now_ms);
             return None;
         }
+        // Hash fields that expired go before anyone sees the hash (and the hash with them when
+        // they were its last). Free while no hash in this shard has field TTLs.
+        if !self.hfe.is_empty() && self.expire_fields_at(pos, now_ms) == Some(false) {
+            return None;
+        }
         Some(pos)
+    }
+
+    /// Removes the expired fields of the hash at `pos`, logging them (HDEL), and the key
+    /// when they were its last. `None` when no field was due, else whether the key remains.
+    fn expire_fields_at(&mut self, pos: usize, now_ms: u64) -> Option<bool> {
+        let node = self.table.get_mut(pos)?;
+        let due =
+            |v: ValueRef<'_>| matches!(v, ValueRef::Hash(h) if h.next_field_expiry().is_some_and(|at| at <= now_ms));
+        if !due(node.value()) {
+            return None;
+        }
+        let old = node_size(node);
+        let gone = node.update(|v| match v {
+            Value::Hash(h) => h.take_expired(now_ms),
+            _ => Vec::new(),
+        });
+        let new = node_size(node);
+        let emptied = node.value().is_empty();
+        let has = has_field_ttls(node.value());
+        let key: Box<[u8]> = node.key().into();
+        self.ttl_relink(pos);
+        self.account(old, new);
+        self.common.record_fields_expired(self.db, &key, &gone);
+        if emptied {
+            self.remove_at(pos);
+            return Some(false);
+        }
+        self.hfe_sync(&key, has);
+        Some(true)
+    }
+
+    /// Keeps `hfe` in step with whether the hash at `key` has fields with a TTL (`has`).
+    /// A plain write (no field TTLs here or in the shard) costs one branch.
+    fn hfe_sync(&mut self, key: &[u8], has: bool) {
+        let entry = |key: &[u8]| alloc_size(key.len()) + size_of::<Box<[u8]>>() + 16;
+        if has {
+            if !self.hfe.contains(key) {
+                self.hfe.insert(key.into());
+                self.account(0, entry(key));
+            }
+        } else if !self.hfe.is_empty() && self.hfe.swap_remove(key) {
+            self.account(entry(key), 0);
+        }
     }
 
     /// Looks a key up, deleting it first if it has expired (lazy expiry), and updates its
@@ -216,6 +288,7 @@ impl Shard {
             // Clients blocked on this key (BLPOP, BZPOPMIN, ...) may now be served.
             self.common.ready.signal(self.db, key);
         }
+        let hfe = has_field_ttls(node.value());
         let (pos, old) = match self.table.find(key) {
             Some(pos) => {
                 let old = self.table.replace(pos, node).expect("occupied slot");
@@ -235,6 +308,7 @@ impl Shard {
             self.ttl_link(pos);
         }
         self.account(old, new);
+        self.hfe_sync(key, hfe);
     }
 
     /// Changes a live key's value in place through `f` and re-measures it afterwards. A
@@ -251,6 +325,7 @@ impl Shard {
         let value = node.value();
         let new_type = value.type_index();
         let emptied = new_type != 0 && value.is_empty();
+        let hfe = has_field_ttls(value);
         self.ttl_relink(pos);
         self.types[old_type] -= 1;
         self.types[new_type] += 1;
@@ -259,6 +334,7 @@ impl Shard {
             self.common.ready.signal(self.db, key);
         }
         self.account(old, new);
+        self.hfe_sync(key, hfe);
         if emptied {
             self.remove_at(pos);
         }
@@ -318,6 +394,7 @@ impl Shard {
         self.types[node.value().type_index()] -= 1;
         self.ttl_unlink(node.ttl_index());
         self.account(node_size(&node), 0);
+        self.hfe_sync(node.key(), false);
         Some(node)
     }
 
@@ -328,6 +405,7 @@ impl Shard {
         self.count_volatile(-(self.ttl.len() as i64));
         self.table.clear();
         self.ttl = Vec::new();
+        self.hfe = IndexSet::default();
         self.types = [0; Value::TYPES];
         let used = self.used;
         self.account(used, 0);
@@ -404,6 +482,38 @@ impl Shard {
         if let Some(mean) = ttl_sum.checked_div(ttl_samples) {
             self.common.sampled_ttl(self.db, mean);
         }
+        let (fields_sampled, fields_expired) = self.expire_fields_sample(count, now_ms);
+        (sampled + fields_sampled, expired + fields_expired)
+    }
+
+    /// Active expiry of hash fields: samples up to `count` hashes with field TTLs and drops
+    /// their expired fields. Returns (sampled, hashes that had expired fields).
+    fn expire_fields_sample(&mut self, count: usize, now_ms: u64) -> (usize, usize) {
+        let mut sampled = 0;
+        let mut expired = 0;
+        for _ in 0..count {
+            let n = self.hfe.len();
+            if n == 0 {
+                break;
+            }
+            sampled += 1;
+            let pick = (self.common.random() % n as u64) as usize;
+            let Some(pos) = self.hfe.get_index(pick).and_then(|k| self.table.find(k)) else {
+                // Cannot happen while the two are kept in step; heal rather than loop.
+                if let Some(key) = self.hfe.get_index(pick).cloned() {
+                    self.hfe_sync(&key, false);
+                }
+                continue;
+            };
+            if self.expire_fields_at(pos, now_ms).is_some() {
+                expired += 1;
+            }
+        }
         (sampled, expired)
     }
+}
+
+/// Whether a value is a hash with fields that have a TTL.
+fn has_field_ttls(value: ValueRef<'_>) -> bool {
+    matches!(value, ValueRef::Hash(h) if h.has_field_ttls())
 }

@@ -27,7 +27,7 @@ pub fn hincrby(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
         };
         let next = current.checked_add(incr).ok_or(CmdError::Overflow)?;
         let mut buf = [0u8; 20];
-        h.set(field, format_i64(next, &mut buf));
+        h.set_keep_ttl(field, format_i64(next, &mut buf));
         Ok(next)
     })?;
     Ok(Reply::Int(value))
@@ -55,7 +55,7 @@ pub fn hincrbyfloat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, Cmd
         let sum =
             long_double::add(current, incr).ok_or_else(|| CmdError::err("increment would produce NaN or Infinity"))?;
         let text = long_double::format_fixed17(sum);
-        h.set(field, text.as_bytes());
+        h.set_keep_ttl(field, text.as_bytes());
         Ok(text)
     })?;
     Ok(Reply::Bulk(text.into_bytes()))

@@ -11,7 +11,7 @@ fn engine() -> TestEngine {
 }
 
 /// The strings of an array reply (panics on anything else).
-fn strings(reply: Reply) -> Vec<String> {
+pub(super) fn strings(reply: Reply) -> Vec<String> {
     match reply {
         Reply::Array(items) | Reply::Set(items) => items
             .into_iter()

@@ -272,6 +272,30 @@ mod tests {
     }
 
     #[test]
+    fn hash_field_ttls_travel_with_move_copy_and_swapdb() {
+        let mut t = TestEngine::default();
+        t.run(&["HSET", "h", "a", "1", "b", "2"]);
+        t.run(&["HPEXPIRE", "h", "1000", "FIELDS", "1", "a"]);
+        assert_eq!(t.run(&["MOVE", "h", "1"]), int(1));
+        t.run(&["SELECT", "1"]);
+        assert_eq!(t.run(&["COPY", "h", "h2"]), int(1));
+        assert_eq!(t.run(&["SWAPDB", "1", "2"]), ok());
+        t.run(&["SELECT", "2"]);
+        for key in ["h", "h2"] {
+            assert_eq!(t.run(&["HPTTL", key, "FIELDS", "1", "a"]), arr(vec![int(1000)]));
+        }
+        // The expiry cycle finds them in their new database.
+        t.advance(1500);
+        for _ in 0..50 {
+            crate::inspect::expiry_cycle(&t.engine, t.now, 16, || true);
+        }
+        for key in ["h", "h2"] {
+            assert_eq!((t.run(&["HLEN", key]), t.run(&["HGET", key, "a"])), (int(1), nil()));
+        }
+        assert_eq!(t.run(&["DBSIZE"]), int(2));
+    }
+
+    #[test]
     fn one_memory_limit_evicts_from_every_database_alike() {
         let mut t = TestEngine::default();
         for (db, n) in [(0, 900), (7, 100)] {

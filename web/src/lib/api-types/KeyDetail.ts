@@ -13,4 +13,9 @@ length: number, truncated: boolean,
  * A string is `Bytes`; a list or set an array of `Bytes`; a hash an object of field to
  * `Bytes`; a sorted set an array of `[member, score]` pairs in order.
  */
-value: unknown, };
+value: unknown, 
+/**
+ * For a hash with fields that expire (HEXPIRE and friends): milliseconds left of each
+ * shown field that has a TTL, by field as in `value`; `null` otherwise.
+ */
+field_ttl_ms: Record<string, number> | null, };
