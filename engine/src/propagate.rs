@@ -173,6 +173,12 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             let mut i = 0;
             while i < argv.len() {
                 let opt = upper(argv[i]);
+                // A comparison's operand is data, never an expiry option (`IFEQ EX`).
+                if i >= 3 && matches!(opt.as_slice(), b"IFEQ" | b"IFNE" | b"IFDEQ" | b"IFDNE") {
+                    out.extend(argv[i..(i + 2).min(argv.len())].iter().map(|a| a.to_vec()));
+                    i += 2;
+                    continue;
+                }
                 let unit = match opt.as_slice() {
                     b"EX" => Some(1000),
                     b"PX" => Some(1),

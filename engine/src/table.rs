@@ -132,7 +132,7 @@ macro_rules! rows {
 pub static COMMANDS: &[Command] = rows! { args from 1;
     // Strings
     "GET", 2, READONLY | FAST, (1, 1, 1), "string", string::get, "key", "Returns the string value of a key.";
-    "SET", -3, WRITE | DENYOOM, (1, 1, 1), "string", string::set, "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.";
+    "SET", -3, WRITE | DENYOOM, (1, 1, 1), "string", string::set, "key value [NX | XX | IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.";
     "SETNX", 3, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::setnx, "key value", "Set the string value of a key only when the key doesn't exist.";
     "SETEX", 4, WRITE | DENYOOM, (1, 1, 1), "string", string::setex, "key seconds value", "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.";
     "PSETEX", 4, WRITE | DENYOOM, (1, 1, 1), "string", string::psetex, "key milliseconds value", "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.";
@@ -148,6 +148,9 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "SETRANGE", 4, WRITE | DENYOOM, (1, 1, 1), "string", string::setrange, "key offset value", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", grow = string::setrange_growth;
     "SUBSTR", 4, READONLY, (1, 1, 1), "string", string::substr, "key start end", "Returns a substring from a string value.";
     "LCS", -3, READONLY, (1, 2, 1), "string", string::lcs, "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]", "Finds the longest common substring.";
+    "DELIFEQ", 3, WRITE | FAST, (1, 1, 1), "string", string::delifeq, "key value", "Deletes a key only if its value is the given string.";
+    "DELEX", -2, WRITE | FAST, (1, 1, 1), "string", string::delex, "key [IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest]", "Conditionally removes the specified key based on value or digest comparison.";
+    "DIGEST", 2, READONLY | FAST, (1, 1, 1), "string", string::digest, "key", "Returns the XXH3 hash of a string value.";
     "INCR", 2, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::incr, "key", "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.";
     "DECR", 2, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::decr, "key", "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.";
     "INCRBY", 3, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::incrby, "key increment", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.";
