@@ -25,7 +25,7 @@ use crate::session::Session;
 use crate::stats::{HostFacts, KeysByType, Stats, StatsSnapshot};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
 use crate::store::{KeyEvent, Locked, Store, SweepReport};
-use crate::table::{self, Command, DENYOOM, NOAUTH, WRITE};
+use crate::table::{self, Command, ALL_SHARDS, DENYOOM, NOAUTH, WRITE};
 
 mod blocked;
 
@@ -445,8 +445,9 @@ impl Engine {
             None
         };
         // A keyless write (FLUSHALL) takes every shard while it is logged, so no other write
-        // lands between its effect and its place in the log.
-        let db = if cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none() {
+        // lands between its effect and its place in the log; SORT's patterns read any key.
+        let keyless_write = cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none();
+        let db = if keyless_write || cmd.flags & ALL_SHARDS != 0 {
             self.store.lock_all()
         } else {
             self.store.lock_keys(cmd.keys(argv))
@@ -569,7 +570,9 @@ impl Engine {
         } else {
             self.store.no_reservation()
         };
-        let walks = batch().any(|(q, argv)| q.cmd.keys(argv).next().is_none() && !tx::keyspace_free(q.cmd));
+        let walks = batch().any(|(q, argv)| {
+            (q.cmd.keys(argv).next().is_none() && !tx::keyspace_free(q.cmd)) || q.cmd.flags & ALL_SHARDS != 0
+        });
         let mut locked = if walks {
             self.store.lock_all()
         } else {

@@ -206,6 +206,8 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             }
             vec![out]
         }
+        // SORT without STORE changes nothing (Redis does not propagate it).
+        b"SORT" if !argv.iter().skip(2).any(|a| a.eq_ignore_ascii_case(b"STORE")) => Vec::new(),
         b"SETEX" | b"PSETEX" if argv.len() == 4 => {
             let unit = if name == b"SETEX" { 1000 } else { 1 };
             match abs_ms(unit, argv[2], now_ms) {

@@ -37,6 +37,9 @@ pub const ADMIN: u32 = 1 << 5;
 pub const SLOW: u32 = 1 << 6;
 /// May wait for data (BLPOP, BLMOVE): a connection's later commands wait with it.
 pub const BLOCKING: u32 = 1 << 7;
+/// Reads keys its key spec cannot name (SORT's BY and GET patterns): dispatch and EXEC lock
+/// every shard for it. Vitrine's own; COMMAND does not list it (Redis has no such flag).
+pub const ALL_SHARDS: u32 = 1 << 8;
 
 pub const FLAG_NAMES: &[(u32, &str)] = &[
     (WRITE, "write"),
@@ -179,6 +182,8 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "FLUSHDB", -1, WRITE | ADMIN | SLOW, (0, 0, 0), "server", keys::flushdb, "[ASYNC | SYNC]", "Remove all keys from the current database.";
     "FLUSHALL", -1, WRITE | ADMIN | SLOW, (0, 0, 0), "server", keys::flushall, "[ASYNC | SYNC]", "Removes all keys from all databases.";
     "TOUCH", -2, READONLY | FAST, (1, -1, 1), "generic", keys::touch, "key [key ...]", "Returns the number of existing keys out of those specified after updating the time they were last accessed.";
+    "SORT", -2, WRITE | DENYOOM | ALL_SHARDS, (1, 1, 1), "generic", keys::sort, "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]", "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.";
+    "SORT_RO", -2, READONLY | ALL_SHARDS, (1, 1, 1), "generic", keys::sort_ro, "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]", "Returns the sorted elements of a list, a set, or a sorted set.";
     "OBJECT", -2, READONLY, (0, 0, 0), "generic", container, "<ENCODING | FREQ | IDLETIME | REFCOUNT | HELP> key", "A container for object introspection commands.", subcommands = OBJECT_SUBCOMMANDS;
     "MEMORY", -2, READONLY, (0, 0, 0), "server", container, "<USAGE key [SAMPLES count] | STATS | DOCTOR | HELP>", "A container for memory diagnostics commands.", subcommands = MEMORY_SUBCOMMANDS;
     // Hashes (cmd::hash)
