@@ -301,7 +301,12 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "PSUBSCRIBE", -2, 0, (0, 0, 0), "pubsub", pubsub::psubscribe, "pattern [pattern ...]", "Listens for messages published to channels that match one or more patterns.";
     "PUNSUBSCRIBE", -1, 0, (0, 0, 0), "pubsub", pubsub::punsubscribe, "[pattern [pattern ...]]", "Stops listening to messages published to channels that match one or more patterns.";
     "PUBLISH", 3, FAST, (0, 0, 0), "pubsub", pubsub::publish, "channel message", "Posts a message to a channel.";
-    "PUBSUB", -2, 0, (0, 0, 0), "pubsub", container, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | HELP>", "A container for Pub/Sub commands.", subcommands = PUBSUB_SUBCOMMANDS;
+    // Redis gives the shard channels key positions (for cluster slots); dispatch then locks
+    // their shards, which is harmless.
+    "SSUBSCRIBE", -2, 0, (1, -1, 1), "pubsub", pubsub::ssubscribe, "shardchannel [shardchannel ...]", "Listens for messages published to shard channels.";
+    "SUNSUBSCRIBE", -1, 0, (1, -1, 1), "pubsub", pubsub::sunsubscribe, "[shardchannel [shardchannel ...]]", "Stops listening to messages posted to shard channels.";
+    "SPUBLISH", 3, FAST, (1, 1, 1), "pubsub", pubsub::spublish, "shardchannel message", "Post a message to a shard channel";
+    "PUBSUB", -2, 0, (0, 0, 0), "pubsub", container, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | SHARDCHANNELS [pattern] | SHARDNUMSUB [shardchannel ...] | HELP>", "A container for Pub/Sub commands.", subcommands = PUBSUB_SUBCOMMANDS;
     // Server and connection
     "PING", -1, FAST, (0, 0, 0), "connection", server::ping, "[message]", "Returns the server's liveliness response.";
     "ECHO", 2, FAST, (0, 0, 0), "connection", server::echo, "message", "Returns the given string.";

@@ -40,6 +40,7 @@ mod harness;
 mod hashes_sets;
 mod introspection;
 mod lists;
+mod pubsub;
 mod sort;
 mod sorted_sets;
 mod strings_keys;
