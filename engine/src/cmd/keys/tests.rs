@@ -736,7 +736,7 @@ fn object_idletime_and_freq_depend_on_the_policy() {
     assert_eq!(t.run(&["OBJECT", "FREQ", "k"]), int(5));
     assert_eq!(
         t.run(&["OBJECT", "IDLETIME", "k"]),
-        err("ERR An LRU maxmemory policy is not selected, access time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+        err("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
     );
     for _ in 0..50 {
         t.run(&["TOUCH", "k"]);
