@@ -305,7 +305,7 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     // their shards, which is harmless.
     "SSUBSCRIBE", -2, 0, (1, -1, 1), "pubsub", pubsub::ssubscribe, "shardchannel [shardchannel ...]", "Listens for messages published to shard channels.";
     "SUNSUBSCRIBE", -1, 0, (1, -1, 1), "pubsub", pubsub::sunsubscribe, "[shardchannel [shardchannel ...]]", "Stops listening to messages posted to shard channels.";
-    "SPUBLISH", 3, FAST, (1, 1, 1), "pubsub", pubsub::spublish, "shardchannel message", "Post a message to a shard channel";
+    "SPUBLISH", 3, FAST, (1, 1, 1), "pubsub", pubsub::spublish, "shardchannel message", "Posts a message to a shard channel.";
     "PUBSUB", -2, 0, (0, 0, 0), "pubsub", container, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | SHARDCHANNELS [pattern] | SHARDNUMSUB [shardchannel ...] | HELP>", "A container for Pub/Sub commands.", subcommands = PUBSUB_SUBCOMMANDS;
     // Server and connection
     "PING", -1, FAST, (0, 0, 0), "connection", server::ping, "[message]", "Returns the server's liveliness response.";
@@ -462,6 +462,9 @@ pub fn row(index: usize) -> &'static Command {
 pub fn name_of(index: usize) -> Option<String> {
     rows().get(index).map(|c| c.full_name())
 }
+
+#[cfg(test)]
+mod readme;
 
 #[cfg(test)]
 mod tests {
