@@ -10,16 +10,25 @@ use std::time::Duration;
 
 use crate::harness::*;
 
-/// Everything a connection has been sent, up to a quiet moment.
-fn drain(s: &mut TcpStream) -> Vec<u8> {
-    s.set_read_timeout(Some(Duration::from_millis(60))).expect("timeout");
+/// Everything a connection has been sent up to the reply to a `PING fence` sent now (in
+/// or out of the subscribed context, that reply ends with `fence`): every push queued
+/// before it, and nothing after. A connection inside MULTI would queue the PING, so there
+/// one reply line is read instead.
+fn drain(s: &mut TcpStream, in_multi: bool) -> Vec<u8> {
+    if !in_multi {
+        send(s, &["PING", "fence"]);
+    }
+    s.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
     let mut out = Vec::new();
     let mut buf = [0u8; 4096];
-    loop {
+    let done = |out: &[u8]| if in_multi { out.ends_with(b"\r\n") } else { out.ends_with(b"fence\r\n") };
+    while !done(&out) {
         match s.read(&mut buf) {
-            Ok(0) => break,
+            Ok(0) => panic!("connection closed after {:?}", out.escape_ascii().to_string()),
             Ok(n) => out.extend_from_slice(&buf[..n]),
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => break,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                panic!("no fence after {:?}", out.escape_ascii().to_string())
+            }
             Err(e) => panic!("read: {e}"),
         }
     }
@@ -46,15 +55,24 @@ fn same_bytes(resp3: bool, script: &[(usize, &[&str])]) {
             // HELLO's map names each server: not compared.
             send(v, &["HELLO", "3"]);
             send(r, &["HELLO", "3"]);
-            drain(v);
-            drain(r);
+            drain(v, false);
+            drain(r, false);
         }
     }
+    let mut in_multi = [false; 3];
     for (step, (who, argv)) in script.iter().enumerate() {
         send(&mut conns[*who].0, argv);
         send(&mut conns[*who].1, argv);
-        for (i, (v, r)) in conns.iter_mut().enumerate() {
-            let (v, r) = (drain(v), drain(r));
+        match argv[0] {
+            "MULTI" => in_multi[*who] = true,
+            "EXEC" | "DISCARD" => in_multi[*who] = false,
+            _ => {}
+        }
+        // The sender first: once its fence is back, its command has run everywhere.
+        let order = std::iter::once(*who).chain((0..conns.len()).filter(|i| i != who));
+        for i in order {
+            let (v, r) = &mut conns[i];
+            let (v, r) = (drain(v, in_multi[i]), drain(r, in_multi[i]));
             assert_eq!(
                 v.escape_ascii().to_string(),
                 r.escape_ascii().to_string(),
