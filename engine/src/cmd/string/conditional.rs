@@ -78,13 +78,17 @@ fn digest_matches(given: &[u8], value: &[u8]) -> bool {
 /// condition it deletes a key of any type, as DEL.
 fn delete_if(ctx: &mut Ctx<'_>, key: &[u8], compare: Option<Compare<'_>>) -> Result<Reply, CmdError> {
     let now = ctx.now;
-    let Some(entry) = ctx.db.lookup(key, now) else {
-        return Ok(Reply::Int(0));
+    let kept = match ctx.db.lookup(key, now) {
+        None => true,
+        Some(entry) => match compare {
+            Some(compare) => !compare.holds(Some(str_of(entry)?)),
+            None => false,
+        },
     };
-    if let Some(compare) = compare {
-        if !compare.holds(Some(str_of(entry)?)) {
-            return Ok(Reply::Int(0));
-        }
+    if kept {
+        // Nothing deleted: a WATCH on the key survives.
+        ctx.leave_unchanged(0);
+        return Ok(Reply::Int(0));
     }
     Ok(Reply::Int(ctx.db.shard(key).remove(key).is_some() as i64))
 }

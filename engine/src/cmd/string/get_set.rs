@@ -223,6 +223,8 @@ fn set_generic(
         Cond::Always => false,
     };
     if refused {
+        // Nothing written: a WATCH on the key survives, as Redis signals only `setKey`.
+        ctx.leave_unchanged(0);
         return Ok(Written { done: false, old });
     }
     let expire_at = match ttl {

@@ -825,3 +825,27 @@ fn delifeq_delex_and_digest() {
     t.run(&["SET", "n", "12345"]);
     assert_eq!(t.run(&["DIGEST", "n"]), bulk(&super::conditional::digest(b"12345")));
 }
+
+#[test]
+fn a_conditional_write_that_does_nothing_keeps_a_watch() {
+    let mut t = engine();
+    t.run(&["SET", "k", "v"]);
+    for refused in [
+        &["SET", "k", "x", "NX"][..],
+        &["SET", "k", "x", "IFEQ", "other"],
+        &["SET", "k", "x", "IFNE", "v", "GET"],
+        &["DELIFEQ", "k", "other"],
+        &["DELEX", "k", "IFDEQ", "0"],
+    ] {
+        t.run(&["WATCH", "k"]);
+        t.run(refused);
+        t.run(&["MULTI"]);
+        t.run(&["PING"]);
+        assert_eq!(t.run(&["EXEC"]), arr(vec![Reply::Status("PONG".into())]), "{refused:?}");
+    }
+    t.run(&["WATCH", "k"]);
+    assert_eq!(t.run(&["DELEX", "k", "IFEQ", "v"]), int(1));
+    t.run(&["MULTI"]);
+    t.run(&["PING"]);
+    assert_eq!(t.run(&["EXEC"]), Reply::NilArray);
+}
