@@ -368,6 +368,17 @@ mod tests {
         assert_eq!(log(&["GETEX", "k", "EX", "1"], Reply::Bulk(b"v".to_vec())), [["GETEX", "k", "PXAT", "1001000"]]);
         // A value that happens to read "EX" is not an option.
         assert_eq!(log(&["SET", "EX", "EX"], Reply::Ok), [["SET", "EX", "EX"]]);
+        // Nor is a comparison's operand.
+        assert_eq!(
+            log(&["SET", "k", "v", "IFEQ", "EX", "EX", "10"], Reply::Ok),
+            [["SET", "k", "v", "IFEQ", "EX", "PXAT", "1010000"]]
+        );
+    }
+
+    #[test]
+    fn sort_is_logged_only_when_it_stores() {
+        assert!(log(&["SORT", "l", "BY", "w_*"], Reply::Array(vec![])).is_empty());
+        assert_eq!(log(&["SORT", "l", "store", "d"], Reply::Int(2)), [["SORT", "l", "store", "d"]]);
     }
 
     #[test]
