@@ -9,6 +9,7 @@ use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
+use crate::store::entry::ValueRef;
 
 use super::str_of;
 
@@ -58,24 +59,29 @@ impl<'a> Compare<'a> {
     }
 }
 
-/// DIGEST's text of a string: its XXH3-64 as 16 lowercase hex digits.
+/// DIGEST's text of a string: its XXH3-64 as 16 lowercase hex digits (leading zeros kept).
 pub(crate) fn digest(value: &[u8]) -> String {
     format!("{:016x}", xxh3_64(value))
 }
 
-/// A digest argument names `value`'s hash: read as hexadecimal, so case and leading zeros
-/// do not matter; anything that is not a 64-bit hex number matches nothing.
+/// Redis 8.4 checks only a digest argument's length; its case does not matter, and one
+/// that is not hexadecimal simply matches nothing.
+const DIGEST_LEN: &str = "The digest must be exactly 16 hexadecimal characters";
+
+/// A digest argument's length, checked before it is compared.
+pub(super) fn check_digest(compare: Compare<'_>) -> Result<(), CmdError> {
+    match compare {
+        Compare::DigestEq(d) | Compare::DigestNe(d) if d.len() != 16 => Err(CmdError::err(DIGEST_LEN)),
+        _ => Ok(()),
+    }
+}
+
 fn digest_matches(given: &[u8], value: &[u8]) -> bool {
-    let parsed = std::str::from_utf8(given)
-        .ok()
-        .filter(|s| !s.is_empty() && s.len() <= 16 && s.bytes().all(|b| b.is_ascii_hexdigit()))
-        .and_then(|s| u64::from_str_radix(s, 16).ok());
-    parsed == Some(xxh3_64(value))
+    given.eq_ignore_ascii_case(digest(value).as_bytes())
 }
 
 /// Deletes a key when the condition holds on its string: 1 if deleted, 0 if the key is
-/// missing or the condition fails; WRONGTYPE when a condition meets another type. Without a
-/// condition it deletes a key of any type, as DEL.
+/// missing or the condition fails. Without a condition it deletes a key of any type.
 fn delete_if(ctx: &mut Ctx<'_>, key: &[u8], compare: Option<Compare<'_>>) -> Result<Reply, CmdError> {
     let now = ctx.now;
     let kept = match ctx.db.lookup(key, now) {
@@ -105,19 +111,31 @@ pub fn delifeq(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
 }
 
 /// Deletes a key, or only when its string (or the string's digest) equals or differs from
-/// the one given (Redis 8.4).
+/// the one given (Redis 8.4). As Redis checks them: the argument count, then a missing key
+/// (0, whatever the condition), then the type, the condition's name and the digest's length.
 ///
 /// ```text
 /// DELEX key [IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest]
 /// ```
 pub fn delex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
-    let compare = match args.rest() {
-        [] => None,
-        [word, operand] => Some(Compare::kind(word).ok_or(CmdError::Syntax)?(operand)),
-        _ => return Err(CmdError::Syntax),
+    let (word, operand) = match args.rest() {
+        [] => return delete_if(ctx, key, None),
+        &[word, operand] => (word, operand),
+        _ => return Err(CmdError::WrongArity(ctx.cmd.full_name())),
     };
-    delete_if(ctx, key, compare)
+    match ctx.db.lookup(key, ctx.now) {
+        None => return Ok(Reply::Int(0)),
+        Some(entry) if !matches!(entry.value, ValueRef::Str(_)) => {
+            return Err(CmdError::err("Key should be of string type if conditions are specified"))
+        }
+        Some(_) => {}
+    }
+    let kind =
+        Compare::kind(word).ok_or_else(|| CmdError::err("Invalid condition. Use IFEQ, IFNE, IFDEQ, or IFDNE"))?;
+    let compare = kind(operand);
+    check_digest(compare)?;
+    delete_if(ctx, key, Some(compare))
 }
 
 /// The XXH3-64 digest of a key's string as 16 lowercase hex digits, for IFDEQ/IFDNE; nil
@@ -140,14 +158,21 @@ mod tests {
 
     #[test]
     fn digest_is_xxh3_in_sixteen_lowercase_hex_digits() {
-        // Redis's documented example (DIGEST key1 after SET key1 "Hello world").
+        // Redis's documented example, and values from tests run against Redis 8.4 (a
+        // leading zero is kept).
         assert_eq!(digest(b"Hello world"), "b6acb9d84a38ff74");
-        assert_eq!(digest(b"").len(), 16);
+        assert_eq!(digest(b"hello"), "9555e8555c62dcfd");
+        assert_eq!(digest(b""), "2d06800538d394c2");
+        assert_eq!(digest(b"123"), "404a763b3f4c8c9a");
+        assert_eq!(digest(b"v8"), "0cc76dbb41381419");
         assert!(digest_matches(b"B6ACB9D84A38FF74", b"Hello world"));
         assert!(!digest_matches(b"b6acb9d84a38ff75", b"Hello world"));
-        for bad in [&b""[..], b"xyz", b"0b6acb9d84a38ff74", b"+b6acb9d84a38ff7"] {
-            assert!(!digest_matches(bad, b"Hello world"), "{bad:?}");
+        assert!(!digest_matches(b"zzzzzzzzzzzzzzzz", b"Hello world"));
+        for bad in [&b""[..], b"0123", b"6acb9d84a38ff74", b"0b6acb9d84a38ff74"] {
+            assert_eq!(check_digest(Compare::DigestEq(bad)), Err(CmdError::err(DIGEST_LEN)), "{bad:?}");
         }
+        assert_eq!(check_digest(Compare::DigestNe(b"zzzzzzzzzzzzzzzz")), Ok(()));
+        assert_eq!(check_digest(Compare::Eq(b"")), Ok(()));
     }
 
     #[test]

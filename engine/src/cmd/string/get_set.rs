@@ -302,7 +302,9 @@ fn parse_options<'a>(args: &mut Args<'a>, family: Family) -> Result<Options<'a>,
             if !compatible || args.is_empty() {
                 return Err(CmdError::Syntax);
             }
-            o.cond = Cond::Compare(kind(args.bytes()?));
+            let compare = kind(args.bytes()?);
+            super::conditional::check_digest(compare)?;
+            o.cond = Cond::Compare(compare);
         } else if set && is("GET") {
             o.get = true;
         } else if set && is("KEEPTTL") && matches!(o.ttl, TtlOpt::Unset | TtlOpt::KeepTtl) {

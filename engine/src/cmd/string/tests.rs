@@ -23,6 +23,7 @@ fn a_plain_set_over_an_expired_key_counts_the_expiry() {
     assert_eq!(t.engine.snapshot(t.now).expired_keys, 1);
     assert_eq!(t.engine.snapshot(t.now).keys_with_ttl, 0);
 }
+const DIGEST_LEN: &str = "ERR The digest must be exactly 16 hexadecimal characters";
 const TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
 fn engine() -> TestEngine {
@@ -777,6 +778,12 @@ fn set_ifdeq_and_ifdne_compare_the_digest() {
     assert_eq!(t.run(&["SET", "k", "Hello world"]), ok());
     assert_eq!(t.run(&["DIGEST", "k"]), bulk("b6acb9d84a38ff74"));
     assert_eq!(t.run(&["SET", "k", "new", "IFDEQ", "0000000000000000"]), nil());
+    // Only the digest's length is checked (Redis 8.4): 16 non-hex characters match nothing.
+    assert_eq!(t.run(&["SET", "k", "new", "IFDEQ", "zzzzzzzzzzzzzzzz"]), nil());
+    for bad in ["", "b6acb9d84a38ff7", "0b6acb9d84a38ff74"] {
+        assert_eq!(t.run(&["SET", "k", "new", "IFDEQ", bad]), err(DIGEST_LEN), "{bad:?}");
+        assert_eq!(t.run(&["SET", "k", "new", "IFDNE", bad, "GET"]), err(DIGEST_LEN), "{bad:?}");
+    }
     assert_eq!(t.run(&["SET", "k", "new", "IFDNE", "b6acb9d84a38ff74"]), nil());
     // Hexadecimal, so the case of the digits does not matter.
     assert_eq!(t.run(&["SET", "k", "new", "IFDEQ", "B6ACB9D84A38FF74"]), ok());
@@ -813,12 +820,28 @@ fn delifeq_delex_and_digest() {
     t.run(&["SET", "k", "a"]);
     assert_eq!(t.run(&["DELEX", "k", "IFEQ", "a"]), int(1));
     assert_eq!(t.run(&["DELEX", "missing", "IFNE", "a"]), int(0));
+    // As Redis 8.4 checks: arity, a missing key (0 whatever the condition), the type, the
+    // condition's name, the digest's length.
+    let arity = err("ERR wrong number of arguments for 'delex' command");
+    assert_eq!(t.run(&["DELEX", "missing", "IFEQ"]), arity);
+    assert_eq!(t.run(&["DELEX", "missing", "IFEQ", "a", "b"]), arity);
+    assert_eq!(t.run(&["DELEX", "missing", "FOO", "a"]), int(0));
+    assert_eq!(t.run(&["DELEX", "missing", "IFDEQ", "short"]), int(0));
     t.run(&["RPUSH", "l", "a"]);
-    assert_eq!(t.run(&["DELEX", "l", "IFEQ", "a"]), err(WRONGTYPE));
-    for bad in [&["DELEX", "l", "IFEQ"][..], &["DELEX", "l", "NX", "a"], &["DELEX", "l", "IFEQ", "a", "b"]] {
-        assert_eq!(t.run(bad), err(SYNTAX), "{bad:?}");
-    }
+    let not_string = err("ERR Key should be of string type if conditions are specified");
+    assert_eq!(t.run(&["DELEX", "l", "IFEQ", "a"]), not_string);
+    assert_eq!(t.run(&["DELEX", "l", "FOO", "a"]), not_string);
     assert_eq!(t.run(&["EXISTS", "l"]), int(1));
+    t.run(&["SET", "k", "hello"]);
+    assert_eq!(t.run(&["DELEX", "k", "NX", "a"]), err("ERR Invalid condition. Use IFEQ, IFNE, IFDEQ, or IFDNE"));
+    assert_eq!(t.run(&["DELEX", "k", "IFDNE", "9555e8555c62dcf"]), err(DIGEST_LEN));
+    assert_eq!(t.run(&["DELEX", "k", "IFDEQ", "zzzzzzzzzzzzzzzz"]), int(0));
+    assert_eq!(t.run(&["DELEX", "k", "IFDNE", "9555E8555C62DCFD"]), int(0));
+    assert_eq!(t.run(&["DELEX", "k", "IFDEQ", "9555E8555C62DCFD"]), int(1));
+    // A counter compares as its decimal text, byte for byte.
+    t.run(&["SET", "n", "0123"]);
+    assert_eq!(t.run(&["DELEX", "n", "IFEQ", "123"]), int(0));
+    assert_eq!(t.run(&["DELEX", "n", "IFNE", "123"]), int(1));
     // DIGEST: nil when missing, WRONGTYPE on another type.
     assert_eq!(t.run(&["DIGEST", "missing"]), nil());
     assert_eq!(t.run(&["DIGEST", "l"]), err(WRONGTYPE));
@@ -835,7 +858,7 @@ fn a_conditional_write_that_does_nothing_keeps_a_watch() {
         &["SET", "k", "x", "IFEQ", "other"],
         &["SET", "k", "x", "IFNE", "v", "GET"],
         &["DELIFEQ", "k", "other"],
-        &["DELEX", "k", "IFDEQ", "0"],
+        &["DELEX", "k", "IFDEQ", "0000000000000000"],
     ] {
         t.run(&["WATCH", "k"]);
         t.run(refused);
