@@ -232,7 +232,14 @@ fn sort_op(gen: &mut Gen) -> Vec<Step> {
         return steps;
     }
     let check = if set_order { Check::Unordered } else { Check::Exact };
-    steps.push(Step::Call(argv, check));
+    if !set_order && gen.chance(15) {
+        // Inside a transaction, which holds every shard for SORT's patterns.
+        steps.push(Step::Call(args!["MULTI"], Check::Exact));
+        steps.push(Step::Call(argv, Check::Exact));
+        steps.push(Step::Call(args!["EXEC"], Check::Exact));
+    } else {
+        steps.push(Step::Call(argv, check));
+    }
     if store {
         steps.push(Step::Call(args!["LRANGE", "dst", "0", "-1"], Check::Exact));
         steps.push(Step::Call(args!["TYPE", "dst"], Check::Exact));
