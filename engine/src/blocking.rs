@@ -153,6 +153,18 @@ impl Registry {
         }
     }
 
+    /// Ends client `id`'s wait with `reply` (CLIENT UNBLOCK), as if it had been served:
+    /// its connection is woken and hands the reply over. False when it was not waiting.
+    pub(crate) fn unblock(&self, ready: &ReadyKeys, id: u64, reply: Reply) -> bool {
+        let mut inner = self.inner.lock();
+        let Some(waiter) = inner.remove(id) else { return false };
+        ready.remove_waiting();
+        inner.served.insert(id, reply);
+        drop(inner);
+        waiter.client.wake();
+        true
+    }
+
     pub(crate) fn take_served(&self, id: u64) -> Option<Reply> {
         let mut inner = self.inner.lock();
         if inner.served.is_empty() {

@@ -33,6 +33,8 @@ pub struct Client {
     /// Channels and patterns subscribed to (CLIENT LIST's `sub` and `psub`).
     pub sub: AtomicUsize,
     pub psub: AtomicUsize,
+    /// Shard channels subscribed to (CLIENT LIST's `ssub`).
+    pub ssub: AtomicUsize,
     /// Commands queued by MULTI, or -1 outside a transaction (CLIENT LIST's `multi`).
     pub multi: AtomicI64,
     /// The database the client has selected (CLIENT LIST's `db`); the session's copy is
@@ -122,9 +124,9 @@ impl Client {
         n
     }
 
-    /// Whether the client is subscribed to any channel or pattern.
+    /// Whether the client is subscribed to any channel, pattern or shard channel.
     pub fn is_subscriber(&self) -> bool {
-        self.sub.load(Relaxed) + self.psub.load(Relaxed) > 0
+        self.sub.load(Relaxed) + self.psub.load(Relaxed) + self.ssub.load(Relaxed) > 0
     }
 
     /// CLIENT LIST's `flags`: `P` subscriber, `x` in MULTI, else `N`.
@@ -150,7 +152,7 @@ impl Client {
         };
         let cmd = name_of(self.last_cmd.load(Relaxed)).unwrap_or_else(|| "NULL".into());
         format!(
-            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
             self.id,
             self.addr,
             self.laddr,
@@ -161,6 +163,7 @@ impl Client {
             self.db.load(Relaxed),
             self.sub.load(Relaxed),
             self.psub.load(Relaxed),
+            self.ssub.load(Relaxed),
             self.multi.load(Relaxed),
             self.pending_pushes(),
             cmd,
@@ -197,6 +200,7 @@ impl Clients {
             outbox: Outbox::default(),
             sub: AtomicUsize::new(0),
             psub: AtomicUsize::new(0),
+            ssub: AtomicUsize::new(0),
             multi: AtomicI64::new(-1),
             db: AtomicUsize::new(0),
         });

@@ -25,7 +25,7 @@ use crate::session::Session;
 use crate::stats::{HostFacts, Stats};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
 use crate::store::{KeyEvent, Locked, Store, SweepReport};
-use crate::table::{self, Command, DENYOOM, NOAUTH, WRITE};
+use crate::table::{self, Command, ALL_SHARDS, DENYOOM, NOAUTH, WRITE};
 
 mod blocked;
 mod exec;
@@ -462,8 +462,9 @@ impl Engine {
             None
         };
         // A keyless write (FLUSHALL) takes every shard while it is logged, so no other write
-        // lands between its effect and its place in the log.
-        let db = if cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none() {
+        // lands between its effect and its place in the log; SORT's patterns read any key.
+        let keyless_write = cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none();
+        let db = if keyless_write || cmd.flags & ALL_SHARDS != 0 {
             self.store.lock_all(session.db)
         } else {
             self.store.lock_keys(session.db, cmd.keys(argv))

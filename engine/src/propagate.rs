@@ -249,6 +249,12 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             let mut i = 0;
             while i < argv.len() {
                 let opt = upper(argv[i]);
+                // A comparison's operand is data, never an expiry option (`IFEQ EX`).
+                if i >= 3 && matches!(opt.as_slice(), b"IFEQ" | b"IFNE" | b"IFDEQ" | b"IFDNE") {
+                    out.extend(argv[i..(i + 2).min(argv.len())].iter().map(|a| a.to_vec()));
+                    i += 2;
+                    continue;
+                }
                 let unit = match opt.as_slice() {
                     b"EX" => Some(1000),
                     b"PX" => Some(1),
@@ -276,6 +282,8 @@ pub fn rewrite_for_log(argv: &[&[u8]], reply: &Reply, now_ms: u64) -> Vec<Vec<Ve
             }
             vec![out]
         }
+        // SORT without STORE changes nothing (Redis does not propagate it).
+        b"SORT" if !argv.iter().skip(2).any(|a| a.eq_ignore_ascii_case(b"STORE")) => Vec::new(),
         b"SETEX" | b"PSETEX" if argv.len() == 4 => {
             let unit = if name == b"SETEX" { 1000 } else { 1 };
             match abs_ms(unit, argv[2], now_ms) {
@@ -552,6 +560,17 @@ mod tests {
         assert_eq!(log(&["GETEX", "k", "EX", "1"], Reply::Bulk(b"v".to_vec())), [["GETEX", "k", "PXAT", "1001000"]]);
         // A value that happens to read "EX" is not an option.
         assert_eq!(log(&["SET", "EX", "EX"], Reply::Ok), [["SET", "EX", "EX"]]);
+        // Nor is a comparison's operand.
+        assert_eq!(
+            log(&["SET", "k", "v", "IFEQ", "EX", "EX", "10"], Reply::Ok),
+            [["SET", "k", "v", "IFEQ", "EX", "PXAT", "1010000"]]
+        );
+    }
+
+    #[test]
+    fn sort_is_logged_only_when_it_stores() {
+        assert!(log(&["SORT", "l", "BY", "w_*"], Reply::Array(vec![])).is_empty());
+        assert_eq!(log(&["SORT", "l", "store", "d"], Reply::Int(2)), [["SORT", "l", "store", "d"]]);
     }
 
     #[test]

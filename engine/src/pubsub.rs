@@ -1,5 +1,6 @@
 //! Pub/sub delivery and each session's [`Subscriptions`]: which clients are subscribed to
-//! which channels and patterns, and PUBLISH's fan-out. A message is encoded once per protocol, appended to each receiver's
+//! which channels, patterns and shard channels (a namespace of their own, as in Redis 7:
+//! SPUBLISH reaches only SSUBSCRIBE's subscribers, PUBLISH never them), and the fan-out. A message is encoded once per protocol, appended to each receiver's
 //! outbox (`Client::push`, which enforces the pubsub output buffer limit) and the receiver's
 //! connection is woken to send it. The registry's locks are leaves: nothing is locked while
 //! they are held except a receiver's outbox.
@@ -22,17 +23,24 @@ use crate::session::Session;
 pub struct Subscriptions {
     pub channels: IndexSet<Vec<u8>>,
     pub patterns: IndexSet<Vec<u8>>,
+    pub shard_channels: IndexSet<Vec<u8>>,
 }
 
 impl Subscriptions {
-    /// Subscribed to anything (Redis's `CLIENT_PUBSUB` context).
+    /// Subscribed to anything, shard channels included (Redis's `CLIENT_PUBSUB` context).
     pub fn any(&self) -> bool {
-        !self.channels.is_empty() || !self.patterns.is_empty()
+        !self.channels.is_empty() || !self.patterns.is_empty() || !self.shard_channels.is_empty()
     }
 
-    /// The count every confirmation reports: channels plus patterns.
+    /// The count (P)SUBSCRIBE's and (P)UNSUBSCRIBE's confirmations report: channels plus
+    /// patterns, shard channels not counted (as Redis 7).
     pub(crate) fn count(&self) -> i64 {
         (self.channels.len() + self.patterns.len()) as i64
+    }
+
+    /// The count SSUBSCRIBE's and SUNSUBSCRIBE's confirmations report: shard channels only.
+    pub(crate) fn shard_count(&self) -> i64 {
+        self.shard_channels.len() as i64
     }
 }
 
@@ -43,6 +51,7 @@ type Subscribers = IndexMap<u64, Arc<Client>, foldhash::fast::RandomState>;
 pub struct PubSub {
     channels: RwLock<HashMap<Box<[u8]>, Subscribers>>,
     patterns: RwLock<IndexMap<Box<[u8]>, Subscribers>>,
+    shard_channels: RwLock<HashMap<Box<[u8]>, Subscribers>>,
 }
 
 /// Adds `client` to `name`'s subscribers.
@@ -115,6 +124,14 @@ impl PubSub {
         self.channels.write().remove_client(channel, id);
     }
 
+    pub fn ssubscribe(&self, channel: &[u8], client: &Arc<Client>) {
+        add(&mut *self.shard_channels.write(), channel, client);
+    }
+
+    pub fn sunsubscribe(&self, channel: &[u8], id: u64) {
+        self.shard_channels.write().remove_client(channel, id);
+    }
+
     pub fn psubscribe(&self, pattern: &[u8], client: &Arc<Client>) {
         add(&mut *self.patterns.write(), pattern, client);
     }
@@ -138,22 +155,19 @@ impl PubSub {
                 patterns.remove_client(p, id);
             }
         }
+        if !session.subs.shard_channels.is_empty() {
+            let mut channels = self.shard_channels.write();
+            for c in &session.subs.shard_channels {
+                channels.remove_client(c, id);
+            }
+        }
     }
 
     /// Delivers `message` to the subscribers of `channel` and of every pattern that matches
     /// it; answers how many deliveries were made (a client subscribed both ways counts
     /// twice, as in Redis). A receiver over its output limit is disconnected instead.
     pub fn publish(&self, channel: &[u8], message: &[u8], limit: BufferLimit, now_ms: u64) -> usize {
-        let mut delivered = 0;
-        {
-            let channels = self.channels.read();
-            if let Some(subs) = channels.get(channel) {
-                let mut msg = Encoded::new(&[b"message", channel, message]);
-                for client in subs.values() {
-                    delivered += client.push(msg.bytes(client.resp.load(Relaxed) == 3), limit, now_ms) as usize;
-                }
-            }
-        }
+        let mut delivered = deliver(&self.channels.read(), b"message", channel, message, limit, now_ms);
         let patterns = self.patterns.read();
         for (pattern, subs) in patterns.iter() {
             if !glob::matches(pattern, channel) {
@@ -167,24 +181,48 @@ impl PubSub {
         delivered
     }
 
-    /// Channels with at least one subscriber, matching `pattern` when given (PUBSUB CHANNELS).
-    /// A killed client (on its way out, e.g. over its output limit) no longer counts.
-    pub fn channels(&self, pattern: Option<&[u8]>) -> Vec<Vec<u8>> {
-        self.channels
-            .read()
+    /// Delivers `message` to the subscribers of shard channel `channel` (SPUBLISH), as
+    /// `smessage`; answers how many received it.
+    pub fn spublish(&self, channel: &[u8], message: &[u8], limit: BufferLimit, now_ms: u64) -> usize {
+        deliver(&self.shard_channels.read(), b"smessage", channel, message, limit, now_ms)
+    }
+
+    /// Channels (`shard`: shard channels) with at least one subscriber, matching `pattern`
+    /// when given (PUBSUB CHANNELS, SHARDCHANNELS). A killed client (on its way out, e.g.
+    /// over its output limit) no longer counts.
+    pub fn channels(&self, shard: bool, pattern: Option<&[u8]>) -> Vec<Vec<u8>> {
+        let map = if shard { &self.shard_channels } else { &self.channels };
+        map.read()
             .iter()
             .filter(|(c, subs)| subs.values().any(|s| !s.is_killed()) && pattern.is_none_or(|p| glob::matches(p, c)))
             .map(|(c, _)| c.to_vec())
             .collect()
     }
 
-    /// Subscribers of a channel, patterns not counted (PUBSUB NUMSUB).
-    pub fn numsub(&self, channel: &[u8]) -> usize {
-        self.channels.read().get(channel).map_or(0, |subs| subs.values().filter(|s| !s.is_killed()).count())
+    /// Subscribers of a channel (`shard`: a shard channel), patterns not counted (PUBSUB
+    /// NUMSUB, SHARDNUMSUB).
+    pub fn numsub(&self, shard: bool, channel: &[u8]) -> usize {
+        let map = if shard { &self.shard_channels } else { &self.channels };
+        map.read().get(channel).map_or(0, |subs| subs.values().filter(|s| !s.is_killed()).count())
     }
 
     /// Distinct patterns with at least one subscriber (PUBSUB NUMPAT).
     pub fn numpat(&self) -> usize {
         self.patterns.read().len()
     }
+}
+
+/// Sends `[kind, channel, message]` to each subscriber of `channel` in `map`; answers how
+/// many received it (a receiver over its output limit is disconnected instead).
+fn deliver(
+    map: &HashMap<Box<[u8]>, Subscribers>,
+    kind: &[u8],
+    channel: &[u8],
+    message: &[u8],
+    limit: BufferLimit,
+    now_ms: u64,
+) -> usize {
+    let Some(subs) = map.get(channel) else { return 0 };
+    let mut msg = Encoded::new(&[kind, channel, message]);
+    subs.values().map(|client| client.push(msg.bytes(client.resp.load(Relaxed) == 3), limit, now_ms) as usize).sum()
 }

@@ -37,6 +37,9 @@ pub const ADMIN: u32 = 1 << 5;
 pub const SLOW: u32 = 1 << 6;
 /// May wait for data (BLPOP, BLMOVE): a connection's later commands wait with it.
 pub const BLOCKING: u32 = 1 << 7;
+/// Reads keys its key spec cannot name (SORT's BY and GET patterns): dispatch and EXEC lock
+/// every shard for it. Vitrine's own; COMMAND does not list it (Redis has no such flag).
+pub const ALL_SHARDS: u32 = 1 << 8;
 
 pub const FLAG_NAMES: &[(u32, &str)] = &[
     (WRITE, "write"),
@@ -132,7 +135,7 @@ macro_rules! rows {
 pub static COMMANDS: &[Command] = rows! { args from 1;
     // Strings
     "GET", 2, READONLY | FAST, (1, 1, 1), "string", string::get, "key", "Returns the string value of a key.";
-    "SET", -3, WRITE | DENYOOM, (1, 1, 1), "string", string::set, "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.";
+    "SET", -3, WRITE | DENYOOM, (1, 1, 1), "string", string::set, "key value [NX | XX | IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.";
     "SETNX", 3, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::setnx, "key value", "Set the string value of a key only when the key doesn't exist.";
     "SETEX", 4, WRITE | DENYOOM, (1, 1, 1), "string", string::setex, "key seconds value", "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.";
     "PSETEX", 4, WRITE | DENYOOM, (1, 1, 1), "string", string::psetex, "key milliseconds value", "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.";
@@ -148,6 +151,9 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "SETRANGE", 4, WRITE | DENYOOM, (1, 1, 1), "string", string::setrange, "key offset value", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", grow = string::setrange_growth;
     "SUBSTR", 4, READONLY, (1, 1, 1), "string", string::substr, "key start end", "Returns a substring from a string value.";
     "LCS", -3, READONLY, (1, 2, 1), "string", string::lcs, "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]", "Finds the longest common substring.";
+    "DELIFEQ", 3, WRITE | FAST, (1, 1, 1), "string", string::delifeq, "key value", "Deletes a key only if its value is the given string.";
+    "DELEX", -2, WRITE | FAST, (1, 1, 1), "string", string::delex, "key [IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest]", "Conditionally removes the specified key based on value or digest comparison.";
+    "DIGEST", 2, READONLY | FAST, (1, 1, 1), "string", string::digest, "key", "Returns the XXH3 hash of a string value.";
     "INCR", 2, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::incr, "key", "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.";
     "DECR", 2, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::decr, "key", "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.";
     "INCRBY", 3, WRITE | DENYOOM | FAST, (1, 1, 1), "string", string::incrby, "key increment", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.";
@@ -179,6 +185,8 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "FLUSHDB", -1, WRITE | ADMIN | SLOW, (0, 0, 0), "server", keys::flushdb, "[ASYNC | SYNC]", "Remove all keys from the current database.";
     "FLUSHALL", -1, WRITE | ADMIN | SLOW, (0, 0, 0), "server", keys::flushall, "[ASYNC | SYNC]", "Removes all keys from all databases.";
     "TOUCH", -2, READONLY | FAST, (1, -1, 1), "generic", keys::touch, "key [key ...]", "Returns the number of existing keys out of those specified after updating the time they were last accessed.";
+    "SORT", -2, WRITE | DENYOOM | ALL_SHARDS, (1, 1, 1), "generic", keys::sort, "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]", "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.";
+    "SORT_RO", -2, READONLY | ALL_SHARDS, (1, 1, 1), "generic", keys::sort_ro, "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]", "Returns the sorted elements of a list, a set, or a sorted set.";
     "OBJECT", -2, READONLY, (0, 0, 0), "generic", container, "<ENCODING | FREQ | IDLETIME | REFCOUNT | HELP> key", "A container for object introspection commands.", subcommands = OBJECT_SUBCOMMANDS;
     "MEMORY", -2, READONLY, (0, 0, 0), "server", container, "<USAGE key [SAMPLES count] | STATS | DOCTOR | HELP>", "A container for memory diagnostics commands.", subcommands = MEMORY_SUBCOMMANDS;
     // Hashes (cmd::hash)
@@ -308,7 +316,12 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "PSUBSCRIBE", -2, 0, (0, 0, 0), "pubsub", pubsub::psubscribe, "pattern [pattern ...]", "Listens for messages published to channels that match one or more patterns.";
     "PUNSUBSCRIBE", -1, 0, (0, 0, 0), "pubsub", pubsub::punsubscribe, "[pattern [pattern ...]]", "Stops listening to messages published to channels that match one or more patterns.";
     "PUBLISH", 3, FAST, (0, 0, 0), "pubsub", pubsub::publish, "channel message", "Posts a message to a channel.";
-    "PUBSUB", -2, 0, (0, 0, 0), "pubsub", container, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | HELP>", "A container for Pub/Sub commands.", subcommands = PUBSUB_SUBCOMMANDS;
+    // Redis gives the shard channels key positions (for cluster slots); dispatch then locks
+    // their shards, which is harmless.
+    "SSUBSCRIBE", -2, 0, (1, -1, 1), "pubsub", pubsub::ssubscribe, "shardchannel [shardchannel ...]", "Listens for messages published to shard channels.";
+    "SUNSUBSCRIBE", -1, 0, (1, -1, 1), "pubsub", pubsub::sunsubscribe, "[shardchannel [shardchannel ...]]", "Stops listening to messages posted to shard channels.";
+    "SPUBLISH", 3, FAST, (1, 1, 1), "pubsub", pubsub::spublish, "shardchannel message", "Posts a message to a shard channel.";
+    "PUBSUB", -2, 0, (0, 0, 0), "pubsub", container, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | SHARDCHANNELS [pattern] | SHARDNUMSUB [shardchannel ...] | HELP>", "A container for Pub/Sub commands.", subcommands = PUBSUB_SUBCOMMANDS;
     // Server and connection
     "PING", -1, FAST, (0, 0, 0), "connection", server::ping, "[message]", "Returns the server's liveliness response.";
     "ECHO", 2, FAST, (0, 0, 0), "connection", server::echo, "message", "Returns the given string.";
@@ -317,7 +330,7 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "SELECT", 2, FAST, (0, 0, 0), "connection", keys::select, "index", "Changes the selected database.";
     "HELLO", -1, FAST | NOAUTH, (0, 0, 0), "connection", server::hello, "[protover [AUTH username password] [SETNAME clientname]]", "Handshakes with the Redis server.";
     "AUTH", -2, FAST | NOAUTH, (0, 0, 0), "connection", server::auth, "[username] password", "Authenticates the connection.";
-    "CLIENT", -2, 0, (0, 0, 0), "connection", container, "<ID | INFO | LIST | GETNAME | SETNAME name | SETINFO attr value | KILL ...>", "A container for client connection commands.", subcommands = CLIENT_SUBCOMMANDS;
+    "CLIENT", -2, 0, (0, 0, 0), "connection", container, "<ID | INFO | LIST | GETNAME | SETNAME name | SETINFO attr value | KILL ... | UNBLOCK client-id [TIMEOUT | ERROR]>", "A container for client connection commands.", subcommands = CLIENT_SUBCOMMANDS;
     "COMMAND", -1, 0, (0, 0, 0), "server", command::all, "[COUNT | INFO name ... | DOCS name ... | LIST]", "Returns detailed information about all commands.", subcommands = COMMAND_SUBCOMMANDS;
     "INFO", -1, 0, (0, 0, 0), "server", server::info, "[section [section ...]]", "Returns information and statistics about the server.";
     "CONFIG", -2, ADMIN, (0, 0, 0), "server", container, "<GET parameter ... | SET parameter value ... | RESETSTAT>", "A container for server configuration commands.", subcommands = CONFIG_SUBCOMMANDS;
@@ -338,6 +351,7 @@ const CLIENT_SUBCOMMANDS: &[Command] = rows! { args from 2;
     "CLIENT|SETNAME", 3, 0, (0, 0, 0), "connection", client::setname, "connection-name", "Sets the connection name.";
     "CLIENT|SETINFO", 4, 0, (0, 0, 0), "connection", client::setinfo, "<LIB-NAME libname | LIB-VER libver>", "Sets information specific to the client or connection.";
     "CLIENT|KILL", -3, ADMIN, (0, 0, 0), "connection", client::kill, "<ip:port | [ID client-id] [ADDR ip:port] [LADDR ip:port] [SKIPME <YES | NO>]>", "Terminates open connections.";
+    "CLIENT|UNBLOCK", -3, ADMIN, (0, 0, 0), "connection", client::unblock, "client-id [TIMEOUT | ERROR]", "Unblocks a client blocked by a blocking command from a different connection.";
     "CLIENT|NO-EVICT", 3, ADMIN, (0, 0, 0), "connection", client::no_evict, "<ON | OFF>", "Sets the client eviction mode of the connection.";
     "CLIENT|NO-TOUCH", 3, 0, (0, 0, 0), "connection", client::no_touch, "<ON | OFF>", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.";
     "CLIENT|HELP", 2, 0, (0, 0, 0), "connection", client::help, "", "Returns helpful text about the different subcommands.";
@@ -463,6 +477,9 @@ pub fn row(index: usize) -> &'static Command {
 pub fn name_of(index: usize) -> Option<String> {
     rows().get(index).map(|c| c.full_name())
 }
+
+#[cfg(test)]
+mod readme;
 
 #[cfg(test)]
 mod tests {

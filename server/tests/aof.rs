@@ -688,3 +688,50 @@ fn hash_field_expiry_survives_a_restart_and_a_rewrite_as_absolute_times() {
     let mut c = conn(&server);
     check(&mut c);
 }
+
+/// The new writes of issue 16 replay to the same data: SORT ... STORE (its BY and GET
+/// patterns read other keys at load as they did live), SET with a comparison, DELEX and
+/// DELIFEQ; a SORT without STORE is not logged at all.
+#[test]
+fn sort_store_and_conditional_writes_survive_a_restart() {
+    let dir = Dir::new("sort");
+    let server = start(&dir, "always");
+    let mut c = conn(&server);
+    let _: i64 = redis::cmd("RPUSH").arg("l").arg("3").arg("1").arg("2").query(&mut c).unwrap();
+    for (k, v) in [("w_1", "30"), ("w_2", "10"), ("w_3", "20"), ("n_1", "one"), ("n_2", "two")] {
+        let _: () = redis::cmd("SET").arg(k).arg(v).query(&mut c).unwrap();
+    }
+    let n: i64 = redis::cmd("SORT")
+        .arg("l")
+        .arg("BY")
+        .arg("w_*")
+        .arg("GET")
+        .arg("n_*")
+        .arg("STORE")
+        .arg("dst")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(n, 3);
+    let _: Vec<String> = redis::cmd("SORT").arg("l").arg("DESC").query(&mut c).unwrap();
+    let _: () = redis::cmd("SET").arg("lock").arg("tokA").query(&mut c).unwrap();
+    let _: () =
+        redis::cmd("SET").arg("lock").arg("tokB").arg("IFEQ").arg("tokA").arg("EX").arg("100").query(&mut c).unwrap();
+    let _: () = redis::cmd("SET").arg("gone").arg("x").query(&mut c).unwrap();
+    let _: i64 = redis::cmd("DELEX").arg("gone").arg("IFNE").arg("y").query(&mut c).unwrap();
+    let _: () = redis::cmd("SET").arg("kept").arg("x").query(&mut c).unwrap();
+    let _: i64 = redis::cmd("DELIFEQ").arg("kept").arg("y").query(&mut c).unwrap();
+    let before = dump(&mut c);
+    kill(server);
+    let logged: Vec<u8> = dir.files().into_values().flatten().collect();
+    assert!(find(&logged, b"DELIFEQ").is_some(), "the AOF holds the writes");
+    assert!(find(&logged, b"DESC").is_none(), "a SORT without STORE was logged");
+    let server = start(&dir, "always");
+    let mut c = conn(&server);
+    assert_eq!(dump(&mut c), before);
+    let dst: Vec<String> = redis::cmd("LRANGE").arg("dst").arg("0").arg("-1").query(&mut c).unwrap();
+    assert_eq!(dst, ["two", "", "one"]);
+    let ttl: i64 = redis::cmd("TTL").arg("lock").query(&mut c).unwrap();
+    assert!((90..=100).contains(&ttl), "{ttl}");
+    let exists: i64 = redis::cmd("EXISTS").arg("gone").arg("kept").query(&mut c).unwrap();
+    assert_eq!(exists, 1);
+}

@@ -184,3 +184,128 @@ fn client_id(via: &mut TcpStream) -> String {
     let line = body.lines().find(|l| l.contains(" name=waiter ")).expect("the waiter in CLIENT LIST");
     line.split(' ').find_map(|f| f.strip_prefix("id=")).expect("an id field").to_string()
 }
+
+/// Every blocking command, on missing keys and then on keys with data.
+const BLOCKING_COMMANDS: &[&[&str]] = &[
+    &["BLPOP", "nx", "0"],
+    &["BRPOP", "nx", "ny", "0"],
+    &["BLMOVE", "nx", "d", "LEFT", "RIGHT", "0"],
+    &["BRPOPLPUSH", "nx", "d", "0"],
+    &["BLMPOP", "0", "1", "nx", "LEFT"],
+    &["BZPOPMIN", "nz", "0"],
+    &["BZPOPMAX", "nz", "0"],
+    &["BZMPOP", "0", "1", "nz", "MIN"],
+];
+
+/// Inside MULTI a blocking command never waits: it answers what its non-blocking form
+/// would, or nil (a null bulk for BLMOVE and BRPOPLPUSH, a null array for the others, as
+/// redis-server 7.0 answers; `_` in RESP3). The bytes are redis-server's.
+#[test]
+fn every_blocking_command_answers_at_once_inside_multi() {
+    let server = Server::start(&[]);
+    let mut s = server.connect();
+    let empty2: [&[u8]; 8] =
+        [b"*-1\r\n", b"*-1\r\n", b"$-1\r\n", b"$-1\r\n", b"*-1\r\n", b"*-1\r\n", b"*-1\r\n", b"*-1\r\n"];
+    let full2: [&[u8]; 8] = [
+        b"*2\r\n$2\r\nnx\r\n$1\r\na\r\n",
+        b"*2\r\n$2\r\nnx\r\n$1\r\nc\r\n",
+        b"$1\r\nb\r\n",
+        b"$-1\r\n",
+        b"*-1\r\n",
+        b"*3\r\n$2\r\nnz\r\n$1\r\nm\r\n$1\r\n1\r\n",
+        b"*3\r\n$2\r\nnz\r\n$1\r\no\r\n$1\r\n3\r\n",
+        b"*2\r\n$2\r\nnz\r\n*1\r\n*2\r\n$1\r\nn\r\n$1\r\n2\r\n",
+    ];
+    let full3: [&[u8]; 8] = [
+        b"*2\r\n$2\r\nnx\r\n$1\r\na\r\n",
+        b"*2\r\n$2\r\nnx\r\n$1\r\nc\r\n",
+        b"$1\r\nb\r\n",
+        b"_\r\n",
+        b"_\r\n",
+        b"*3\r\n$2\r\nnz\r\n$1\r\nm\r\n,1\r\n",
+        b"*3\r\n$2\r\nnz\r\n$1\r\no\r\n,3\r\n",
+        b"*2\r\n$2\r\nnz\r\n*1\r\n*2\r\n$1\r\nn\r\n,2\r\n",
+    ];
+    for resp3 in [false, true] {
+        if resp3 {
+            send(&mut s, &cmd(&["HELLO", "3"]));
+            send(&mut s, &cmd(&["PING"]));
+            while read_line(&mut s) != b"+PONG\r\n" {}
+        }
+        for (full, expected) in
+            [(false, if resp3 { [&b"_\r\n"[..]; 8] } else { empty2 }), (true, if resp3 { full3 } else { full2 })]
+        {
+            if full {
+                roundtrip(&mut s, &cmd(&["RPUSH", "nx", "a", "b", "c"]), b":3\r\n");
+                roundtrip(&mut s, &cmd(&["ZADD", "nz", "1", "m", "2", "n", "3", "o"]), b":3\r\n");
+            }
+            for (argv, reply) in BLOCKING_COMMANDS.iter().zip(expected) {
+                roundtrip(&mut s, &cmd(&["MULTI"]), b"+OK\r\n");
+                roundtrip(&mut s, &cmd(argv), b"+QUEUED\r\n");
+                let mut want = b"*1\r\n".to_vec();
+                want.extend_from_slice(reply);
+                roundtrip(&mut s, &cmd(&["EXEC"]), &want);
+            }
+            roundtrip(&mut s, &cmd(&["DEL", "nx", "nz", "d"]), if full { b":1\r\n" } else { b":0\r\n" });
+        }
+    }
+}
+
+/// CLIENT UNBLOCK ends each blocking command from another connection: as its timeout
+/// would (TIMEOUT, the default) or with Redis's UNBLOCKED error (ERROR); it answers 1, and
+/// 0 for a client that is not blocked.
+#[test]
+fn client_unblock_ends_every_blocking_command() {
+    let server = Server::start(&[]);
+    let (mut a, mut b) = (server.connect(), server.connect());
+    let id = {
+        let line = roundtrip_line(&mut a, &["CLIENT", "ID"]);
+        String::from_utf8(line[1..line.len() - 2].to_vec()).unwrap()
+    };
+    roundtrip(&mut b, &cmd(&["CLIENT", "UNBLOCK", &id]), b":0\r\n");
+    for argv in BLOCKING_COMMANDS {
+        for (reason, reply) in [
+            (None, &b"*-1\r\n"[..]),
+            (Some("TIMEOUT"), b"*-1\r\n"),
+            (Some("error"), b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"),
+        ] {
+            send(&mut a, &cmd(argv));
+            wait_blocked(&mut b, 1);
+            let mut unblock = vec!["CLIENT", "UNBLOCK", id.as_str()];
+            unblock.extend(reason);
+            roundtrip(&mut b, &cmd(&unblock), b":1\r\n");
+            expect(&mut a, reply);
+            wait_blocked(&mut b, 0);
+        }
+    }
+    // The connection goes on as usual, and the keys were never touched.
+    roundtrip(&mut a, &cmd(&["EXISTS", "nx", "nz", "d"]), b":0\r\n");
+    // RESP3: the null of a timeout.
+    send(&mut a, &cmd(&["HELLO", "3"]));
+    send(&mut a, &cmd(&["PING"]));
+    while read_line(&mut a) != b"+PONG\r\n" {}
+    send(&mut a, &cmd(&["BLMOVE", "nx", "d", "LEFT", "LEFT", "0"]));
+    wait_blocked(&mut b, 1);
+    roundtrip(&mut b, &cmd(&["CLIENT", "UNBLOCK", &id, "TIMEOUT"]), b":1\r\n");
+    expect(&mut a, b"_\r\n");
+    // Errors, with redis-server 7.0's texts.
+    roundtrip(&mut b, &cmd(&["CLIENT", "UNBLOCK", "abc"]), b"-ERR value is not an integer or out of range\r\n");
+    roundtrip(
+        &mut b,
+        &cmd(&["CLIENT", "UNBLOCK", &id, "foo"]),
+        b"-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n",
+    );
+    roundtrip(
+        &mut b,
+        &cmd(&["CLIENT", "unblock", &id, "TIMEOUT", "x"]),
+        b"-ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.\r\n",
+    );
+    roundtrip(&mut b, &cmd(&["CLIENT", "UNBLOCK"]), b"-ERR wrong number of arguments for 'client|unblock' command\r\n");
+    roundtrip(&mut b, &cmd(&["CLIENT", "UNBLOCK", "-5"]), b":0\r\n");
+}
+
+/// Sends a command and reads one reply line.
+fn roundtrip_line(s: &mut TcpStream, argv: &[&str]) -> Vec<u8> {
+    send(s, &cmd(argv));
+    read_line(s)
+}

@@ -202,6 +202,30 @@ fn on_or_off(args: &mut Args<'_>) -> Result<Reply, CmdError> {
     }
 }
 
+/// Ends another connection's blocking command: as a timeout would (TIMEOUT, the default),
+/// or with an UNBLOCKED error (ERROR). 1 if that client was blocked, else 0.
+///
+/// ```text
+/// CLIENT UNBLOCK client-id [TIMEOUT | ERROR]
+/// ```
+pub fn unblock(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    if args.len() > 2 {
+        return Err(CmdError::err(format!(
+            "unknown subcommand or wrong number of arguments for '{}'. Try CLIENT HELP.",
+            String::from_utf8_lossy(ctx.argv[1]),
+        )));
+    }
+    let id = crate::num::parse_i64(args.bytes()?).ok_or(CmdError::NotInteger)?;
+    let error = match args.rest().first() {
+        None => false,
+        Some(reason) if reason.eq_ignore_ascii_case(b"TIMEOUT") => false,
+        Some(reason) if reason.eq_ignore_ascii_case(b"ERROR") => true,
+        Some(_) => return Err(CmdError::err("CLIENT UNBLOCK reason should be TIMEOUT or ERROR")),
+    };
+    let unblocked = u64::try_from(id).is_ok_and(|id| ctx.engine.unblock_client(id, error));
+    Ok(Reply::Int(unblocked as i64))
+}
+
 /// CLIENT's subcommands, as Redis's CLIENT HELP lists them.
 ///
 /// ```text
@@ -224,6 +248,8 @@ pub fn help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError>
         "    Set client meta attr.",
         "KILL <ip:port> | KILL [ID <id>] [ADDR <ip:port>] [LADDR <ip:port>] [SKIPME yes|no]",
         "    Kill connections.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
         "HELP",
         "    Print this help.",
     ]))

@@ -1,5 +1,6 @@
-//! Pub/sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, PUBSUB. Each session's
-//! subscriptions and delivery live in `crate::pubsub`.
+//! Pub/sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, the sharded SSUBSCRIBE,
+//! SUNSUBSCRIBE and SPUBLISH (Redis 7; one node here, so every shard channel is local), and
+//! PUBSUB. Each session's subscriptions and delivery live in `crate::pubsub`.
 //!
 //! Over RESP2 a subscribed connection may only (un)subscribe, PING, QUIT and RESET (dispatch
 //! enforces it with Redis's error); over RESP3 it runs any command, and messages arrive as
@@ -17,7 +18,18 @@ use crate::table::Command;
 
 /// Commands a RESP2 connection may run while subscribed.
 pub(crate) fn allowed_while_subscribed(cmd: &Command) -> bool {
-    matches!(cmd.name, "SUBSCRIBE" | "UNSUBSCRIBE" | "PSUBSCRIBE" | "PUNSUBSCRIBE" | "PING" | "QUIT" | "RESET")
+    matches!(
+        cmd.name,
+        "SUBSCRIBE"
+            | "UNSUBSCRIBE"
+            | "PSUBSCRIBE"
+            | "PUNSUBSCRIBE"
+            | "SSUBSCRIBE"
+            | "SUNSUBSCRIBE"
+            | "PING"
+            | "QUIT"
+            | "RESET"
+    )
 }
 
 /// Redis's refusal of any other command in the RESP2 subscribed context, naming the
@@ -46,6 +58,86 @@ fn sync_counts(ctx: &Ctx<'_>) {
     let client = &ctx.session.client;
     client.sub.store(ctx.session.subs.channels.len(), Relaxed);
     client.psub.store(ctx.session.subs.patterns.len(), Relaxed);
+    client.ssub.store(ctx.session.subs.shard_channels.len(), Relaxed);
+}
+
+/// The three kinds of subscription, each with its own set, registry and confirmations.
+#[derive(Clone, Copy)]
+enum Kind {
+    Channel,
+    Pattern,
+    Shard,
+}
+
+impl Kind {
+    /// The confirmations' names: on subscribing, on unsubscribing.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Kind::Channel => ("subscribe", "unsubscribe"),
+            Kind::Pattern => ("psubscribe", "punsubscribe"),
+            Kind::Shard => ("ssubscribe", "sunsubscribe"),
+        }
+    }
+
+    fn set(self, subs: &mut Subscriptions) -> &mut indexmap::IndexSet<Vec<u8>> {
+        match self {
+            Kind::Channel => &mut subs.channels,
+            Kind::Pattern => &mut subs.patterns,
+            Kind::Shard => &mut subs.shard_channels,
+        }
+    }
+
+    /// The count a confirmation reports: channels and patterns together, shard channels
+    /// apart (as Redis 7).
+    fn count(self, subs: &Subscriptions) -> i64 {
+        match self {
+            Kind::Channel | Kind::Pattern => subs.count(),
+            Kind::Shard => subs.shard_count(),
+        }
+    }
+}
+
+/// SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE: each name confirmed with the count so far.
+fn subscribe_to(ctx: &mut Ctx<'_>, args: &mut Args<'_>, kind: Kind) -> Result<Reply, CmdError> {
+    let mut replies = Vec::with_capacity(args.len());
+    for &name in args.rest() {
+        if kind.set(&mut ctx.session.subs).insert(name.to_vec()) {
+            let (pubsub, client) = (&ctx.engine.pubsub, &ctx.session.client);
+            match kind {
+                Kind::Channel => pubsub.subscribe(name, client),
+                Kind::Pattern => pubsub.psubscribe(name, client),
+                Kind::Shard => pubsub.ssubscribe(name, client),
+            }
+        }
+        replies.push(confirmation(kind.names().0, Some(name), kind.count(&ctx.session.subs)));
+    }
+    sync_counts(ctx);
+    Ok(confirmations(replies))
+}
+
+/// UNSUBSCRIBE, PUNSUBSCRIBE, SUNSUBSCRIBE: the names given, or every one subscribed (one
+/// confirmation with no name when there is none).
+fn unsubscribe_from(ctx: &mut Ctx<'_>, args: &mut Args<'_>, kind: Kind) -> Result<Reply, CmdError> {
+    let named: Vec<Vec<u8>> = args.rest().iter().map(|c| c.to_vec()).collect();
+    let names = if named.is_empty() { kind.set(&mut ctx.session.subs).iter().cloned().collect() } else { named };
+    let mut replies = Vec::with_capacity(names.len().max(1));
+    let id = ctx.session.id();
+    for name in &names {
+        if kind.set(&mut ctx.session.subs).shift_remove(name) {
+            let pubsub = &ctx.engine.pubsub;
+            match kind {
+                Kind::Channel => pubsub.unsubscribe(name, id),
+                Kind::Pattern => pubsub.punsubscribe(name, id),
+                Kind::Shard => pubsub.sunsubscribe(name, id),
+            }
+        }
+        replies.push(confirmation(kind.names().1, Some(name), kind.count(&ctx.session.subs)));
+    }
+    if replies.is_empty() {
+        replies.push(confirmation(kind.names().1, None, kind.count(&ctx.session.subs)));
+    }
+    sync_counts(ctx);
+    Ok(confirmations(replies))
 }
 
 /// Subscribes to channels; each is confirmed with the number of subscriptions so far.
@@ -54,15 +146,7 @@ fn sync_counts(ctx: &Ctx<'_>) {
 /// SUBSCRIBE channel [channel ...]
 /// ```
 pub fn subscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let mut replies = Vec::with_capacity(args.len());
-    for &channel in args.rest() {
-        if ctx.session.subs.channels.insert(channel.to_vec()) {
-            ctx.engine.pubsub.subscribe(channel, &ctx.session.client);
-        }
-        replies.push(confirmation("subscribe", Some(channel), ctx.session.subs.count()));
-    }
-    sync_counts(ctx);
-    Ok(confirmations(replies))
+    subscribe_to(ctx, args, Kind::Channel)
 }
 
 /// Unsubscribes from the given channels, or from all of them.
@@ -71,20 +155,7 @@ pub fn subscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErr
 /// UNSUBSCRIBE [channel [channel ...]]
 /// ```
 pub fn unsubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let named: Vec<Vec<u8>> = args.rest().iter().map(|c| c.to_vec()).collect();
-    let channels = if named.is_empty() { ctx.session.subs.channels.iter().cloned().collect() } else { named };
-    let mut replies = Vec::with_capacity(channels.len().max(1));
-    for channel in &channels {
-        if ctx.session.subs.channels.shift_remove(channel) {
-            ctx.engine.pubsub.unsubscribe(channel, ctx.session.id());
-        }
-        replies.push(confirmation("unsubscribe", Some(channel), ctx.session.subs.count()));
-    }
-    if replies.is_empty() {
-        replies.push(confirmation("unsubscribe", None, ctx.session.subs.count()));
-    }
-    sync_counts(ctx);
-    Ok(confirmations(replies))
+    unsubscribe_from(ctx, args, Kind::Channel)
 }
 
 /// Subscribes to glob patterns: messages to every matching channel arrive as `pmessage`.
@@ -93,15 +164,7 @@ pub fn unsubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
 /// PSUBSCRIBE pattern [pattern ...]
 /// ```
 pub fn psubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let mut replies = Vec::with_capacity(args.len());
-    for &pattern in args.rest() {
-        if ctx.session.subs.patterns.insert(pattern.to_vec()) {
-            ctx.engine.pubsub.psubscribe(pattern, &ctx.session.client);
-        }
-        replies.push(confirmation("psubscribe", Some(pattern), ctx.session.subs.count()));
-    }
-    sync_counts(ctx);
-    Ok(confirmations(replies))
+    subscribe_to(ctx, args, Kind::Pattern)
 }
 
 /// Unsubscribes from the given patterns, or from all of them.
@@ -110,20 +173,41 @@ pub fn psubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdEr
 /// PUNSUBSCRIBE [pattern [pattern ...]]
 /// ```
 pub fn punsubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let named: Vec<Vec<u8>> = args.rest().iter().map(|c| c.to_vec()).collect();
-    let patterns = if named.is_empty() { ctx.session.subs.patterns.iter().cloned().collect() } else { named };
-    let mut replies = Vec::with_capacity(patterns.len().max(1));
-    for pattern in &patterns {
-        if ctx.session.subs.patterns.shift_remove(pattern) {
-            ctx.engine.pubsub.punsubscribe(pattern, ctx.session.id());
-        }
-        replies.push(confirmation("punsubscribe", Some(pattern), ctx.session.subs.count()));
+    unsubscribe_from(ctx, args, Kind::Pattern)
+}
+
+/// Subscribes to shard channels; each is confirmed with the number of shard channels so far.
+/// Refused inside EXEC, as Redis refuses it to a client that may not block.
+///
+/// ```text
+/// SSUBSCRIBE shardchannel [shardchannel ...]
+/// ```
+pub fn ssubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    if ctx.session.tx.executing() {
+        return Err(CmdError::err("SSUBSCRIBE isn't allowed for a DENY BLOCKING client"));
     }
-    if replies.is_empty() {
-        replies.push(confirmation("punsubscribe", None, ctx.session.subs.count()));
-    }
-    sync_counts(ctx);
-    Ok(confirmations(replies))
+    subscribe_to(ctx, args, Kind::Shard)
+}
+
+/// Unsubscribes from the given shard channels, or from all of them.
+///
+/// ```text
+/// SUNSUBSCRIBE [shardchannel [shardchannel ...]]
+/// ```
+pub fn sunsubscribe(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    unsubscribe_from(ctx, args, Kind::Shard)
+}
+
+/// Posts a message to a shard channel; answers how many subscribers received it.
+///
+/// ```text
+/// SPUBLISH shardchannel message
+/// ```
+pub fn spublish(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let channel = args.bytes()?;
+    let message = args.bytes()?;
+    let limit = ctx.engine.config().pubsub_output_limit();
+    Ok(Reply::Int(ctx.engine.pubsub.spublish(channel, message, limit, ctx.now) as i64))
 }
 
 /// Leaves every channel and pattern without replying (RESET, and the end of a session).
@@ -165,17 +249,17 @@ fn at_most_a_pattern<'a>(ctx: &Ctx<'_>, args: &mut Args<'a>) -> Result<Option<&'
 /// ```
 pub fn channels(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let pattern = at_most_a_pattern(ctx, args)?;
-    Ok(Reply::Array(ctx.engine.pubsub.channels(pattern).into_iter().map(Reply::Bulk).collect()))
+    Ok(Reply::Array(ctx.engine.pubsub.channels(false, pattern).into_iter().map(Reply::Bulk).collect()))
 }
 
-/// Vitrine has no shard channels: always empty.
+/// The shard channels with subscribers, optionally only those matching a pattern.
 ///
 /// ```text
 /// PUBSUB SHARDCHANNELS [pattern]
 /// ```
 pub fn shardchannels(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    at_most_a_pattern(ctx, args)?;
-    Ok(Reply::Array(Vec::new()))
+    let pattern = at_most_a_pattern(ctx, args)?;
+    Ok(Reply::Array(ctx.engine.pubsub.channels(true, pattern).into_iter().map(Reply::Bulk).collect()))
 }
 
 /// Each channel with its number of subscribers (pattern subscriptions not counted).
@@ -184,21 +268,23 @@ pub fn shardchannels(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, Cm
 /// PUBSUB NUMSUB [channel [channel ...]]
 /// ```
 pub fn numsub(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let mut out = Vec::with_capacity(args.len() * 2);
-    for &channel in args.rest() {
-        out.push(Reply::bulk(channel));
-        out.push(Reply::Int(ctx.engine.pubsub.numsub(channel) as i64));
-    }
-    Ok(Reply::Array(out))
+    Ok(numsub_of(ctx, args, false))
 }
 
-/// Each shard channel with 0 subscribers: Vitrine has no shard channels.
+/// Each shard channel with its number of subscribers.
 ///
 /// ```text
 /// PUBSUB SHARDNUMSUB [shardchannel [shardchannel ...]]
 /// ```
-pub fn shardnumsub(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Ok(Reply::Array(args.rest().iter().flat_map(|&c| [Reply::bulk(c), Reply::Int(0)]).collect()))
+pub fn shardnumsub(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    Ok(numsub_of(ctx, args, true))
+}
+
+fn numsub_of(ctx: &Ctx<'_>, args: &mut Args<'_>, shard: bool) -> Reply {
+    let pubsub = &ctx.engine.pubsub;
+    Reply::Array(
+        args.rest().iter().flat_map(|&c| [Reply::bulk(c), Reply::Int(pubsub.numsub(shard, c) as i64)]).collect(),
+    )
 }
 
 /// The number of patterns subscribed to, across all connections.
@@ -364,6 +450,78 @@ mod tests {
         assert_eq!(t.run(&["PUBSUB", "NUMSUB", "c1"]), arr(vec![bulk("c1"), int(1)]));
         assert_eq!(t.run(&["PUBSUB", "NUMPAT"]), int(0));
         assert_eq!(t.run(&["PUBLISH", "c1", "x"]), int(1));
+    }
+
+    #[test]
+    fn shard_channels_are_their_own_namespace_with_their_own_count() {
+        let mut t = TestEngine::default();
+        let mut sub = other(&t);
+        assert_eq!(
+            t.engine.call(&mut sub, &["SSUBSCRIBE", "x", "y"], t.now),
+            Reply::Many(vec![confirm("ssubscribe", "x", 1), confirm("ssubscribe", "y", 2)])
+        );
+        // (P)SUBSCRIBE count channels and patterns, SSUBSCRIBE shard channels (Redis 7.0).
+        assert_eq!(t.engine.call(&mut sub, &["SUBSCRIBE", "x"], t.now), confirm("subscribe", "x", 1));
+        assert_eq!(t.engine.call(&mut sub, &["PSUBSCRIBE", "p*"], t.now), confirm("psubscribe", "p*", 2));
+        assert_eq!(t.engine.call(&mut sub, &["SSUBSCRIBE", "z"], t.now), confirm("ssubscribe", "z", 3));
+        // A RESP2 subscriber may (un)subscribe shard channels, not publish.
+        assert_eq!(
+            t.engine.call(&mut sub, &["SPUBLISH", "x", "m"], t.now),
+            err("ERR Can't execute 'spublish': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+        );
+        assert_eq!(t.run(&["SPUBLISH", "x", "hi"]), int(1));
+        assert_eq!(pushes(&sub), "*3\r\n$8\r\nsmessage\r\n$1\r\nx\r\n$2\r\nhi\r\n");
+        assert_eq!(t.run(&["PUBLISH", "y", "m"]), int(0));
+        assert_eq!(t.run(&["SPUBLISH", "p1", "m"]), int(0));
+        assert_eq!(pushes(&sub), "");
+        let Reply::Array(mut all) = t.run(&["PUBSUB", "SHARDCHANNELS"]) else { panic!() };
+        all.sort_by_key(|r| format!("{r:?}"));
+        assert_eq!(all, vec![bulk("x"), bulk("y"), bulk("z")]);
+        assert_eq!(
+            t.run(&["PUBSUB", "SHARDCHANNELS", "[xy]"]).to_resp(false).len(),
+            "*2\r\n$1\r\nx\r\n$1\r\ny\r\n".len()
+        );
+        assert_eq!(t.run(&["PUBSUB", "CHANNELS"]), arr(vec![bulk("x")]));
+        assert_eq!(t.run(&["PUBSUB", "SHARDNUMSUB", "x", "nope"]), arr(vec![bulk("x"), int(1), bulk("nope"), int(0)]));
+        let Reply::Verbatim(list) = t.run(&["CLIENT", "LIST", "TYPE", "pubsub"]) else { panic!() };
+        assert!(list.contains(" sub=1 psub=1 ssub=3 "), "{list}");
+        assert_eq!(
+            t.engine.call(&mut sub, &["SUNSUBSCRIBE", "x", "nope"], t.now),
+            Reply::Many(vec![confirm("sunsubscribe", "x", 2), confirm("sunsubscribe", "nope", 2)])
+        );
+        assert_eq!(
+            t.engine.call(&mut sub, &["SUNSUBSCRIBE"], t.now),
+            Reply::Many(vec![confirm("sunsubscribe", "y", 1), confirm("sunsubscribe", "z", 0)])
+        );
+        assert_eq!(
+            t.engine.call(&mut sub, &["SUNSUBSCRIBE"], t.now),
+            Reply::Push(vec![bulk("sunsubscribe"), nil(), int(0)])
+        );
+        // Still in the subscribed context through the plain channel and the pattern.
+        assert!(matches!(t.engine.call(&mut sub, &["GET", "k"], t.now), Reply::Error(_)));
+        t.engine.call(&mut sub, &["UNSUBSCRIBE"], t.now);
+        t.engine.call(&mut sub, &["PUNSUBSCRIBE"], t.now);
+        assert_eq!(t.engine.call(&mut sub, &["GET", "k"], t.now), nil());
+        // Only shard channels also make the context; a closed session leaves them.
+        t.engine.call(&mut sub, &["SSUBSCRIBE", "q"], t.now);
+        assert!(matches!(t.engine.call(&mut sub, &["GET", "k"], t.now), Reply::Error(_)));
+        t.engine.end_session(&sub);
+        assert_eq!(t.run(&["SPUBLISH", "q", "m"]), int(0));
+    }
+
+    #[test]
+    fn shard_pushes_in_resp3_and_no_ssubscribe_inside_exec() {
+        let mut t = TestEngine::default();
+        t.run(&["HELLO", "3"]);
+        assert_eq!(t.run(&["SSUBSCRIBE", "r"]).to_resp(true), b">3\r\n$10\r\nssubscribe\r\n$1\r\nr\r\n:1\r\n");
+        assert_eq!(t.run(&["SPUBLISH", "r", "m"]), int(1));
+        assert_eq!(pushes(&t.session), ">3\r\n$8\r\nsmessage\r\n$1\r\nr\r\n$1\r\nm\r\n");
+        assert_eq!(t.run(&["SUNSUBSCRIBE"]).to_resp(true), b">3\r\n$12\r\nsunsubscribe\r\n$1\r\nr\r\n:0\r\n");
+        assert_eq!(t.run(&["SUNSUBSCRIBE"]).to_resp(true), b">3\r\n$12\r\nsunsubscribe\r\n_\r\n:0\r\n");
+        t.run(&["MULTI"]);
+        t.run(&["SSUBSCRIBE", "t"]);
+        assert_eq!(t.run(&["EXEC"]), arr(vec![err("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")]));
+        assert_eq!(t.run(&["PUBSUB", "SHARDNUMSUB", "t"]), arr(vec![bulk("t"), int(0)]));
     }
 
     #[test]

@@ -53,6 +53,14 @@ impl Engine {
         reply.encode(session.resp3, out);
     }
 
+    /// CLIENT UNBLOCK: ends client `id`'s wait, with the reply a timeout gives or with
+    /// Redis's UNBLOCKED error. False when that client is not blocked.
+    pub(crate) fn unblock_client(&self, id: u64, error: bool) -> bool {
+        let reply =
+            if error { Reply::Error("UNBLOCKED client unblocked via CLIENT UNBLOCK".into()) } else { Reply::NilArray };
+        self.blocking.unblock(&self.store.common.ready, id, reply)
+    }
+
     /// A closing session stops waiting (a reply served to it and not yet sent is dropped).
     pub(crate) fn forget_blocked(&self, session: &Session) {
         if self.store.common.ready.any_waiting() || session.blocked.is_some() {

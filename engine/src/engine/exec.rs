@@ -9,7 +9,7 @@ use crate::error::CmdError;
 use crate::reply::Reply;
 use crate::session::tx::Queued;
 use crate::session::Session;
-use crate::table::{self, DENYOOM, WRITE};
+use crate::table::{self, ALL_SHARDS, DENYOOM, WRITE};
 
 impl Engine {
     /// Runs a transaction's queued commands atomically: admission for the whole batch, one
@@ -51,7 +51,9 @@ impl Engine {
         } else {
             self.store.no_reservation()
         };
-        let walks = batch().any(|(q, argv)| q.cmd.keys(argv).next().is_none() && !tx::keyspace_free(q.cmd));
+        let walks = batch().any(|(q, argv)| {
+            (q.cmd.keys(argv).next().is_none() && !tx::keyspace_free(q.cmd)) || q.cmd.flags & ALL_SHARDS != 0
+        });
         // Keys are locked by stripe, the same in every database, so a SELECT inside the
         // transaction needs no other locks.
         let mut locked = if walks {

@@ -211,6 +211,12 @@ impl Servers {
         Some(Servers { redis, vitrine: Server::start(&[]) })
     }
 
+    /// A new raw connection to each server (vitrine's, redis-server's), for tests that
+    /// compare bytes (RESP3, pushes) rather than parsed RESP2 replies.
+    pub fn raw_pair(&self) -> (TcpStream, TcpStream) {
+        (self.vitrine.connect(), self.redis.connect())
+    }
+
     /// A new client connection to each server.
     pub fn peers(&self) -> Peers {
         Peers::new(&self.vitrine, &self.redis)

@@ -42,6 +42,8 @@ mod databases;
 mod hashes_sets;
 mod introspection;
 mod lists;
+mod pubsub;
+mod sort;
 mod sorted_sets;
 mod strings_keys;
 mod transactions;

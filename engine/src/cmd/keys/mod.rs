@@ -4,13 +4,14 @@
 //!
 //! `expire` holds the EXPIRE and TTL families and PERSIST; `keyspace` the commands over the
 //! whole keyspace (KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHDB, FLUSHALL); `object` and `memory`
-//! the OBJECT and MEMORY subcommands. DEL, UNLINK, EXISTS, TYPE, RENAME and TOUCH live here.
+//! the OBJECT and MEMORY subcommands; `sort` SORT and SORT_RO. DEL, UNLINK, EXISTS, TYPE, RENAME and TOUCH live here.
 
 mod databases;
 mod expire;
 mod keyspace;
 mod memory;
 mod object;
+mod sort;
 #[cfg(test)]
 mod tests;
 
@@ -20,6 +21,7 @@ pub(crate) use keyspace::parse_cursor;
 pub use keyspace::{dbsize, flushall, flushdb, keys, randomkey, scan};
 pub use memory::{memory_doctor, memory_help, memory_malloc_stats, memory_purge, memory_stats, memory_usage};
 pub use object::{object_encoding, object_freq, object_help, object_idletime, object_refcount};
+pub use sort::{sort, sort_ro};
 
 use crate::args::Args;
 use crate::engine::Ctx;

@@ -24,7 +24,7 @@ const OBJECT_HELP: &[&str] = &[
     "    <key>.",
 ];
 
-const LRU_NOT_SELECTED: &str = "An LRU maxmemory policy is not selected, access time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+const LFU_SELECTED: &str = "An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
 const LFU_NOT_SELECTED: &str = "An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
 
 /// What OBJECT reads of a value (without counting as an access).
@@ -47,7 +47,7 @@ fn object_field(ctx: &mut Ctx<'_>, args: &mut Args<'_>, field: ObjectField) -> R
         ObjectField::Encoding => Reply::bulk(entry.value.encoding()),
         ObjectField::Freq if !policy.is_lfu() => return Err(CmdError::err(LFU_NOT_SELECTED)),
         ObjectField::Freq => Reply::Int(lfu_decay(&entry, now, engine.config().lfu_decay_time()).into()),
-        ObjectField::IdleTime if policy.is_lfu() => return Err(CmdError::err(LRU_NOT_SELECTED)),
+        ObjectField::IdleTime if policy.is_lfu() => return Err(CmdError::err(LFU_SELECTED)),
         ObjectField::IdleTime => {
             Reply::Int(i64::try_from(engine.store().common.idle_ms(&entry, now) / 1000).unwrap_or(i64::MAX))
         }

@@ -736,7 +736,7 @@ fn object_idletime_and_freq_depend_on_the_policy() {
     assert_eq!(t.run(&["OBJECT", "FREQ", "k"]), int(5));
     assert_eq!(
         t.run(&["OBJECT", "IDLETIME", "k"]),
-        err("ERR An LRU maxmemory policy is not selected, access time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+        err("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
     );
     for _ in 0..50 {
         t.run(&["TOUCH", "k"]);
@@ -849,4 +849,60 @@ fn memory_doctor_help_and_errors() {
     assert_eq!(t.run(&["MEMORY", "DOCTOR", "x"]), err("ERR wrong number of arguments for 'memory|doctor' command"));
     assert_eq!(t.run(&["MEMORY", "HELP", "x"]), err("ERR wrong number of arguments for 'memory|help' command"));
     assert_eq!(t.run(&["MEMORY", "nope"]), err("ERR unknown subcommand 'nope'. Try MEMORY HELP."));
+}
+
+#[test]
+fn sort_orders_numerically_by_patterns_and_stores() {
+    let mut t = TestEngine::default();
+    t.run(&["RPUSH", "l", "3", "1", "2", "10"]);
+    assert_eq!(t.run(&["SORT", "l"]), crate::testing::bulks(&["1", "2", "3", "10"]));
+    assert_eq!(t.run(&["SORT", "l", "ALPHA", "DESC"]), crate::testing::bulks(&["3", "2", "10", "1"]));
+    assert_eq!(t.run(&["SORT", "l", "LIMIT", "1", "2"]), crate::testing::bulks(&["2", "3"]));
+    assert_eq!(t.run(&["SORT", "l", "BY", "nosort", "DESC", "LIMIT", "0", "2"]), crate::testing::bulks(&["10", "2"]));
+    // Weights from strings and hash fields; a missing one weighs 0, ties go by element.
+    t.run(&["SET", "w_3", "-1"]);
+    t.run(&["HSET", "h_1", "f", "5", "name", "one"]);
+    assert_eq!(t.run(&["SORT", "l", "BY", "w_*"]), crate::testing::bulks(&["3", "1", "10", "2"]));
+    assert_eq!(
+        t.run(&["SORT", "l", "BY", "h_*->f", "GET", "#", "GET", "h_*->name", "LIMIT", "2", "5"]),
+        arr(vec![bulk("3"), nil(), bulk("1"), bulk("one")])
+    );
+    // Out of range, NaN or trailing bytes: Redis's error, whatever the order.
+    for bad in ["1e400", "1e-400", "nan", "1x"] {
+        t.run(&["SET", "w_2", bad]);
+        assert_eq!(t.run(&["SORT", "l", "BY", "w_*"]), err("ERR One or more scores can't be converted into double"));
+    }
+    assert_eq!(t.run(&["SORT", "l", "BY", "w_*", "ALPHA"]), crate::testing::bulks(&["1", "10", "3", "2"]));
+    // STORE writes a list (replacing any type, dropping the TTL); an empty result deletes.
+    t.run(&["SET", "dst", "x", "EX", "100"]);
+    assert_eq!(t.run(&["SORT", "l", "STORE", "dst", "GET", "h_*->name"]), int(4));
+    assert_eq!(t.run(&["LRANGE", "dst", "0", "-1"]), crate::testing::bulks(&["one", "", "", ""]));
+    assert_eq!(t.run(&["TTL", "dst"]), int(-1));
+    assert_eq!(t.run(&["SORT", "missing", "STORE", "dst"]), int(0));
+    assert_eq!(t.run(&["EXISTS", "dst"]), int(0));
+    assert_eq!(t.run(&["SORT_RO", "l", "STORE", "dst"]), err("ERR syntax error"));
+    t.run(&["SET", "s", "v"]);
+    assert_eq!(t.run(&["SORT", "s"]), err("WRONGTYPE Operation against a key holding the wrong kind of value"));
+    assert_eq!(t.run(&["SORT", "s", "LIMIT", "a", "1"]), err(NOT_INT));
+}
+
+#[test]
+fn sort_keeps_a_watch_on_its_source_and_breaks_one_on_its_destination() {
+    let mut t = TestEngine::default();
+    t.run(&["RPUSH", "l", "2", "1"]);
+    t.run(&["WATCH", "l"]);
+    assert_eq!(t.run(&["SORT", "l"]), crate::testing::bulks(&["1", "2"]));
+    t.run(&["MULTI"]);
+    t.run(&["PING"]);
+    assert_eq!(t.run(&["EXEC"]), arr(vec![Reply::Status("PONG".into())]));
+    t.run(&["WATCH", "dst"]);
+    assert_eq!(t.run(&["SORT", "l", "STORE", "dst"]), int(2));
+    t.run(&["MULTI"]);
+    t.run(&["PING"]);
+    assert_eq!(t.run(&["EXEC"]), Reply::NilArray);
+    // Inside MULTI the patterns still read any key (EXEC holds every shard for SORT).
+    t.run(&["SET", "w_1", "9"]);
+    t.run(&["MULTI"]);
+    t.run(&["SORT", "l", "BY", "w_*", "GET", "w_*"]);
+    assert_eq!(t.run(&["EXEC"]), arr(vec![arr(vec![nil(), bulk("9")])]));
 }

@@ -1,5 +1,5 @@
-//! GET, SET with its options (NX/XX/GET/EX/PX/EXAT/PXAT/KEEPTTL), SETNX, SETEX, PSETEX, GETSET,
-//! GETDEL and GETEX.
+//! GET, SET with its options (NX/XX/IFEQ/IFNE/IFDEQ/IFDNE/GET/EX/PX/EXAT/PXAT/KEEPTTL), SETNX,
+//! SETEX, PSETEX, GETSET, GETDEL and GETEX.
 
 use crate::args::Args;
 use crate::engine::Ctx;
@@ -9,6 +9,7 @@ use crate::reply::Reply;
 use crate::store::entry::Value;
 use crate::table::Command;
 
+use super::conditional::Compare;
 use super::{default_expiry, store, str_of};
 
 /// GET: the string at a key, or nil.
@@ -24,11 +25,14 @@ pub fn get(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     }
 }
 
-/// SET: stores a string, optionally only if the key is absent (NX) or present (XX), with an
-/// expiry, keeping the old TTL (KEEPTTL), and returning the old value (GET).
+/// SET: stores a string, optionally only if the key is absent (NX) or present (XX), or only
+/// if its string equals or differs from a value (IFEQ/IFNE, Valkey 8.1+ and Redis 8.4) or
+/// a digest (IFDEQ/IFDNE, Redis 8.4), with an expiry, keeping the old TTL (KEEPTTL), and
+/// returning the old value (GET).
 ///
 /// ```text
-/// SET key value [NX | XX] [GET] [EX seconds | PX milliseconds |
+/// SET key value [NX | XX | IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest |
+///     IFDNE ifdne-digest] [GET] [EX seconds | PX milliseconds |
 ///     EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]
 /// ```
 pub fn set(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
@@ -40,8 +44,7 @@ pub fn set(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
         TtlOpt::KeepTtl => Ttl::Keep,
         TtlOpt::Unset | TtlOpt::Persist => Ttl::Default,
     };
-    let cond = Cond { nx: opts.nx, xx: opts.xx };
-    let written = set_generic(ctx, key, value, cond, opts.get, ttl)?;
+    let written = set_generic(ctx, key, value, opts.cond, opts.get, ttl)?;
     Ok(if opts.get {
         Reply::opt_bulk(written.old)
     } else if written.done {
@@ -59,8 +62,7 @@ pub fn set(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
 pub fn setnx(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let value = args.bytes()?;
-    let cond = Cond { nx: true, xx: false };
-    let written = set_generic(ctx, key, value, cond, false, Ttl::Default)?;
+    let written = set_generic(ctx, key, value, Cond::Nx, false, Ttl::Default)?;
     Ok(Reply::Int(written.done as i64))
 }
 
@@ -87,7 +89,7 @@ fn set_with_expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>, unit: Unit) -> Result
     let time = args.bytes()?;
     let value = args.bytes()?;
     let at = resolve_expire(unit, time, ctx.now, ctx.cmd)?;
-    set_generic(ctx, key, value, Cond::default(), false, Ttl::At(at))?;
+    set_generic(ctx, key, value, Cond::Always, false, Ttl::At(at))?;
     Ok(Reply::Ok)
 }
 
@@ -99,7 +101,7 @@ fn set_with_expire(ctx: &mut Ctx<'_>, args: &mut Args<'_>, unit: Unit) -> Result
 pub fn getset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let value = args.bytes()?;
-    let written = set_generic(ctx, key, value, Cond::default(), true, Ttl::Default)?;
+    let written = set_generic(ctx, key, value, Cond::Always, true, Ttl::Default)?;
     Ok(Reply::opt_bulk(written.old))
 }
 
@@ -156,11 +158,13 @@ pub fn getex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     Ok(Reply::Bulk(value))
 }
 
-/// NX / XX.
-#[derive(Clone, Copy, Default)]
-struct Cond {
-    nx: bool,
-    xx: bool,
+/// SET's condition: none, NX, XX, or a comparison with the current string.
+#[derive(Clone, Copy)]
+enum Cond<'a> {
+    Always,
+    Nx,
+    Xx,
+    Compare(Compare<'a>),
 }
 
 /// What a SET-family write does with the TTL.
@@ -181,17 +185,19 @@ struct Written {
 }
 
 /// Redis's `setGenericCommand`: the old value first when `get` (WRONGTYPE if it is not a
-/// string, before anything changes), then the NX/XX condition, then the write.
+/// string, before anything changes), then the condition, then the write. A comparison
+/// (IFEQ ...) needs a string too, GET or not; on a missing key IFEQ/IFDEQ do not write and
+/// IFNE/IFDNE do, as Redis 8.4 documents.
 fn set_generic(
     ctx: &mut Ctx<'_>,
     key: &[u8],
     value: &[u8],
-    cond: Cond,
+    cond: Cond<'_>,
     get: bool,
     ttl: Ttl,
 ) -> Result<Written, CmdError> {
     let now = ctx.now;
-    if !get && !cond.nx && !cond.xx && !matches!(ttl, Ttl::Keep) {
+    if !get && matches!(cond, Cond::Always) && !matches!(ttl, Ttl::Keep) {
         // A plain SET needs nothing from the old entry: one lookup (the insert's) instead of
         // two. The insert still counts an expired old entry as expired, as a lookup would.
         let expire_at = if let Ttl::At(at) = ttl { at } else { default_expiry(ctx) };
@@ -200,11 +206,25 @@ fn set_generic(
     }
     // Returning the old value is a read (counted as a hit or miss, as Redis does).
     let existing = if get { ctx.db.read(key, now) } else { ctx.db.lookup(key, now) };
-    let (found, old_expire, old) = match existing {
-        Some(entry) => (true, entry.expire_at, if get { Some(str_of(entry)?.to_vec()) } else { None }),
-        None => (false, 0, None),
+    let (found, old_expire, old, holds) = match existing {
+        Some(entry) => {
+            let holds = match cond {
+                Cond::Compare(compare) => compare.holds(Some(str_of(entry)?)),
+                Cond::Always | Cond::Nx | Cond::Xx => true,
+            };
+            (true, entry.expire_at, if get { Some(str_of(entry)?.to_vec()) } else { None }, holds)
+        }
+        None => (false, 0, None, if let Cond::Compare(compare) = cond { compare.holds(None) } else { true }),
     };
-    if (cond.nx && found) || (cond.xx && !found) {
+    let refused = match cond {
+        Cond::Nx => found,
+        Cond::Xx => !found,
+        Cond::Compare(_) => !holds,
+        Cond::Always => false,
+    };
+    if refused {
+        // Nothing written: a WATCH on the key survives, as Redis signals only `setKey`.
+        ctx.leave_unchanged(0);
         return Ok(Written { done: false, old });
     }
     let expire_at = match ttl {
@@ -242,18 +262,18 @@ enum Family {
 }
 
 struct Options<'a> {
-    nx: bool,
-    xx: bool,
+    cond: Cond<'a>,
     get: bool,
     ttl: TtlOpt<'a>,
 }
 
 /// Redis's `parseExtendedStringArgumentsOrReply`: options in any order; repeating one is
-/// fine (the last expiry wins) but conflicting ones (NX with XX, two kinds of expiry,
-/// KEEPTTL or PERSIST with an expiry) are a syntax error, as is an expiry with no value.
+/// fine (the last expiry wins) but conflicting ones (two conditions of different kinds, two
+/// kinds of expiry, KEEPTTL or PERSIST with an expiry) are a syntax error, as is an option
+/// with no value.
 fn parse_options<'a>(args: &mut Args<'a>, family: Family) -> Result<Options<'a>, CmdError> {
     let set = family == Family::Set;
-    let mut o = Options { nx: false, xx: false, get: false, ttl: TtlOpt::Unset };
+    let mut o = Options { cond: Cond::Always, get: false, ttl: TtlOpt::Unset };
     while !args.is_empty() {
         let opt = args.bytes()?;
         let is = |name: &str| opt.eq_ignore_ascii_case(name.as_bytes());
@@ -268,10 +288,23 @@ fn parse_options<'a>(args: &mut Args<'a>, family: Family) -> Result<Options<'a>,
         } else {
             None
         };
-        if set && is("NX") && !o.xx {
-            o.nx = true;
-        } else if set && is("XX") && !o.nx {
-            o.xx = true;
+        let compare = if set { Compare::kind(opt) } else { None };
+        if set && is("NX") && matches!(o.cond, Cond::Always | Cond::Nx) {
+            o.cond = Cond::Nx;
+        } else if set && is("XX") && matches!(o.cond, Cond::Always | Cond::Xx) {
+            o.cond = Cond::Xx;
+        } else if let Some(kind) = compare {
+            let compatible = match o.cond {
+                Cond::Always => true,
+                Cond::Compare(c) => c.same_kind(kind(&[])),
+                Cond::Nx | Cond::Xx => false,
+            };
+            if !compatible || args.is_empty() {
+                return Err(CmdError::Syntax);
+            }
+            let compare = kind(args.bytes()?);
+            super::conditional::check_digest(compare)?;
+            o.cond = Cond::Compare(compare);
         } else if set && is("GET") {
             o.get = true;
         } else if set && is("KEEPTTL") && matches!(o.ttl, TtlOpt::Unset | TtlOpt::KeepTtl) {

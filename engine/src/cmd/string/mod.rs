@@ -3,9 +3,11 @@
 //!
 //! `get_set` holds GET, SET and its options, the SET variants and GETSET/GETDEL/GETEX;
 //! `multi` MGET, MSET and MSETNX; `numeric` INCR/DECR and INCRBYFLOAT; `range` APPEND, STRLEN,
-//! GETRANGE (and SUBSTR) and SETRANGE; `lcs` LCS. The helpers the family shares (typed access,
+//! GETRANGE (and SUBSTR) and SETRANGE; `lcs` LCS; `conditional` DELIFEQ, DELEX, DIGEST and
+//! the comparisons of SET's IFEQ/IFNE/IFDEQ/IFDNE. The helpers the family shares (typed access,
 //! length limits, default expiry, storing a value) live here.
 
+mod conditional;
 mod get_set;
 mod lcs;
 mod multi;
@@ -14,6 +16,7 @@ mod range;
 #[cfg(test)]
 mod tests;
 
+pub use conditional::{delex, delifeq, digest_cmd as digest};
 pub use get_set::{get, getdel, getex, getset, psetex, set, setex, setnx};
 pub use lcs::lcs;
 pub use multi::{mget, mset, msetnx};

@@ -3,7 +3,7 @@
 use crate::reply::Reply;
 use crate::store::entry::{Entry, ValueRef};
 use crate::store::Touch;
-use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine, NOT_FLOAT, NOT_INT, SYNTAX};
+use crate::testing::{arr, bulk, err, int, nil, ok, TestEngine, NOT_FLOAT, NOT_INT, SYNTAX, WRONGTYPE};
 
 #[test]
 fn a_plain_set_over_an_expired_key_counts_the_expiry() {
@@ -23,6 +23,7 @@ fn a_plain_set_over_an_expired_key_counts_the_expiry() {
     assert_eq!(t.engine.snapshot(t.now).expired_keys, 1);
     assert_eq!(t.engine.snapshot(t.now).keys_with_ttl, 0);
 }
+const DIGEST_LEN: &str = "ERR The digest must be exactly 16 hexadecimal characters";
 const TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
 fn engine() -> TestEngine {
@@ -681,7 +682,7 @@ fn substr_is_getrange() {
     assert_eq!(t.run(&["SUBSTR", "missing", "0", "-1"]), bulk(""));
     assert_eq!(t.run(&["SUBSTR", "s", "x", "1"]), err(NOT_INT));
     t.run(&["RPUSH", "l", "a"]);
-    assert_eq!(t.run(&["SUBSTR", "l", "0", "1"]), err(crate::testing::WRONGTYPE));
+    assert_eq!(t.run(&["SUBSTR", "l", "0", "1"]), err(WRONGTYPE));
 }
 
 #[test]
@@ -731,4 +732,143 @@ fn lcs_refuses_a_table_past_proto_max_bulk_len() {
         t.run(&["LCS", "a", "b", "LEN"]),
         err("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
     );
+}
+
+#[test]
+fn set_ifeq_and_ifne_compare_the_current_string() {
+    let mut t = engine();
+    // IFEQ on a missing key does not create it (Valkey 9, Redis 8.4); IFNE does.
+    assert_eq!(t.run(&["SET", "k", "v1", "IFEQ", "x"]), nil());
+    assert_eq!(t.run(&["EXISTS", "k"]), int(0));
+    assert_eq!(t.run(&["SET", "k", "v1", "IFNE", "x"]), ok());
+    assert_eq!(t.run(&["SET", "k", "v2", "IFEQ", "nope"]), nil());
+    assert_eq!(t.run(&["GET", "k"]), bulk("v1"));
+    assert_eq!(t.run(&["SET", "k", "v2", "ifeq", "v1", "EX", "100"]), ok());
+    assert_eq!(t.run(&["GET", "k"]), bulk("v2"));
+    assert_eq!(t.run(&["TTL", "k"]), int(100));
+    assert_eq!(t.run(&["SET", "k", "v3", "IFNE", "v2"]), nil());
+    assert_eq!(t.run(&["SET", "k", "v3", "IFNE", "other"]), ok());
+    // With GET: the old value whether or not the write happened.
+    assert_eq!(t.run(&["SET", "k", "v4", "IFEQ", "no", "GET"]), bulk("v3"));
+    assert_eq!(t.run(&["SET", "k", "v4", "GET", "IFEQ", "v3"]), bulk("v3"));
+    assert_eq!(t.run(&["GET", "k"]), bulk("v4"));
+    assert_eq!(t.run(&["SET", "missing", "v", "IFEQ", "x", "GET"]), nil());
+    assert_eq!(t.run(&["EXISTS", "missing"]), int(0));
+    // A comparison needs a string, GET or not.
+    t.run(&["RPUSH", "list", "a"]);
+    assert_eq!(t.run(&["SET", "list", "v", "IFEQ", "a"]), err(WRONGTYPE));
+    assert_eq!(t.run(&["SET", "list", "v", "IFNE", "a"]), err(WRONGTYPE));
+    assert_eq!(t.run(&["TYPE", "list"]), Reply::Status("list".into()));
+    // Conditions exclude each other; each needs its operand.
+    for bad in [
+        &["SET", "k", "v", "IFEQ", "a", "NX"][..],
+        &["SET", "k", "v", "XX", "IFEQ", "a"],
+        &["SET", "k", "v", "IFEQ", "a", "IFNE", "b"],
+        &["SET", "k", "v", "IFEQ"],
+        &["SET", "k", "v", "IFDEQ"],
+    ] {
+        assert_eq!(t.run(bad), err(SYNTAX), "{bad:?}");
+    }
+    assert_eq!(t.run(&["GET", "k"]), bulk("v4"));
+}
+
+#[test]
+fn set_ifdeq_and_ifdne_compare_the_digest() {
+    let mut t = engine();
+    assert_eq!(t.run(&["SET", "k", "Hello world"]), ok());
+    assert_eq!(t.run(&["DIGEST", "k"]), bulk("b6acb9d84a38ff74"));
+    assert_eq!(t.run(&["SET", "k", "new", "IFDEQ", "0000000000000000"]), nil());
+    // Only the digest's length is checked (Redis 8.4): 16 non-hex characters match nothing.
+    assert_eq!(t.run(&["SET", "k", "new", "IFDEQ", "zzzzzzzzzzzzzzzz"]), nil());
+    for bad in ["", "b6acb9d84a38ff7", "0b6acb9d84a38ff74"] {
+        assert_eq!(t.run(&["SET", "k", "new", "IFDEQ", bad]), err(DIGEST_LEN), "{bad:?}");
+        assert_eq!(t.run(&["SET", "k", "new", "IFDNE", bad, "GET"]), err(DIGEST_LEN), "{bad:?}");
+    }
+    assert_eq!(t.run(&["SET", "k", "new", "IFDNE", "b6acb9d84a38ff74"]), nil());
+    // Hexadecimal, so the case of the digits does not matter.
+    assert_eq!(t.run(&["SET", "k", "new", "IFDEQ", "B6ACB9D84A38FF74"]), ok());
+    assert_eq!(t.run(&["GET", "k"]), bulk("new"));
+    assert_eq!(t.run(&["SET", "k", "newer", "IFDNE", "b6acb9d84a38ff74"]), ok());
+    assert_eq!(t.run(&["SET", "absent", "v", "IFDEQ", "b6acb9d84a38ff74"]), nil());
+    assert_eq!(t.run(&["SET", "absent", "v", "IFDNE", "b6acb9d84a38ff74"]), ok());
+    t.run(&["SADD", "set", "a"]);
+    assert_eq!(t.run(&["SET", "set", "v", "IFDNE", "b6acb9d84a38ff74"]), err(WRONGTYPE));
+}
+
+#[test]
+fn delifeq_delex_and_digest() {
+    let mut t = engine();
+    // DELIFEQ (Valkey 9): 1 when deleted, 0 when missing or different.
+    assert_eq!(t.run(&["DELIFEQ", "k", "v"]), int(0));
+    t.run(&["SET", "k", "v"]);
+    assert_eq!(t.run(&["DELIFEQ", "k", "other"]), int(0));
+    assert_eq!(t.run(&["DELIFEQ", "k", "v"]), int(1));
+    assert_eq!(t.run(&["EXISTS", "k"]), int(0));
+    t.run(&["HSET", "h", "f", "v"]);
+    assert_eq!(t.run(&["DELIFEQ", "h", "v"]), err(WRONGTYPE));
+    assert_eq!(t.run(&["DELIFEQ", "k"]), err("ERR wrong number of arguments for 'delifeq' command"));
+    // DELEX (Redis 8.4): no condition deletes any type.
+    assert_eq!(t.run(&["DELEX", "h"]), int(1));
+    assert_eq!(t.run(&["DELEX", "h"]), int(0));
+    t.run(&["SET", "k", "Hello world"]);
+    assert_eq!(t.run(&["DELEX", "k", "IFEQ", "x"]), int(0));
+    assert_eq!(t.run(&["DELEX", "k", "IFNE", "Hello world"]), int(0));
+    assert_eq!(t.run(&["DELEX", "k", "IFDNE", "b6acb9d84a38ff74"]), int(0));
+    assert_eq!(t.run(&["DELEX", "k", "IFDEQ", "b6acb9d84a38ff74"]), int(1));
+    t.run(&["SET", "k", "a"]);
+    assert_eq!(t.run(&["DELEX", "k", "ifne", "b"]), int(1));
+    t.run(&["SET", "k", "a"]);
+    assert_eq!(t.run(&["DELEX", "k", "IFEQ", "a"]), int(1));
+    assert_eq!(t.run(&["DELEX", "missing", "IFNE", "a"]), int(0));
+    // As Redis 8.4 checks: arity, a missing key (0 whatever the condition), the type, the
+    // condition's name, the digest's length.
+    let arity = err("ERR wrong number of arguments for 'delex' command");
+    assert_eq!(t.run(&["DELEX", "missing", "IFEQ"]), arity);
+    assert_eq!(t.run(&["DELEX", "missing", "IFEQ", "a", "b"]), arity);
+    assert_eq!(t.run(&["DELEX", "missing", "FOO", "a"]), int(0));
+    assert_eq!(t.run(&["DELEX", "missing", "IFDEQ", "short"]), int(0));
+    t.run(&["RPUSH", "l", "a"]);
+    let not_string = err("ERR Key should be of string type if conditions are specified");
+    assert_eq!(t.run(&["DELEX", "l", "IFEQ", "a"]), not_string);
+    assert_eq!(t.run(&["DELEX", "l", "FOO", "a"]), not_string);
+    assert_eq!(t.run(&["EXISTS", "l"]), int(1));
+    t.run(&["SET", "k", "hello"]);
+    assert_eq!(t.run(&["DELEX", "k", "NX", "a"]), err("ERR Invalid condition. Use IFEQ, IFNE, IFDEQ, or IFDNE"));
+    assert_eq!(t.run(&["DELEX", "k", "IFDNE", "9555e8555c62dcf"]), err(DIGEST_LEN));
+    assert_eq!(t.run(&["DELEX", "k", "IFDEQ", "zzzzzzzzzzzzzzzz"]), int(0));
+    assert_eq!(t.run(&["DELEX", "k", "IFDNE", "9555E8555C62DCFD"]), int(0));
+    assert_eq!(t.run(&["DELEX", "k", "IFDEQ", "9555E8555C62DCFD"]), int(1));
+    // A counter compares as its decimal text, byte for byte.
+    t.run(&["SET", "n", "0123"]);
+    assert_eq!(t.run(&["DELEX", "n", "IFEQ", "123"]), int(0));
+    assert_eq!(t.run(&["DELEX", "n", "IFNE", "123"]), int(1));
+    // DIGEST: nil when missing, WRONGTYPE on another type.
+    assert_eq!(t.run(&["DIGEST", "missing"]), nil());
+    assert_eq!(t.run(&["DIGEST", "l"]), err(WRONGTYPE));
+    t.run(&["SET", "n", "12345"]);
+    assert_eq!(t.run(&["DIGEST", "n"]), bulk(&super::conditional::digest(b"12345")));
+}
+
+#[test]
+fn a_conditional_write_that_does_nothing_keeps_a_watch() {
+    let mut t = engine();
+    t.run(&["SET", "k", "v"]);
+    for refused in [
+        &["SET", "k", "x", "NX"][..],
+        &["SET", "k", "x", "IFEQ", "other"],
+        &["SET", "k", "x", "IFNE", "v", "GET"],
+        &["DELIFEQ", "k", "other"],
+        &["DELEX", "k", "IFDEQ", "0000000000000000"],
+    ] {
+        t.run(&["WATCH", "k"]);
+        t.run(refused);
+        t.run(&["MULTI"]);
+        t.run(&["PING"]);
+        assert_eq!(t.run(&["EXEC"]), arr(vec![Reply::Status("PONG".into())]), "{refused:?}");
+    }
+    t.run(&["WATCH", "k"]);
+    assert_eq!(t.run(&["DELEX", "k", "IFEQ", "v"]), int(1));
+    t.run(&["MULTI"]);
+    t.run(&["PING"]);
+    assert_eq!(t.run(&["EXEC"]), Reply::NilArray);
 }

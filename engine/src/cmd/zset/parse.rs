@@ -65,18 +65,18 @@ fn is_c_space(c: u8) -> bool {
 
 /// What C's `strtod` makes of the start of a string.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Strtod {
-    value: f64,
+pub(crate) struct Strtod {
+    pub(crate) value: f64,
     /// Bytes that make up the number (0 when there is none: `strtod` then sets `endptr` to
     /// the start, before any spaces).
-    used: usize,
+    pub(crate) used: usize,
     /// `errno == ERANGE` with a result of ±HUGE_VAL or zero: overflow, or underflow to zero.
-    out_of_range: bool,
+    pub(crate) out_of_range: bool,
 }
 
 /// C's `strtod` (glibc, C locale): leading spaces, a sign, then `inf`/`infinity`, `nan`, a
 /// hexadecimal float (`0x1.8p3`) or a decimal one (`1.5e-3`), correctly rounded.
-pub(super) fn strtod(s: &[u8]) -> Strtod {
+pub(crate) fn strtod(s: &[u8]) -> Strtod {
     let none = Strtod { value: 0.0, used: 0, out_of_range: false };
     let mut i = s.iter().take_while(|&&c| is_c_space(c)).count();
     let neg = match s.get(i) {
