@@ -9,21 +9,38 @@ use crate::reply::Reply;
 
 use super::help_reply;
 
-/// The parameters matching any of the glob patterns, with their values.
+/// The parameters named or matched by the glob patterns, with their values, as Redis 7: a
+/// name without glob characters is looked up directly (hidden parameters too, answered under
+/// the name as given); a pattern matches names and aliases in any case.
 ///
 /// ```text
 /// CONFIG GET parameter [parameter ...]
 /// ```
 pub fn get(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let patterns: Vec<Vec<u8>> = args.rest().iter().map(|p| p.to_ascii_lowercase()).collect();
-    let pairs = ctx
-        .engine
-        .config()
-        .all()
-        .into_iter()
-        .filter(|(name, _)| patterns.iter().any(|p| glob::matches(p, name.as_bytes())))
-        .map(|(n, v)| (Reply::bulk(n), Reply::bulk(v)))
-        .collect();
+    let cfg = ctx.engine.config();
+    let mut seen: Vec<String> = Vec::new();
+    let mut pairs = Vec::new();
+    let listed = cfg.all();
+    for pattern in args.rest() {
+        let pattern = String::from_utf8_lossy(pattern).into_owned();
+        if !pattern.contains(['[', '*', '?']) {
+            if seen.iter().any(|s| s.eq_ignore_ascii_case(&pattern)) {
+                continue;
+            }
+            if let Some(value) = cfg.get(&pattern) {
+                seen.push(pattern.clone());
+                pairs.push((Reply::bulk(pattern), Reply::bulk(value)));
+            }
+            continue;
+        }
+        let lower = pattern.to_ascii_lowercase();
+        for (name, value) in &listed {
+            if !seen.contains(name) && glob::matches(lower.as_bytes(), name.as_bytes()) {
+                seen.push(name.clone());
+                pairs.push((Reply::bulk(name.as_str()), Reply::bulk(value.as_str())));
+            }
+        }
+    }
     Ok(Reply::Map(pairs))
 }
 
@@ -37,32 +54,9 @@ pub fn set(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     if !args.len().is_multiple_of(2) {
         return Err(CmdError::Syntax);
     }
-    let cfg = ctx.engine.config();
-    let pairs: Vec<(String, String)> = args
-        .rest()
-        .chunks(2)
-        .map(|p| (String::from_utf8_lossy(p[0]).to_ascii_lowercase(), String::from_utf8_lossy(p[1]).into_owned()))
-        .collect();
-    for (i, (name, _)) in pairs.iter().enumerate() {
-        if pairs[..i].iter().any(|(n, _)| n == name) {
-            return Err(CmdError::err(format!(
-                "CONFIG SET failed (possibly related to argument '{name}') - duplicate parameter"
-            )));
-        }
-        if cfg.get(name).is_none() {
-            return Err(CmdError::err(format!("Unknown option or number of arguments for CONFIG SET - '{name}'")));
-        }
-    }
-    // All or nothing: remember the old values and restore them if one fails.
-    let old: Vec<(String, String)> = pairs.iter().map(|(n, _)| (n.clone(), cfg.get(n).unwrap_or_default())).collect();
-    for (name, value) in &pairs {
-        if let Err(reason) = cfg.set(name, value) {
-            for (n, v) in &old {
-                let _ = cfg.set(n, v);
-            }
-            return Err(CmdError::err(format!("CONFIG SET failed (possibly related to argument '{name}') - {reason}")));
-        }
-    }
+    let texts: Vec<String> = args.rest().iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+    let pairs: Vec<(&str, &str)> = texts.chunks(2).map(|p| (p[0].as_str(), p[1].as_str())).collect();
+    ctx.engine.config().set_many(&pairs).map_err(|e| CmdError::err(e.0))?;
     // A lower maxmemory takes effect at once, as in Redis. Inside EXEC the shards are
     // locked by the transaction, which enforces the limit when it is done.
     if !ctx.session.tx.executing() {
@@ -81,13 +75,15 @@ pub fn resetstat(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdEr
     Ok(Reply::Ok)
 }
 
-/// Redis's answer when it was started without a config file, which Vitrine always is.
+/// Writes the current settings into the config file the server was started with (the host
+/// does the writing); without one, Redis's error.
 ///
 /// ```text
 /// CONFIG REWRITE
 /// ```
-pub fn rewrite(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("The server is running without a config file"))
+pub fn rewrite(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    ctx.engine.config().rewrite().map_err(CmdError::err)?;
+    Ok(Reply::Ok)
 }
 
 /// CONFIG's subcommands.
@@ -104,7 +100,9 @@ pub fn help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError>
         "    Set the configuration <directive> to <value>.",
         "RESETSTAT",
         "    Reset statistics reported by the INFO command.",
+        "REWRITE",
+        "    Rewrite the configuration file.",
         "HELP",
-        "    Print this help.",
+        "    Prints this help.",
     ]))
 }

@@ -10,6 +10,7 @@
 
 pub mod clock;
 pub mod counters;
+pub mod encodings;
 pub mod entry;
 pub mod evict;
 pub mod hash;
