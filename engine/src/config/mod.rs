@@ -294,8 +294,8 @@ impl Config {
     /// Sets one parameter at start-up (from the command line or the config file), where the
     /// immutable ones (`databases`) may be given too.
     pub fn set_startup(&self, name: &str, value: &str) -> Result<(), String> {
-        let (i, param) = params::find(&name.to_ascii_lowercase())
-            .ok_or_else(|| format!("unknown parameter '{name}'"))?;
+        let (i, param) =
+            params::find(&name.to_ascii_lowercase()).ok_or_else(|| format!("unknown parameter '{name}'"))?;
         let text = self.validate(param, value)?;
         self.store(i, text);
         Ok(())
@@ -453,7 +453,10 @@ mod tests {
             "CONFIG SET failed (possibly related to argument 'hz') - argument couldn't be parsed into an integer"
         );
         assert_eq!(c.maxmemory(), 0, "nothing applied");
-        assert_eq!(err(&[("hz", "5"), ("nosuch", "1")]), "Unknown option or number of arguments for CONFIG SET - 'nosuch'");
+        assert_eq!(
+            err(&[("hz", "5"), ("nosuch", "1")]),
+            "Unknown option or number of arguments for CONFIG SET - 'nosuch'"
+        );
         assert_eq!(
             err(&[("DATABASES", "1"), ("nosuch", "2")]),
             "CONFIG SET failed (possibly related to argument 'DATABASES') - can't set immutable config"
@@ -467,7 +470,8 @@ mod tests {
             "CONFIG SET failed (possibly related to argument 'hash-max-listpack-value') - argument must be a memory value",
             "named by its canonical name, as Redis"
         );
-        c.set_many(&[("hash-max-ziplist-entries", "3"), ("hash-max-listpack-entries", "4"), ("maxmemory", "1mb")]).unwrap();
+        c.set_many(&[("hash-max-ziplist-entries", "3"), ("hash-max-listpack-entries", "4"), ("maxmemory", "1mb")])
+            .unwrap();
         assert_eq!(c.get("hash-max-ziplist-entries").as_deref(), Some("4"));
         assert_eq!(c.maxmemory(), 1 << 20);
     }

@@ -135,7 +135,14 @@ const fn umem(min: i128, max: i128) -> Kind {
 use Effect::{Live, None as NoEffect, Startup};
 use Group::*;
 
-const fn p(name: &'static str, kind: Kind, default: &'static str, group: Group, effect: Effect, doc: &'static str) -> Param {
+const fn p(
+    name: &'static str,
+    kind: Kind,
+    default: &'static str,
+    group: Group,
+    effect: Effect,
+    doc: &'static str,
+) -> Param {
     Param { name, alias: None, kind, default, flags: 0, group, effect, doc }
 }
 

@@ -250,7 +250,8 @@ const NOTIFY_CHARS: &[(char, u32)] = &[
     ('n', 1 << 14),
 ];
 /// `A`: every class but `m` (key misses) and `n` (new keys).
-const NOTIFY_ALL: u32 = (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 13);
+const NOTIFY_ALL: u32 =
+    (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 13);
 
 /// The normalized text of notification flags (Redis's `keyspaceEventsFlagsToString`).
 pub fn notify_text(flags: u32) -> String {
@@ -380,7 +381,10 @@ mod tests {
             set("shutdown-on-sigint", "bogus").unwrap_err(),
             "argument(s) must be one of the following: default, save, nosave, now, force"
         );
-        assert_eq!(set("shutdown-on-sigint", "save nosave").unwrap_err(), "shutdown can't have both 'save' and 'nosave' flags");
+        assert_eq!(
+            set("shutdown-on-sigint", "save nosave").unwrap_err(),
+            "shutdown can't have both 'save' and 'nosave' flags"
+        );
     }
 
     #[test]

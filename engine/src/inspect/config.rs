@@ -13,7 +13,8 @@ use crate::{Engine, Reply};
 
 /// Parameters whose value is a secret: the view reports them as `(hidden)` when set, and a
 /// console's `CONFIG GET` as empty.
-pub const SECRET: &[&str] = &["requirepass", "masterauth", "masteruser", "tls-key-file-pass", "tls-client-key-file-pass"];
+pub const SECRET: &[&str] =
+    &["requirepass", "masterauth", "masteruser", "tls-key-file-pass", "tls-client-key-file-pass"];
 
 /// `GET /api/config`.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]

@@ -18,7 +18,6 @@ use indexmap::IndexMap;
 use super::encodings;
 use super::entry::alloc_size;
 
-
 /// Bytes per field beyond its field and value allocations: the map's entry (hash, field,
 /// value), its slot in the index table, and an allowance for the table's free slots.
 pub const ELEMENT_OVERHEAD: usize = size_of::<(u64, Box<[u8]>, Box<[u8]>)>() + size_of::<usize>() + 8;

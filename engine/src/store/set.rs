@@ -19,7 +19,6 @@ use super::encodings;
 use super::entry::alloc_size;
 use crate::num::parse_i64;
 
-
 /// Bytes per member beyond its own allocation: the set's entry (hash, member), its slot in
 /// the index table, and an allowance for the table's free slots.
 pub const ELEMENT_OVERHEAD: usize = size_of::<(u64, Box<[u8]>)>() + size_of::<usize>() + 8;

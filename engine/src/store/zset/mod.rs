@@ -30,7 +30,6 @@ use super::encodings;
 use super::entry::alloc_size;
 use tree::{Node, NIL, SENTINEL};
 
-
 /// Bytes per member beyond its own allocation: its tree node, the map's entry (hash, member,
 /// node index), its slot in the map's index table, and an allowance for free slots.
 pub const ELEMENT_OVERHEAD: usize = size_of::<Node>() + size_of::<(u64, Box<[u8]>, u32)>() + size_of::<usize>() + 8;
