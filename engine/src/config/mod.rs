@@ -321,11 +321,13 @@ impl Config {
             if pairs[..at].iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
                 return Err(failed(name, "duplicate parameter"));
             }
-            found.push((i, param));
+            found.push((i, param, lower));
         }
         let mut texts = Vec::with_capacity(pairs.len());
-        for ((i, param), (_, value)) in found.iter().zip(pairs) {
-            texts.push((*i, self.validate(param, value).map_err(|why| failed(param.name, &why))?));
+        // A refused value is reported under the name as Redis registered it: the parameter's
+        // or its alias's, in lower case.
+        for ((i, param, lower), (_, value)) in found.iter().zip(pairs) {
+            texts.push((*i, self.validate(param, value).map_err(|why| failed(lower, &why))?));
         }
         for (i, text) in texts {
             self.store(i, text);
@@ -466,9 +468,9 @@ mod tests {
             "CONFIG SET failed (possibly related to argument 'hz') - duplicate parameter"
         );
         assert_eq!(
-            err(&[("hash-max-ziplist-value", "x")]),
-            "CONFIG SET failed (possibly related to argument 'hash-max-listpack-value') - argument must be a memory value",
-            "named by its canonical name, as Redis"
+            err(&[("HASH-MAX-ZIPLIST-VALUE", "x")]),
+            "CONFIG SET failed (possibly related to argument 'hash-max-ziplist-value') - argument must be a memory value",
+            "named as Redis registered the name given"
         );
         c.set_many(&[("hash-max-ziplist-entries", "3"), ("hash-max-listpack-entries", "4"), ("maxmemory", "1mb")])
             .unwrap();

@@ -5,7 +5,8 @@
 use super::params::{Kind, Param, Special};
 
 /// Parses a memory amount as Redis's `memtoull`: `100`, `1k` (1000), `1kb` (1024), `2mb`,
-/// `1gb`, case-insensitive; the digits may be missing (`""` is 0, as in Redis).
+/// `1gb`, case-insensitive; the digits may be missing (`""` is 0, as in Redis). As there, too
+/// many digits saturate (`strtoull`) and the unit's product wraps, so a bound refuses them.
 pub fn parse_memory(s: &str) -> Option<u64> {
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (digits, unit) = s.split_at(split);
@@ -19,8 +20,8 @@ pub fn parse_memory(s: &str) -> Option<u64> {
         "gb" => 1024 * 1024 * 1024,
         _ => return None,
     };
-    let n: u64 = if digits.is_empty() { 0 } else { digits.parse().ok()? };
-    n.checked_mul(mul)
+    let n: u64 = if digits.is_empty() { 0 } else { digits.parse().unwrap_or(u64::MAX) };
+    Some(n.wrapping_mul(mul))
 }
 
 /// A decimal integer as Redis's `string2ll`: an optional `-`, no `+`, no spaces, no leading

@@ -37,6 +37,7 @@ mod common;
 
 mod harness;
 
+mod config;
 mod hashes_sets;
 mod introspection;
 mod lists;
