@@ -49,7 +49,8 @@ fn pairs(reply: &Resp) -> Vec<(Vec<u8>, Vec<u8>)> {
 
 /// Every parameter `CONFIG GET *` lists on redis-server, with its value.
 fn redis_params(peers: &mut Peers) -> Vec<(String, String)> {
-    let reply = peers.redis.call(&args!["CONFIG", "GET", "*"]).expect("CONFIG GET * on redis-server");
+    let argv = args!["CONFIG", "GET", "*"];
+    let reply = peers.redis.call(&argv).expect("CONFIG GET * on redis-server");
     let mut all: Vec<(String, String)> = pairs(&reply)
         .into_iter()
         .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), String::from_utf8_lossy(&v).into_owned()))
@@ -66,7 +67,8 @@ fn config_defaults_match_redis() {
     let mut peers = servers.peers();
     let mut differ = Vec::new();
     for (name, redis_value) in redis_params(&mut peers) {
-        let reply = peers.vitrine.call(&args!["CONFIG", "GET", name.as_str()]).expect("CONFIG GET on vitrine");
+        let argv = args!["CONFIG", "GET", name.as_str()];
+        let reply = peers.vitrine.call(&argv).expect("CONFIG GET on vitrine");
         let got = pairs(&reply);
         let [(_, value)] = &got[..] else {
             differ.push(format!("{name}: unknown to vitrine"));
@@ -108,7 +110,8 @@ fn config_set_errors_match_redis() {
             continue;
         }
         for bad in BAD_VALUES {
-            peers.call(&args!["CONFIG", "SET", name.as_str(), *bad], Check::Exact);
+            let argv = args!["CONFIG", "SET", name.as_str(), *bad];
+            peers.call(&argv, Check::Exact);
             // A value one of them took: back to the default on both.
             let restore = args!["CONFIG", "SET", name.as_str(), default.as_str()];
             let _ = peers.vitrine.call(&restore);
