@@ -63,6 +63,7 @@ pub struct Config {
     maxclients: AtomicU64,
     timeout_s: AtomicU64,
     databases: AtomicUsize,
+    active_expire_effort: AtomicU32,
     notify_keyspace_events: AtomicU32,
     /// `client-output-buffer-limit`: hard bytes, soft bytes, soft seconds for each class
     /// (normal, replica, pubsub). Only the pubsub class is enforced (on pub/sub messages);
@@ -94,6 +95,7 @@ impl Default for Config {
             maxclients: AtomicU64::new(10000),
             timeout_s: AtomicU64::new(0),
             databases: AtomicUsize::new(16),
+            active_expire_effort: AtomicU32::new(1),
             notify_keyspace_events: AtomicU32::new(0),
             output_limits: OUTPUT_LIMIT_DEFAULTS.map(|class| class.map(AtomicU64::new)),
             requirepass: RwLock::new(None),
@@ -164,6 +166,12 @@ impl Config {
     /// `databases`: how many numbered keyspaces there are (16 by default; start-up only).
     pub fn databases(&self) -> usize {
         self.databases.load(Relaxed)
+    }
+
+    /// `active-expire-effort` (1-10): the host gives each active-expiry cycle more time as it
+    /// rises, as Redis's slow cycle does.
+    pub fn active_expire_effort(&self) -> u32 {
+        self.active_expire_effort.load(Relaxed)
     }
 
     /// `notify-keyspace-events` as Redis's flag bits (`NOTIFY_*` in Redis's server.h).
@@ -365,6 +373,7 @@ impl Config {
             "maxclients" => self.maxclients.store(unsigned(), Relaxed),
             "timeout" => self.timeout_s.store(unsigned(), Relaxed),
             "databases" => self.databases.store(unsigned() as usize, Relaxed),
+            "active-expire-effort" => self.active_expire_effort.store(unsigned() as u32, Relaxed),
             "notify-keyspace-events" => {
                 self.notify_keyspace_events.store(parse::notify_flags(&text).unwrap_or(0), Relaxed)
             }

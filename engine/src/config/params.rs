@@ -317,7 +317,7 @@ pub const PARAMS: &[Param] = &[
     p("list-compress-depth", int(0, INT_MAX), "0", Encoding, NoEffect, "Quicklist nodes left uncompressed at each end of a list."),
     p("rdb-key-save-delay", int(INT_MIN, INT_MAX), "0", Persistence, NoEffect, "Delay per key while saving (tests).").flags(HIDDEN),
     p("key-load-delay", int(INT_MIN, INT_MAX), "0", Persistence, NoEffect, "Delay per key while loading (tests).").flags(HIDDEN),
-    p("active-expire-effort", int(1, 10), "1", Advanced, NoEffect, "Effort of the active expiry cycle (Vitrine's cycle has a fixed budget)."),
+    p("active-expire-effort", int(1, 10), "1", Advanced, Live, "Effort of active expiry: each cycle may run longer (25 ms, plus 8% a step)."),
     p("hz", int(0, INT_MAX), "10", Advanced, Live, "Background task frequency: expiry rounds per second (1-500)."),
     p("min-replicas-to-write", int(0, INT_MAX), "0", Replication, NoEffect, "Refuse writes with fewer good replicas than this.").alias("min-slaves-to-write"),
     p("min-replicas-max-lag", int(0, INT_MAX), "10", Replication, NoEffect, "Seconds of lag a good replica may have.").alias("min-slaves-max-lag"),

@@ -6,10 +6,11 @@
 //! `Shard::update` re-measures the value after every write.
 //!
 //! `OBJECT ENCODING` answers as Redis 7.2 would: "listpack" while the list would fit in one
-//! listpack of `list-max-listpack-size -2` (8 KB, Redis's default), "quicklist" once it grows
-//! past that, and back to "listpack" only after shrinking to half of it (Redis's hysteresis,
-//! so a list at the limit does not flip on every push and pop). For that the list keeps the
-//! exact size its listpack would have.
+//! listpack of `list-max-listpack-size` (read live, see `encodings`: -2 = 8 KB, Redis's
+//! default; a positive size counts elements), "quicklist" once it grows past that, and back to
+//! "listpack" only after shrinking to half of it (Redis's hysteresis, so a list at the limit
+//! does not flip on every push and pop). For that the list keeps the exact size its listpack
+//! would have.
 
 use std::collections::VecDeque;
 
