@@ -15,9 +15,9 @@ for (const target of TARGETS) {
       await page.getByLabel('Filter').fill('ziplist');
       await expect(page.getByRole('table', { name: 'Replication settings' })).toHaveCount(0);
       const encodings = page.getByRole('table', { name: 'Encodings settings' });
-      await expect(encodings.getByText('hash-max-listpack-entries', { exact: true })).toBeVisible();
-
-      await page.getByLabel('hash-max-listpack-entries', { exact: true }).fill('3');
+      const entries = encodings.getByLabel('hash-max-listpack-entries', { exact: true });
+      await expect(entries).toHaveValue('128');
+      await entries.fill('3');
       await page.getByRole('button', { name: 'Save hash-max-listpack-entries' }).click();
       await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
       // Under its alias too, as CONFIG GET answers it.

@@ -456,6 +456,37 @@ mod tests {
     }
 
     #[test]
+    fn the_table_defaults_are_the_live_defaults() {
+        let c = Config::default();
+        let fresh = Config::default();
+        // Setting every live parameter to its table default changes none of the live values.
+        for p in PARAMS.iter().filter(|p| p.effect == Effect::Live && p.mutable()) {
+            c.set(p.name, p.default).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        }
+        assert_eq!(c.encodings().get(), fresh.encodings().get());
+        assert_eq!((c.hz(), c.maxclients(), c.timeout_s()), (fresh.hz(), fresh.maxclients(), fresh.timeout_s()));
+        assert_eq!((c.maxmemory(), c.policy(), c.samples()), (fresh.maxmemory(), fresh.policy(), fresh.samples()));
+        assert_eq!((c.lfu_log_factor(), c.lfu_decay_time()), (fresh.lfu_log_factor(), fresh.lfu_decay_time()));
+        assert_eq!(
+            (c.proto_max_bulk_len(), c.client_query_buffer_limit()),
+            (fresh.proto_max_bulk_len(), fresh.client_query_buffer_limit())
+        );
+        assert_eq!(
+            (c.pubsub_output_limit(), c.normal_output_limit()),
+            (fresh.pubsub_output_limit(), fresh.normal_output_limit())
+        );
+        assert_eq!((c.protected_mode(), c.active_expire_effort(), c.default_ttl_ms()), (true, 1, 0));
+        assert_eq!(
+            c.databases(),
+            PARAMS.iter().find(|p| p.name == "databases").unwrap().default.parse::<usize>().unwrap()
+        );
+        // And every default is one CONFIG SET accepts.
+        for p in PARAMS {
+            assert!(parse::normalize(p, p.default).is_ok(), "{}", p.name);
+        }
+    }
+
+    #[test]
     fn set_many_is_all_or_nothing_with_redis_errors() {
         let c = Config::default();
         let err = |pairs: &[(&str, &str)]| c.set_many(pairs).unwrap_err().0;

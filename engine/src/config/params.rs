@@ -201,7 +201,7 @@ pub const PARAMS: &[Param] = &[
     p("daemonize", Kind::Bool, "no", General, NoEffect, "Run as a daemon (Vitrine always runs in the foreground).").flags(IMM),
     p("io-threads-do-reads", Kind::Bool, "no", Advanced, NoEffect, "Let I/O threads read and parse commands too.").flags(IMM),
     p("always-show-logo", Kind::Bool, "no", General, NoEffect, "Show the ASCII logo at start-up even when logging to a file.").flags(IMM),
-    p("protected-mode", Kind::Bool, "yes", Security, Live, "Without a password, refuse clients that are not on loopback.").flags(0),
+    p("protected-mode", Kind::Bool, "yes", Security, Live, "Without a password, refuse clients that are not on loopback."),
     p("rdbcompression", Kind::Bool, "yes", Persistence, NoEffect, "Compress strings in RDB files with LZF."),
     p("rdb-del-sync-files", Kind::Bool, "no", Persistence, NoEffect, "Delete RDB files used by replication when persistence is off."),
     p("activerehashing", Kind::Bool, "yes", Advanced, NoEffect, "Rehash the main dictionaries incrementally in the background."),
