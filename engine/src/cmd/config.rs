@@ -131,6 +131,15 @@ mod tests {
         assert_eq!(encoding(&mut t, "h"), bulk("hashtable"));
         t.run(&["HDEL", "h", "a", "b"]);
         assert_eq!(encoding(&mut t, "h"), bulk("hashtable"), "no conversion back");
+        // Redis 7.2 counts HSET's pairs before it writes them, repeated fields included.
+        t.run(&["HSET", "h1", "a", "1", "a", "2", "a", "3"]);
+        assert_eq!(encoding(&mut t, "h1"), bulk("hashtable"));
+        // So do ZADD and SADD (its sets presized by the count of elements).
+        t.run(&["ZADD", "z1", "1", "a", "2", "a", "3", "a"]);
+        assert_eq!(encoding(&mut t, "z1"), bulk("skiplist"));
+        t.run(&["ZADD", "z2", "1", "a"]);
+        t.run(&["ZADD", "z2", "1", "b", "2", "b", "3", "b"]);
+        assert_eq!(encoding(&mut t, "z2"), bulk("skiplist"));
         t.run(&["ZADD", "z", "1", "a", "2", "b", "3", "c"]);
         assert_eq!(encoding(&mut t, "z"), bulk("skiplist"));
         assert_eq!(t.run(&["CONFIG", "SET", "hash-max-listpack-value", "3"]), ok());
@@ -145,6 +154,9 @@ mod tests {
         assert_eq!(encoding(&mut t, "words"), bulk("listpack"));
         t.run(&["SADD", "words", "d"]);
         assert_eq!(encoding(&mut t, "words"), bulk("hashtable"));
+        t.run(&["SADD", "few", "a"]);
+        t.run(&["SADD", "few", "b", "b", "b", "b"]);
+        assert_eq!(encoding(&mut t, "few"), bulk("hashtable"), "4 members to add, past 3");
         assert_eq!(t.run(&["CONFIG", "SET", "list-max-ziplist-size", "3"]), ok());
         t.run(&["RPUSH", "l", "a", "b", "c"]);
         assert_eq!(encoding(&mut t, "l"), bulk("listpack"));

@@ -105,6 +105,14 @@ impl HashValue {
         new
     }
 
+    /// Redis's `hashTypeTryConversion` before HSET writes `fields` pairs: more pairs than
+    /// `hash-max-listpack-entries` make it a `hashtable` at once, even when some repeat a field.
+    pub fn expect_fields(&mut self, fields: usize) {
+        if fields > encodings::current().hash_max_listpack_entries {
+            self.big = true;
+        }
+    }
+
     /// Removes a field; true when it was there.
     pub fn remove(&mut self, field: &[u8]) -> bool {
         let removed = if self.big { self.map.swap_remove_entry(field) } else { self.map.shift_remove_entry(field) };

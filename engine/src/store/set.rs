@@ -68,6 +68,20 @@ impl SetValue {
         SetValue { enc, ..SetValue::default() }
     }
 
+    /// Redis 7.2's `setTypeMaybeConvert` before SADD adds `count` members to a set: a
+    /// `hashtable` at once when that many would not fit its encoding.
+    pub fn expect_members(&mut self, count: usize) {
+        let t = encodings::current();
+        let limit = match self.enc {
+            SetEncoding::IntSet => t.set_max_intset_entries,
+            SetEncoding::ListPack => t.set_max_listpack_entries,
+            SetEncoding::HashTable => return,
+        };
+        if count > limit {
+            self.enc = SetEncoding::HashTable;
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.set.len()
     }

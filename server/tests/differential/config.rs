@@ -14,6 +14,9 @@
 //! - Redis 7.0 keeps lists as quicklists and sets of strings as hashtables (7.2's listpack
 //!   lists and sets are Vitrine's): encodings are compared for hashes, sorted sets and
 //!   integer sets only.
+//! - Redis 7.2 converts a hash at once when HSET brings more pairs than
+//!   `hash-max-listpack-entries`, even pairs that repeat a field; 7.0 counts fields. Vitrine
+//!   does as 7.2 (a unit test in engine/src/cmd/config.rs), so HSET never repeats a field here.
 
 use crate::harness::*;
 
@@ -195,6 +198,14 @@ fn encodings_after_config_set_match_redis() {
         enc("z2"),
         args!["ZADD", "z3", "1", "a", "2", "b", "3", "c"],
         enc("z3"),
+        args!["HMSET", "h6", "a", "1", "b", "2", "c", "3"],
+        enc("h6"),
+        args!["HSETNX", "h6", "a", "123456789"],
+        enc("h6"),
+        args!["HINCRBY", "h6", "n", "123456789"],
+        enc("h6"),
+        args!["HINCRBYFLOAT", "h6", "n", "0.5"],
+        enc("h6"),
         args!["CONFIG", "SET", "hash-max-ziplist-entries", "0"],
         args!["HSET", "h3", "f", "v"],
         enc("h3"),

@@ -160,6 +160,16 @@ impl ZSetValue {
         self.map.get(member).map(|&n| self.rank_of(n))
     }
 
+    /// Redis 7.2's `zsetTypeCreate` and `zsetTypeMaybeConvert` before ZADD writes `count`
+    /// elements, the first `first_len` bytes long: a skiplist at once when that many could not
+    /// be a listpack (or, for a new set, when its first member is too long).
+    pub fn expect_members(&mut self, count: usize, first_len: usize) {
+        let t = encodings::current();
+        if count > t.zset_max_listpack_entries || (self.map.is_empty() && first_len > t.zset_max_listpack_value) {
+            self.big = true;
+        }
+    }
+
     /// Adds a member or changes its score. An equal score (even -0 for 0) changes nothing.
     pub fn insert(&mut self, member: &[u8], score: f64) -> Insert {
         debug_assert!(!score.is_nan());
