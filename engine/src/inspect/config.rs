@@ -124,7 +124,9 @@ pub fn patch_config(
                 ))
             }
         };
-        argv.push(name.replace('_', "-").to_ascii_lowercase().into_bytes());
+        // `_` for `-`, except in the few names Redis spells with `_` (`bio_cpulist`).
+        let name = if engine.config().get(name).is_some() { name.to_string() } else { name.replace('_', "-") };
+        argv.push(name.to_ascii_lowercase().into_bytes());
         argv.push(value.into_bytes());
     }
     match run(&argv) {
