@@ -30,13 +30,18 @@ export const EFFECT_TEXT: Record<Effect, string> = {
 };
 
 /** The parameters whose name, alias or description contains `query` (any case), in `group`
- *  (or every group), grouped in the page's order; empty groups are left out. */
+ *  (or every group), grouped in the page's order and by name within a group; empty groups are
+ *  left out. */
 export function groupParams(params: readonly ConfigParam[], query: string, group: Group | 'all'): { group: Group; title: string; params: ConfigParam[] }[] {
   const q = query.trim().toLowerCase();
   const hit = (p: ConfigParam) =>
     q === '' || p.name.includes(q) || (p.alias ?? '').includes(q) || p.description.toLowerCase().includes(q);
   return GROUPS.filter(([g]) => group === 'all' || g === group)
-    .map(([g, title]) => ({ group: g, title, params: params.filter((p) => p.group === g && hit(p)) }))
+    .map(([g, title]) => ({
+      group: g,
+      title,
+      params: params.filter((p) => p.group === g && hit(p)).sort((a, b) => a.name.localeCompare(b.name)),
+    }))
     .filter((s) => s.params.length > 0);
 }
 

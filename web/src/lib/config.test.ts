@@ -20,6 +20,7 @@ function param(name: string, group: ConfigParam['group'], extra: Partial<ConfigP
 }
 
 const params = [
+  param('maxmemory-samples', 'memory'),
   param('maxmemory', 'memory', { description: 'Memory limit for data.' }),
   param('hash-max-listpack-entries', 'encoding', { alias: 'hash-max-ziplist-entries' }),
   param('repl-timeout', 'replication', { effect: 'none' }),
@@ -27,16 +28,17 @@ const params = [
 ];
 
 describe('groupParams', () => {
-  it('groups in the page order and leaves empty groups out', () => {
+  it('groups in the page order, by name within a group, and leaves empty groups out', () => {
     const groups = groupParams(params, '', 'all');
     expect(groups.map((g) => g.group)).toEqual(['memory', 'encoding', 'replication']);
     expect(groups[0].title).toBe('Memory and eviction');
-    expect(groups[0].params.map((p) => p.name)).toEqual(['maxmemory', 'maxmemory-policy']);
+    expect(groups[0].params.map((p) => p.name)).toEqual(['maxmemory', 'maxmemory-policy', 'maxmemory-samples']);
   });
 
   it('filters by name, alias or description, in any case', () => {
     expect(groupParams(params, 'ZIPLIST', 'all').flatMap((g) => g.params.map((p) => p.name))).toEqual(['hash-max-listpack-entries']);
     expect(groupParams(params, 'limit for', 'all').flatMap((g) => g.params.map((p) => p.name))).toEqual(['maxmemory']);
+    expect(groupParams(params, 'maxmemory-s', 'all').flatMap((g) => g.params.map((p) => p.name))).toEqual(['maxmemory-samples']);
     expect(groupParams(params, 'nothing like it', 'all')).toEqual([]);
   });
 
