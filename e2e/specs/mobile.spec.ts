@@ -299,7 +299,7 @@ test('Playground fits a phone, its shell and its eviction table too', async ({ p
 test('Config fits a phone', async ({ page }, testInfo) => {
   await page.goto('/');
   await openFromMenu(page, 'Config');
-  await expect(page.getByRole('table', { name: 'Changeable settings' })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Memory and eviction settings' })).toBeVisible();
   await expect(page.getByLabel('maxmemory-policy')).toHaveValue('allkeys-lru');
   await expectFitsPhone(page, testInfo, 'config');
 });

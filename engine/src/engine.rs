@@ -491,6 +491,8 @@ impl Engine {
         argv: &'a [&'a [u8]],
         now_ms: u64,
     ) -> Result<Reply, CmdError> {
+        // The value types read the encoding thresholds from this thread's copy.
+        self.config.encodings().enter();
         let watched = self.watched_keys(cmd, &mut db, argv, now_ms);
         let mut ctx = Ctx { engine: self, cmd, session, db, now: now_ms, argv, unchanged: 0 };
         let mut args = Args::new(&argv[cmd.args_start()..]);

@@ -51,7 +51,7 @@ mod table;
 #[doc(hidden)]
 pub mod testing;
 
-pub use config::{BufferLimit, Config};
+pub use config::{BufferLimit, Config, ConfigFile, SetError};
 pub use engine::Engine;
 pub use error::{CmdError, ProtocolError};
 pub use reply::Reply;

@@ -172,6 +172,8 @@ impl Stats {
         self.keyspace.reset();
         self.calls.reset();
         self.failed_calls.reset();
+        // The per-second rates start over too, as Redis clears its instantaneous samples.
+        self.rates.lock().clear();
     }
 }
 

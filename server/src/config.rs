@@ -187,6 +187,11 @@ pub struct ServerConfig {
     /// Directory of the built dashboard (served on the admin port when it has an index.html).
     #[arg(long, env = "VITRINE_WEB_DIR", default_value = "web/dist")]
     pub web_dir: PathBuf,
+
+    /// Lines of the config file naming engine parameters that have no flag
+    /// (`hash-max-listpack-entries 64`, `databases 4`, `save 60 1`, ...), in file order.
+    #[arg(skip)]
+    pub engine_directives: Vec<Directive>,
 }
 
 /// Engine parameters set from this config, by their Redis (and `--flag`) name.
@@ -232,10 +237,11 @@ impl ServerConfig {
         let text =
             std::fs::read_to_string(&path).with_context(|| format!("cannot read config file {}", path.display()))?;
         let directives = parse_conf(&text).with_context(|| format!("in config file {}", path.display()))?;
-        let from_file =
-            file_args(&directives, &matches).with_context(|| format!("in config file {}", path.display()))?;
+        let (flagged, engine_directives): (Vec<Directive>, Vec<Directive>) =
+            directives.into_iter().partition(|d| is_flag(&d.name) || Config::default().get(&d.name).is_none());
+        let from_file = file_args(&flagged, &matches).with_context(|| format!("in config file {}", path.display()))?;
         if from_file.is_empty() {
-            return Ok(first);
+            return Ok(ServerConfig { engine_directives, ..first });
         }
         // File options go before the command line's: clap then sees each option once.
         let mut merged = Vec::with_capacity(args.len() + from_file.len());
@@ -246,7 +252,7 @@ impl ServerConfig {
             .try_get_matches_from(&merged)
             .map_err(|e| anyhow::anyhow!("{}", first_line(&e)))
             .with_context(|| format!("in config file {}", path.display()))?;
-        Ok(ServerConfig::from_arg_matches(&matches)?)
+        Ok(ServerConfig { engine_directives, ..ServerConfig::from_arg_matches(&matches)? })
     }
 
     /// The engine's run-time settings, validated by the same code as `CONFIG SET`, with the
@@ -264,10 +270,13 @@ impl ServerConfig {
                 bail!("invalid --client-output-buffer-limit '{limit}': {reason}");
             }
         }
-        config.set_databases(self.databases).map_err(|reason| anyhow::anyhow!("invalid --databases: {reason}"))?;
+        config
+            .set_startup("databases", &self.databases.to_string())
+            .map_err(|reason| anyhow::anyhow!("invalid --databases: {reason}"))?;
         if let Some(pass) = &self.requirepass {
             config.set("requirepass", pass).map_err(|reason| anyhow::anyhow!("invalid --requirepass: {reason}"))?;
         }
+        self.apply_engine_directives(&config)?;
         config.set_host_param("port", &self.port.to_string());
         config.set_host_param("bind", &self.bind);
         config.set_host_param("tcp-keepalive", &self.tcp_keepalive.to_string());
@@ -279,6 +288,37 @@ impl ServerConfig {
         config.set_host_param("appendfilename", &self.appendfilename);
         config.set_host_param("aof-load-truncated", &self.aof_load_truncated);
         Ok(config)
+    }
+
+    /// The config file's engine parameters without a flag, as Redis reads them: `save` lines
+    /// add up (`save ""` clears them), `client-output-buffer-limit` lines each set a class,
+    /// and immutable ones such as `databases` are accepted here, at start-up.
+    fn apply_engine_directives(&self, config: &Config) -> anyhow::Result<()> {
+        let mut save: Option<Vec<&str>> = None;
+        for d in &self.engine_directives {
+            if d.name == "save" {
+                let points = save.get_or_insert_with(Vec::new);
+                if d.value.is_empty() {
+                    points.clear();
+                } else {
+                    points.push(&d.value);
+                }
+                continue;
+            }
+            config
+                .set_startup(&d.name, &d.value)
+                .map_err(|reason| anyhow::anyhow!("line {}: invalid {} '{}': {reason}", d.line, d.name, d.value))?;
+        }
+        if let Some(points) = save {
+            config
+                .set_startup("save", &points.join(" "))
+                .map_err(|reason| anyhow::anyhow!("invalid save: {reason}"))?;
+        }
+        if let Some(path) = &self.config_file {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+            config.set_config_file(std::sync::Arc::new(ConfigFilePath(path)));
+        }
+        Ok(())
     }
 
     fn engine_value(&self, name: &str) -> &str {
@@ -368,7 +408,7 @@ pub fn parse_conf(text: &str) -> anyhow::Result<Vec<Directive>> {
         }
         let (name, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let value = unquote(rest.trim());
-        out.push(Directive { line: i + 1, name: name.to_ascii_lowercase(), value: value.to_string() });
+        out.push(Directive { line: i + 1, name: name.to_ascii_lowercase(), value });
     }
     Ok(out)
 }
@@ -380,13 +420,49 @@ fn first_line(e: &clap::Error) -> String {
     line.strip_prefix("error: ").unwrap_or(line).to_string()
 }
 
-fn unquote(s: &str) -> &str {
-    for q in ['"', '\''] {
-        if s.len() >= 2 && s.starts_with(q) && s.ends_with(q) {
-            return &s[1..s.len() - 1];
+/// The value without one pair of surrounding quotes; inside double quotes, `\"`, `\\`, `\n`,
+/// `\r` and `\t` are read as CONFIG REWRITE writes them.
+fn unquote(s: &str) -> String {
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        let mut out = String::with_capacity(s.len());
+        let mut chars = s[1..s.len() - 1].chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('r') => out.push('\r'),
+                Some('t') => out.push('\t'),
+                Some(other) => out.push(other),
+                None => out.push('\\'),
+            }
         }
+        return out;
     }
-    s
+    if s.len() >= 2 && s.starts_with('\'') && s.ends_with('\'') {
+        return s[1..s.len() - 1].to_string();
+    }
+    s.to_string()
+}
+
+/// Whether `name` is one of the process's flags (`--name`).
+fn is_flag(name: &str) -> bool {
+    ServerConfig::command().get_arguments().any(|a| a.get_long() == Some(name))
+}
+
+/// The config file `CONFIG REWRITE` replaces, written atomically.
+struct ConfigFilePath(PathBuf);
+
+impl vitrine_engine::ConfigFile for ConfigFilePath {
+    fn read(&self) -> Result<String, String> {
+        std::fs::read_to_string(&self.0).map_err(|e| e.to_string())
+    }
+
+    fn write(&self, text: &str) -> Result<(), String> {
+        write_atomically(&self.0, text).map_err(|e| format!("{e:#}"))
+    }
 }
 
 /// The `--name value` arguments for the file's directives that no flag or environment
@@ -543,7 +619,7 @@ mod tests {
         let err = engine_err(&["--maxmemory-policy", "lru"]);
         assert!(err.starts_with("invalid --maxmemory-policy 'lru': argument(s) must be one of"), "{err}");
         let err = engine_err(&["--maxmemory-samples", "0"]);
-        assert!(err.contains("between 1 and 64"), "{err}");
+        assert!(err.contains("between 1 and 2147483647"), "Redis's bound: {err}");
         let err = engine_err(&["--protected-mode", "maybe"]);
         assert_eq!(err, "invalid --protected-mode 'maybe': argument must be 'yes' or 'no'");
         assert!(load(&["--port", "70000"]).is_err());
@@ -580,13 +656,27 @@ mod tests {
     }
 
     #[test]
+    fn file_sets_every_engine_parameter_even_start_up_ones() {
+        let text = "databases 4\nlazyfree-lazy-eviction yes\nhash-max-ziplist-entries 9\nsave 60 1\nsave 30 5\nrequirepass \"a \\\"b\\\"\"\n";
+        let path = temp_file("engine.conf", text);
+        let e = load(&[path.arg()]).unwrap().engine_config().unwrap();
+        assert_eq!(e.databases(), 4);
+        assert_eq!(e.get("lazyfree-lazy-eviction").as_deref(), Some("yes"));
+        assert_eq!(e.get("hash-max-listpack-entries").as_deref(), Some("9"));
+        assert_eq!(e.get("save").as_deref(), Some("60 1 30 5"), "save lines add up");
+        assert_eq!(e.requirepass().as_deref(), Some(&b"a \"b\""[..]), "quotes read as CONFIG REWRITE writes them");
+    }
+
+    #[test]
     fn file_errors_name_the_file_and_line() {
-        let path = temp_file("unknown.conf", "port 7000\nlazyfree-lazy-eviction yes\n");
+        let path = temp_file("unknown.conf", "port 7000\nno-such-option yes\n");
         let err = format!("{:#}", load(&[path.arg()]).unwrap_err());
-        assert!(
-            err.contains("unknown.conf") && err.contains("line 2") && err.contains("lazyfree-lazy-eviction"),
-            "{err}"
-        );
+        assert!(err.contains("unknown.conf") && err.contains("line 2") && err.contains("no-such-option"), "{err}");
+
+        let path = temp_file("badengine.conf", "port 7000\nhash-max-listpack-entries lots\n");
+        let Err(err) = load(&[path.arg()]).unwrap().engine_config() else { panic!("accepted") };
+        let err = format!("{err:#}");
+        assert!(err.contains("line 2") && err.contains("hash-max-listpack-entries"), "{err}");
 
         let path = temp_file("badport.conf", "port seventy\n");
         let err = format!("{:#}", load(&[path.arg()]).unwrap_err());

@@ -11,7 +11,8 @@ use vitrine_engine::{inspect, Engine};
 
 use crate::now_ms;
 
-/// Most time one expiry cycle may take, as Redis's slow cycle (25% of a 100 ms tick at hz 10).
+/// Most time one expiry cycle may take at `active-expire-effort 1`, as Redis's slow cycle (25%
+/// of a 100 ms tick at hz 10).
 const CYCLE_TIME_LIMIT: Duration = Duration::from_millis(25);
 
 const FACTS_EVERY: Duration = Duration::from_secs(1);
@@ -48,7 +49,15 @@ pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch:
 /// are) and the time limit allows; returns how many sweeps ran.
 fn expire_cycle(engine: &Engine) -> usize {
     let start = Instant::now();
-    inspect::expiry_cycle(engine, now_ms(), usize::MAX, || start.elapsed() < CYCLE_TIME_LIMIT).rounds
+    let limit = cycle_time_limit(engine.config().active_expire_effort());
+    inspect::expiry_cycle(engine, now_ms(), usize::MAX, || start.elapsed() < limit).rounds
+}
+
+/// The time one cycle may take at an `active-expire-effort`: Redis's slow cycle gets 25% of a
+/// tick plus 2 points per step of effort above 1 (43% at 10), so 25 ms grows by 2/25 a step.
+fn cycle_time_limit(effort: u32) -> Duration {
+    let steps = effort.clamp(1, 10) - 1;
+    CYCLE_TIME_LIMIT * (25 + 2 * steps) / 25
 }
 
 /// The process's resident set size, from `/proc/self/status` (`VmRSS`, in kB, so the page
@@ -67,6 +76,13 @@ fn parse_vm_rss(status: &str) -> Option<u64> {
 mod tests {
     use super::*;
     use vitrine_engine::Config;
+
+    #[test]
+    fn effort_lengthens_the_cycle_as_redis() {
+        assert_eq!(cycle_time_limit(1), Duration::from_millis(25));
+        assert_eq!(cycle_time_limit(10), Duration::from_millis(43));
+        assert_eq!(cycle_time_limit(0), Duration::from_millis(25));
+    }
 
     #[test]
     fn vm_rss_is_parsed_in_bytes() {

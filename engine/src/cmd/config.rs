@@ -9,21 +9,38 @@ use crate::reply::Reply;
 
 use super::help_reply;
 
-/// The parameters matching any of the glob patterns, with their values.
+/// The parameters named or matched by the glob patterns, with their values, as Redis 7: a
+/// name without glob characters is looked up directly (hidden parameters too, answered under
+/// the name as given); a pattern matches names and aliases in any case.
 ///
 /// ```text
 /// CONFIG GET parameter [parameter ...]
 /// ```
 pub fn get(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let patterns: Vec<Vec<u8>> = args.rest().iter().map(|p| p.to_ascii_lowercase()).collect();
-    let pairs = ctx
-        .engine
-        .config()
-        .all()
-        .into_iter()
-        .filter(|(name, _)| patterns.iter().any(|p| glob::matches(p, name.as_bytes())))
-        .map(|(n, v)| (Reply::bulk(n), Reply::bulk(v)))
-        .collect();
+    let cfg = ctx.engine.config();
+    let mut seen: Vec<String> = Vec::new();
+    let mut pairs = Vec::new();
+    let listed = cfg.all();
+    for pattern in args.rest() {
+        let pattern = String::from_utf8_lossy(pattern).into_owned();
+        if !pattern.contains(['[', '*', '?']) {
+            if seen.iter().any(|s| s.eq_ignore_ascii_case(&pattern)) {
+                continue;
+            }
+            if let Some(value) = cfg.get(&pattern) {
+                seen.push(pattern.clone());
+                pairs.push((Reply::bulk(pattern), Reply::bulk(value)));
+            }
+            continue;
+        }
+        let lower = pattern.to_ascii_lowercase();
+        for (name, value) in &listed {
+            if !seen.contains(name) && glob::matches(lower.as_bytes(), name.as_bytes()) {
+                seen.push(name.clone());
+                pairs.push((Reply::bulk(name.as_str()), Reply::bulk(value.as_str())));
+            }
+        }
+    }
     Ok(Reply::Map(pairs))
 }
 
@@ -37,32 +54,9 @@ pub fn set(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     if !args.len().is_multiple_of(2) {
         return Err(CmdError::Syntax);
     }
-    let cfg = ctx.engine.config();
-    let pairs: Vec<(String, String)> = args
-        .rest()
-        .chunks(2)
-        .map(|p| (String::from_utf8_lossy(p[0]).to_ascii_lowercase(), String::from_utf8_lossy(p[1]).into_owned()))
-        .collect();
-    for (i, (name, _)) in pairs.iter().enumerate() {
-        if pairs[..i].iter().any(|(n, _)| n == name) {
-            return Err(CmdError::err(format!(
-                "CONFIG SET failed (possibly related to argument '{name}') - duplicate parameter"
-            )));
-        }
-        if cfg.get(name).is_none() {
-            return Err(CmdError::err(format!("Unknown option or number of arguments for CONFIG SET - '{name}'")));
-        }
-    }
-    // All or nothing: remember the old values and restore them if one fails.
-    let old: Vec<(String, String)> = pairs.iter().map(|(n, _)| (n.clone(), cfg.get(n).unwrap_or_default())).collect();
-    for (name, value) in &pairs {
-        if let Err(reason) = cfg.set(name, value) {
-            for (n, v) in &old {
-                let _ = cfg.set(n, v);
-            }
-            return Err(CmdError::err(format!("CONFIG SET failed (possibly related to argument '{name}') - {reason}")));
-        }
-    }
+    let texts: Vec<String> = args.rest().iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+    let pairs: Vec<(&str, &str)> = texts.chunks(2).map(|p| (p[0].as_str(), p[1].as_str())).collect();
+    ctx.engine.config().set_many(&pairs).map_err(|e| CmdError::err(e.0))?;
     // A lower maxmemory takes effect at once, as in Redis. Inside EXEC the shards are
     // locked by the transaction, which enforces the limit when it is done.
     if !ctx.session.tx.executing() {
@@ -81,13 +75,15 @@ pub fn resetstat(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdEr
     Ok(Reply::Ok)
 }
 
-/// Redis's answer when it was started without a config file, which Vitrine always is.
+/// Writes the current settings into the config file the server was started with (the host
+/// does the writing); without one, Redis's error.
 ///
 /// ```text
 /// CONFIG REWRITE
 /// ```
-pub fn rewrite(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::err("The server is running without a config file"))
+pub fn rewrite(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    ctx.engine.config().rewrite().map_err(CmdError::err)?;
+    Ok(Reply::Ok)
 }
 
 /// CONFIG's subcommands.
@@ -104,7 +100,107 @@ pub fn help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError>
         "    Set the configuration <directive> to <value>.",
         "RESETSTAT",
         "    Reset statistics reported by the INFO command.",
+        "REWRITE",
+        "    Rewrite the configuration file.",
         "HELP",
-        "    Print this help.",
+        "    Prints this help.",
     ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use parking_lot::Mutex;
+
+    use crate::config::ConfigFile;
+    use crate::reply::Reply;
+    use crate::testing::{bulk, err, ok, TestEngine};
+
+    fn encoding(t: &mut TestEngine, key: &str) -> Reply {
+        t.run(&["OBJECT", "ENCODING", key])
+    }
+
+    #[test]
+    fn encoding_thresholds_set_at_run_time_convert_on_growth_only() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["CONFIG", "SET", "hash-max-listpack-entries", "2", "zset-max-ziplist-entries", "2"]), ok());
+        t.run(&["HSET", "h", "a", "1", "b", "2"]);
+        assert_eq!(encoding(&mut t, "h"), bulk("listpack"));
+        t.run(&["HSET", "h", "c", "3"]);
+        assert_eq!(encoding(&mut t, "h"), bulk("hashtable"));
+        t.run(&["HDEL", "h", "a", "b"]);
+        assert_eq!(encoding(&mut t, "h"), bulk("hashtable"), "no conversion back");
+        // Redis 7.2 counts HSET's pairs before it writes them, repeated fields included.
+        t.run(&["HSET", "h1", "a", "1", "a", "2", "a", "3"]);
+        assert_eq!(encoding(&mut t, "h1"), bulk("hashtable"));
+        // So do ZADD and SADD (its sets presized by the count of elements).
+        t.run(&["ZADD", "z1", "1", "a", "2", "a", "3", "a"]);
+        assert_eq!(encoding(&mut t, "z1"), bulk("skiplist"));
+        t.run(&["ZADD", "z2", "1", "a"]);
+        t.run(&["ZADD", "z2", "1", "b", "2", "b", "3", "b"]);
+        assert_eq!(encoding(&mut t, "z2"), bulk("skiplist"));
+        t.run(&["ZADD", "z", "1", "a", "2", "b", "3", "c"]);
+        assert_eq!(encoding(&mut t, "z"), bulk("skiplist"));
+        assert_eq!(t.run(&["CONFIG", "SET", "hash-max-listpack-value", "3"]), ok());
+        t.run(&["HSET", "h2", "f", "long"]);
+        assert_eq!(encoding(&mut t, "h2"), bulk("hashtable"));
+        assert_eq!(t.run(&["CONFIG", "SET", "set-max-intset-entries", "2", "set-max-listpack-entries", "3"]), ok());
+        t.run(&["SADD", "ints", "1", "2"]);
+        assert_eq!(encoding(&mut t, "ints"), bulk("intset"));
+        t.run(&["SADD", "ints", "3"]);
+        assert_eq!(encoding(&mut t, "ints"), bulk("hashtable"));
+        t.run(&["SADD", "words", "a", "b", "c"]);
+        assert_eq!(encoding(&mut t, "words"), bulk("listpack"));
+        t.run(&["SADD", "words", "d"]);
+        assert_eq!(encoding(&mut t, "words"), bulk("hashtable"));
+        t.run(&["SADD", "few", "a"]);
+        t.run(&["SADD", "few", "b", "b", "b", "b"]);
+        assert_eq!(encoding(&mut t, "few"), bulk("hashtable"), "4 members to add, past 3");
+        assert_eq!(t.run(&["CONFIG", "SET", "list-max-ziplist-size", "3"]), ok());
+        t.run(&["RPUSH", "l", "a", "b", "c"]);
+        assert_eq!(encoding(&mut t, "l"), bulk("listpack"));
+        t.run(&["RPUSH", "l", "d"]);
+        assert_eq!(encoding(&mut t, "l"), bulk("quicklist"));
+        t.run(&["RPOP", "l", "3"]);
+        assert_eq!(encoding(&mut t, "l"), bulk("listpack"), "back at half the count");
+    }
+
+    #[test]
+    fn get_takes_several_patterns_and_exact_names_as_given() {
+        let mut t = TestEngine::default();
+        let Reply::Map(pairs) = t.run(&["CONFIG", "GET", "HZ", "hz", "hash-max-*"]) else { panic!("a map") };
+        let names: Vec<Reply> = pairs.iter().map(|(k, _)| k.clone()).collect();
+        assert_eq!(names[0], bulk("HZ"));
+        assert_eq!(names.len(), 5, "HZ once, then two names and two aliases: {names:?}");
+        assert_eq!(t.run(&["CONFIG", "GET", "nosuch"]), Reply::Map(vec![]));
+        assert_eq!(
+            t.run(&["CONFIG", "SET", "databases", "3"]),
+            err("ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config")
+        );
+    }
+
+    /// A config file in memory.
+    struct Memory(Mutex<String>);
+
+    impl ConfigFile for Memory {
+        fn read(&self) -> Result<String, String> {
+            Ok(self.0.lock().clone())
+        }
+        fn write(&self, text: &str) -> Result<(), String> {
+            *self.0.lock() = text.to_string();
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn rewrite_needs_a_file_and_writes_the_current_values() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["CONFIG", "REWRITE"]), err("ERR The server is running without a config file"));
+        let file = Arc::new(Memory(Mutex::new("# mine\nhz 20\n".into())));
+        t.engine.config().set_config_file(file.clone());
+        assert_eq!(t.run(&["CONFIG", "SET", "hz", "30", "slowlog-max-len", "5"]), ok());
+        assert_eq!(t.run(&["CONFIG", "REWRITE"]), ok());
+        assert_eq!(*file.0.lock(), "# mine\nhz 30\n# Generated by CONFIG REWRITE\nslowlog-max-len 5\n");
+    }
 }

@@ -427,13 +427,20 @@ mod tests {
     fn config_get_set_and_info() {
         let mut t = TestEngine::default();
         assert_eq!(t.run(&["CONFIG", "SET", "maxmemory", "2mb", "maxmemory-policy", "allkeys-lru"]), ok());
+        let Reply::Map(mut pairs) = t.run(&["CONFIG", "GET", "maxmemory*"]) else { panic!("a map") };
+        pairs.sort_by_key(|(k, _)| match k {
+            Reply::Bulk(name) => name.clone(),
+            _ => Vec::new(),
+        });
         assert_eq!(
-            t.run(&["CONFIG", "GET", "maxmemory*"]),
-            Reply::Map(vec![
+            pairs,
+            vec![
                 (bulk("maxmemory"), bulk("2097152")),
+                (bulk("maxmemory-clients"), bulk("0")),
+                (bulk("maxmemory-eviction-tenacity"), bulk("10")),
                 (bulk("maxmemory-policy"), bulk("allkeys-lru")),
                 (bulk("maxmemory-samples"), bulk("5")),
-            ])
+            ]
         );
         assert_eq!(
             t.run(&["CONFIG", "SET", "maxmemory-policy", "bogus"]),

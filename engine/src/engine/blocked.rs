@@ -36,6 +36,8 @@ impl Engine {
         }
         // Nothing served yet: look again, in case the wake-up came before the serving (or
         // the host calls this without being woken). Serving stays first come, first served.
+        // Serving writes (BLMOVE's destination), with this engine's encoding thresholds.
+        self.config().encodings().enter();
         self.serve_keys(keys, now_ms);
         self.take_served(session, out)
     }

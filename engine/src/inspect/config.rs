@@ -8,17 +8,13 @@ use serde_json::{Map, Value as Json};
 use ts_rs::TS;
 
 use super::{Refusal, Status};
-use crate::config::PARAMS;
+use crate::config::{params, Effect, Group, Kind, PARAMS};
 use crate::{Engine, Reply};
 
-/// Parameters `CONFIG GET` lists that `CONFIG SET` cannot change (besides the host's own,
-/// such as `port`, which are never in `PARAMS`).
-const NOT_SETTABLE: &[&str] = &["databases", "save", "appendonly"];
-
 /// Parameters whose value is a secret: the view reports them as `(hidden)` when set, and a
-/// console's `CONFIG GET` as empty. (`masterauth` is not a parameter yet; listed so it is
-/// hidden the day it is.)
-pub const SECRET: &[&str] = &["requirepass", "masterauth"];
+/// console's `CONFIG GET` as empty.
+pub const SECRET: &[&str] =
+    &["requirepass", "masterauth", "masteruser", "tls-key-file-pass", "tls-client-key-file-pass"];
 
 /// `GET /api/config`.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
@@ -27,22 +23,81 @@ pub struct ConfigView {
     pub config: BTreeMap<String, String>,
     /// The parameters `CONFIG SET` can change.
     pub writable: Vec<&'static str>,
+    /// Every parameter with what the dashboard shows about it, in the table's order.
+    pub params: Vec<ConfigParam>,
+}
+
+/// One parameter as the dashboard's Config page lists it.
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct ConfigParam {
+    pub name: &'static str,
+    /// The older name Redis also accepts (`hash-max-ziplist-entries`).
+    pub alias: Option<&'static str>,
+    /// The current value (`(hidden)` for a secret that is set).
+    pub value: String,
+    /// The value before any change.
+    pub default: &'static str,
+    pub group: Group,
+    /// One line saying what it does.
+    pub description: &'static str,
+    /// Whether `CONFIG SET` can change it.
+    pub mutable: bool,
+    /// Whether Vitrine obeys it: at once (`live`), at start-up, or not yet (`none`).
+    pub effect: Effect,
+    /// How to edit it: `bool`, `int`, `memory`, `enum`, `flags`, `string` or `special`.
+    pub kind: &'static str,
+    /// The names an `enum` or `flags` parameter takes.
+    pub choices: Vec<&'static str>,
+    /// A password or key: shown hidden.
+    pub secret: bool,
+}
+
+fn kind_name(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Bool => "bool",
+        Kind::Int { .. } | Kind::Octal { .. } => "int",
+        Kind::Memory { .. } | Kind::MemoryPercent { .. } => "memory",
+        Kind::Enum(_) => "enum",
+        Kind::Flags(_) => "flags",
+        Kind::Str => "string",
+        Kind::Special(_) => "special",
+    }
+}
+
+fn shown(name: &str, value: String) -> String {
+    if SECRET.contains(&name) && !value.is_empty() {
+        "(hidden)".to_string()
+    } else {
+        value
+    }
 }
 
 /// Every setting and which can be changed.
 pub fn config_view(engine: &Engine) -> ConfigView {
-    let config = engine
-        .config()
-        .all()
-        .into_iter()
-        .map(|(name, value)| {
-            let shown =
-                if SECRET.contains(&name.as_str()) && !value.is_empty() { "(hidden)".to_string() } else { value };
-            (name, shown)
+    let cfg = engine.config();
+    let config = cfg.all().into_iter().map(|(name, value)| (name.clone(), shown(&name, value))).collect();
+    let writable = PARAMS.iter().filter(|p| p.mutable() && !p.has(params::HIDDEN)).map(|p| p.name).collect();
+    let params = PARAMS
+        .iter()
+        .filter(|p| !p.has(params::HIDDEN))
+        .map(|p| ConfigParam {
+            name: p.name,
+            alias: p.alias,
+            value: shown(p.name, cfg.get(p.name).unwrap_or_default()),
+            default: p.default,
+            group: p.group,
+            description: p.doc,
+            mutable: p.mutable(),
+            effect: p.effect,
+            kind: kind_name(&p.kind),
+            choices: match p.kind {
+                Kind::Enum(names) | Kind::Flags(names) => names.iter().map(|(n, _)| *n).collect(),
+                _ => Vec::new(),
+            },
+            secret: SECRET.contains(&p.name),
         })
         .collect();
-    let writable = PARAMS.iter().copied().filter(|p| !NOT_SETTABLE.contains(p)).collect();
-    ConfigView { config, writable }
+    ConfigView { config, writable, params }
 }
 
 /// Applies every change in `body` (`{"maxmemory": "64mb", "maxmemory_policy": "allkeys-lru"}`)
@@ -69,7 +124,9 @@ pub fn patch_config(
                 ))
             }
         };
-        argv.push(name.replace('_', "-").to_ascii_lowercase().into_bytes());
+        // `_` for `-`, except in the few names Redis spells with `_` (`bio_cpulist`).
+        let name = if engine.config().get(name).is_some() { name.to_string() } else { name.replace('_', "-") };
+        argv.push(name.to_ascii_lowercase().into_bytes());
         argv.push(value.into_bytes());
     }
     match run(&argv) {
@@ -116,6 +173,16 @@ mod tests {
         let view = config_view(&t.engine);
         assert_eq!(view.config["requirepass"], "(hidden)");
         assert!(view.writable.contains(&"maxmemory") && !view.writable.contains(&"databases"));
+        let param = |name: &str| view.params.iter().find(|p| p.name == name).cloned().unwrap();
+        assert_eq!(param("requirepass").value, "(hidden)");
+        let entries = param("hash-max-listpack-entries");
+        assert_eq!((entries.group, entries.effect, entries.mutable), (Group::Encoding, Effect::Live, true));
+        assert_eq!(entries.alias, Some("hash-max-ziplist-entries"));
+        assert_eq!(param("databases").effect, Effect::Startup);
+        assert!(!param("databases").mutable);
+        assert_eq!(param("repl-timeout").effect, Effect::None);
+        assert_eq!(param("maxmemory-policy").choices.len(), 8);
+        assert_eq!(view.params.len(), PARAMS.iter().filter(|p| !p.has(params::HIDDEN)).count());
         let TestEngine { engine, session, now } = &mut t;
         let mut run = |argv: &[Vec<u8>]| engine.call(session, argv, *now);
         let body = |v: Json| v.as_object().unwrap().clone();

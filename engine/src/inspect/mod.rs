@@ -30,7 +30,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 pub use commands::{command_counters, command_names, commands_json, help, is_command, CommandCounter};
-pub use config::{config_view, hide_secrets, patch_config, ConfigView};
+pub use config::{config_view, hide_secrets, patch_config, ConfigParam, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};
 pub use events::{evictions, expiry_cycle, EventView, EvictionsView, ExpiryReport};
 pub use keys::{

@@ -22,12 +22,8 @@ use std::mem::size_of;
 use foldhash::fast::RandomState;
 use indexmap::IndexMap;
 
+use super::encodings;
 use super::entry::alloc_size;
-
-/// Redis's `hash-max-listpack-entries`: more fields than this and a hash is a `hashtable`.
-pub const MAX_LISTPACK_ENTRIES: usize = 128;
-/// Redis's `hash-max-listpack-value`: a field or value longer than this makes it a `hashtable`.
-pub const MAX_LISTPACK_VALUE: usize = 64;
 
 /// Bytes per field beyond its field and value allocations: the map's entry (hash, field,
 /// value), its slot in the index table, and an allowance for the table's free slots.
@@ -119,8 +115,9 @@ impl HashValue {
     }
 
     /// Sets a field; true when it is new. Overwriting a field drops its TTL, as HSET does in
-    /// Redis. Converts to `hashtable` as Redis does: a field or value longer than 64 bytes,
-    /// or more than 128 fields.
+    /// Redis. Converts to `hashtable` as Redis does: a field or value longer than
+    /// `hash-max-listpack-value`, or more fields than `hash-max-listpack-entries` (read live,
+    /// see [`encodings`]).
     pub fn set(&mut self, field: &[u8], value: &[u8]) -> bool {
         if self.ttls.is_some() {
             self.persist(field);
@@ -130,7 +127,8 @@ impl HashValue {
 
     /// Sets a field and keeps the TTL it has (HINCRBY, HINCRBYFLOAT, HSETEX KEEPTTL).
     pub fn set_keep_ttl(&mut self, field: &[u8], value: &[u8]) -> bool {
-        if field.len() > MAX_LISTPACK_VALUE || value.len() > MAX_LISTPACK_VALUE {
+        let limits = encodings::current();
+        if field.len() > limits.hash_max_listpack_value || value.len() > limits.hash_max_listpack_value {
             self.big = true;
         }
         let new = match self.map.get_mut(field) {
@@ -146,10 +144,18 @@ impl HashValue {
                 true
             }
         };
-        if self.map.len() > MAX_LISTPACK_ENTRIES {
+        if self.map.len() > limits.hash_max_listpack_entries {
             self.big = true;
         }
         new
+    }
+
+    /// Redis's `hashTypeTryConversion` before HSET writes `fields` pairs: more pairs than
+    /// `hash-max-listpack-entries` make it a `hashtable` at once, even when some repeat a field.
+    pub fn expect_fields(&mut self, fields: usize) {
+        if fields > encodings::current().hash_max_listpack_entries {
+            self.big = true;
+        }
     }
 
     /// Removes a field (and its TTL); true when it was there.
@@ -324,8 +330,9 @@ mod tests {
     #[test]
     fn converts_to_hashtable_once_and_for_good() {
         let mut h = HashValue::new();
-        for i in 0..MAX_LISTPACK_ENTRIES {
-            h.set(i.to_string().as_bytes(), &[b'v'; MAX_LISTPACK_VALUE]);
+        let limits = encodings::Thresholds::DEFAULT;
+        for i in 0..limits.hash_max_listpack_entries {
+            h.set(i.to_string().as_bytes(), &vec![b'v'; limits.hash_max_listpack_value]);
         }
         assert_eq!(h.encoding(), "listpack");
         h.set(b"one more", b"v");
@@ -333,7 +340,7 @@ mod tests {
         h.remove(b"one more");
         assert_eq!(h.encoding(), "hashtable");
         let mut h = HashValue::new();
-        h.set(&[b'f'; MAX_LISTPACK_VALUE + 1], b"v");
+        h.set(&vec![b'f'; limits.hash_max_listpack_value + 1], b"v");
         assert_eq!(h.encoding(), "hashtable");
     }
 

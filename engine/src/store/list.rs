@@ -6,19 +6,22 @@
 //! `Shard::update` re-measures the value after every write.
 //!
 //! `OBJECT ENCODING` answers as Redis 7.2 would: "listpack" while the list would fit in one
-//! listpack of `list-max-listpack-size -2` (8 KB, Redis's default), "quicklist" once it grows
-//! past that, and back to "listpack" only after shrinking to half of it (Redis's hysteresis,
-//! so a list at the limit does not flip on every push and pop). For that the list keeps the
-//! exact size its listpack would have.
+//! listpack of `list-max-listpack-size` (read live, see `encodings`: -2 = 8 KB, Redis's
+//! default; a positive size counts elements), "quicklist" once it grows past that, and back to
+//! "listpack" only after shrinking to half of it (Redis's hysteresis, so a list at the limit
+//! does not flip on every push and pop). For that the list keeps the exact size its listpack
+//! would have.
 
 use std::collections::VecDeque;
 
 use crate::num::parse_i64;
 
+use super::encodings;
 use super::entry::alloc_size;
 
-/// Redis 7.2's `list-max-listpack-size -2`: a listpack of at most 8 KB.
-const LISTPACK_MAX_BYTES: usize = 8192;
+/// Redis's `SIZE_SAFETY_LIMIT`: under a count limit (`list-max-listpack-size` > 0) a listpack
+/// still converts past 8 KB.
+const SIZE_SAFETY_LIMIT: usize = 8192;
 /// A listpack's header (total bytes, element count) and end marker.
 const LISTPACK_OVERHEAD: usize = 6 + 1;
 
@@ -93,7 +96,7 @@ impl ListValue {
     pub fn push_many<E: AsRef<[u8]>>(&mut self, front: bool, elems: &[E]) {
         // As Redis 7.2: one growth check for the whole command, counting the new elements'
         // raw lengths.
-        self.grow_check(elems.iter().map(|e| e.as_ref().len()).sum());
+        self.grow(elems.iter().map(|e| e.as_ref().len()).sum(), elems.len());
         self.items.reserve(elems.len());
         for e in elems {
             let e = self.adopt(e.as_ref());
@@ -149,7 +152,23 @@ impl ListValue {
     /// Redis 7.2 checks for growth before LINSERT looks for its pivot (so even an insert
     /// that finds no pivot can change the encoding); this is that check.
     pub fn grow_check(&mut self, add_bytes: usize) {
-        if !self.quicklist && LISTPACK_OVERHEAD + self.lp_bytes + add_bytes > LISTPACK_MAX_BYTES {
+        self.grow(add_bytes, 1);
+    }
+
+    /// Redis 7.2's `listTypeTryConvertListpack`: a quicklist once the listpack with `add_bytes`
+    /// more bytes in `add_count` more elements would break `list-max-listpack-size`.
+    fn grow(&mut self, add_bytes: usize, add_count: usize) {
+        if self.quicklist {
+            return;
+        }
+        let (max_bytes, max_count) = encodings::current().list_limits();
+        let bytes = LISTPACK_OVERHEAD + self.lp_bytes + add_bytes;
+        let over = if max_bytes != usize::MAX {
+            bytes > max_bytes
+        } else {
+            bytes > SIZE_SAFETY_LIMIT || self.items.len() + add_count > max_count
+        };
+        if over {
             self.quicklist = true;
         }
     }
@@ -246,8 +265,12 @@ impl ListValue {
     /// After removals: back to listpack at half the limit, and the slot buffer given back
     /// once it is mostly empty (VecDeque never shrinks by itself).
     fn shrunk(&mut self) {
-        if self.quicklist && LISTPACK_OVERHEAD + self.lp_bytes <= LISTPACK_MAX_BYTES / 2 {
-            self.quicklist = false;
+        if self.quicklist {
+            // Redis's `listTypeTryConvertQuicklist` when shrinking: half of either limit.
+            let (max_bytes, max_count) = encodings::current().list_limits();
+            if LISTPACK_OVERHEAD + self.lp_bytes <= max_bytes / 2 && self.items.len() <= max_count / 2 {
+                self.quicklist = false;
+            }
         }
         let (len, cap) = (self.items.len(), self.items.capacity());
         if cap > 16 && len * 4 <= cap {
@@ -364,7 +387,7 @@ mod tests {
         }
         // 79 entries of 103 bytes and the header fit in 8 KB; pushing the 80th converts.
         assert_eq!(l.len(), 80);
-        while LISTPACK_OVERHEAD + l.lp_bytes > LISTPACK_MAX_BYTES / 2 {
+        while LISTPACK_OVERHEAD + l.lp_bytes > 8192 / 2 {
             assert_eq!(l.encoding(), "quicklist");
             l.pop_back();
         }

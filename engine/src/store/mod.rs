@@ -16,6 +16,7 @@
 
 pub mod clock;
 pub mod counters;
+pub mod encodings;
 pub mod entry;
 pub mod evict;
 pub mod hash;
@@ -50,9 +51,6 @@ use locked::Held;
 pub use locked::Locked;
 use node::Stamps;
 pub use shard::{Shard, Touch};
-
-/// Databases a store has unless told otherwise (Redis's `databases` default).
-pub const DEFAULT_DATABASES: usize = 16;
 
 /// One lock's worth of the keyspace: a `Shard` per database, indexed by database number.
 pub type Stripe = Box<[Shard]>;

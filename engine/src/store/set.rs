@@ -15,15 +15,9 @@ use std::mem::size_of;
 use foldhash::fast::RandomState;
 use indexmap::IndexSet;
 
+use super::encodings;
 use super::entry::alloc_size;
 use crate::num::parse_i64;
-
-/// Redis's `set-max-intset-entries`.
-pub const MAX_INTSET_ENTRIES: usize = 512;
-/// Redis's `set-max-listpack-entries` (7.2).
-pub const MAX_LISTPACK_ENTRIES: usize = 128;
-/// Redis's `set-max-listpack-value` (7.2).
-pub const MAX_LISTPACK_VALUE: usize = 64;
 
 /// Bytes per member beyond its own allocation: the set's entry (hash, member), its slot in
 /// the index table, and an allowance for the table's free slots.
@@ -63,14 +57,29 @@ impl SetValue {
     /// An empty set in the encoding Redis 7.2's `setTypeCreate` picks for a set about to
     /// receive `first` and `size_hint` members in all (SADD passes its member count).
     pub fn for_members(first: &[u8], size_hint: usize) -> SetValue {
-        let enc = if parse_i64(first).is_some() && size_hint <= MAX_INTSET_ENTRIES {
+        let t = encodings::current();
+        let enc = if parse_i64(first).is_some() && size_hint <= t.set_max_intset_entries {
             SetEncoding::IntSet
-        } else if size_hint <= MAX_LISTPACK_ENTRIES {
+        } else if size_hint <= t.set_max_listpack_entries {
             SetEncoding::ListPack
         } else {
             SetEncoding::HashTable
         };
         SetValue { enc, ..SetValue::default() }
+    }
+
+    /// Redis 7.2's `setTypeMaybeConvert` before SADD adds `count` members to a set: a
+    /// `hashtable` at once when that many would not fit its encoding.
+    pub fn expect_members(&mut self, count: usize) {
+        let t = encodings::current();
+        let limit = match self.enc {
+            SetEncoding::IntSet => t.set_max_intset_entries,
+            SetEncoding::ListPack => t.set_max_listpack_entries,
+            SetEncoding::HashTable => return,
+        };
+        if count > limit {
+            self.enc = SetEncoding::HashTable;
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -104,6 +113,7 @@ impl SetValue {
         if self.set.contains(member) {
             return false;
         }
+        let t = encodings::current();
         match self.enc {
             SetEncoding::IntSet => match parse_i64(member) {
                 Some(v) => {
@@ -111,7 +121,7 @@ impl SetValue {
                     let at = self.set.partition_point(|m| parse_i64(m).is_some_and(|x| x < v));
                     self.bytes += element_size(member);
                     self.set.shift_insert(at, member.into());
-                    if self.set.len() > MAX_INTSET_ENTRIES {
+                    if self.set.len() > t.set_max_intset_entries {
                         self.enc = SetEncoding::HashTable;
                     }
                     return true;
@@ -124,9 +134,9 @@ impl SetValue {
                         _ => 0,
                     };
                     // Redis compares strictly here, unlike when adding to a listpack.
-                    self.enc = if self.set.len() < MAX_LISTPACK_ENTRIES
-                        && member.len() < MAX_LISTPACK_VALUE
-                        && widest < MAX_LISTPACK_VALUE
+                    self.enc = if self.set.len() < t.set_max_listpack_entries
+                        && member.len() < t.set_max_listpack_value
+                        && widest < t.set_max_listpack_value
                     {
                         SetEncoding::ListPack
                     } else {
@@ -135,7 +145,7 @@ impl SetValue {
                 }
             },
             SetEncoding::ListPack => {
-                if self.set.len() >= MAX_LISTPACK_ENTRIES || member.len() > MAX_LISTPACK_VALUE {
+                if self.set.len() >= t.set_max_listpack_entries || member.len() > t.set_max_listpack_value {
                     self.enc = SetEncoding::HashTable;
                 }
             }
@@ -292,7 +302,7 @@ mod tests {
         s.add(&[b'x'; 65]);
         assert_eq!(s.encoding(), "hashtable");
         let mut s = SetValue::new();
-        for i in 0..MAX_LISTPACK_ENTRIES {
+        for i in 0..encodings::Thresholds::DEFAULT.set_max_listpack_entries {
             s.add(format!("m{i}").as_bytes());
         }
         assert_eq!(s.encoding(), "listpack");
@@ -300,7 +310,7 @@ mod tests {
         assert_eq!(s.encoding(), "hashtable");
         // An intset of up to 512 integers.
         let mut s = SetValue::new();
-        for i in 0..MAX_INTSET_ENTRIES {
+        for i in 0..encodings::Thresholds::DEFAULT.set_max_intset_entries {
             s.add(i.to_string().as_bytes());
         }
         assert_eq!(s.encoding(), "intset");

@@ -1,8 +1,49 @@
 // ConfigState: GET /api/config (every parameter, and which can change at run time) and
-// PATCH /api/config (applied all at once, as one CONFIG SET).
+// PATCH /api/config (applied all at once, as one CONFIG SET); and how the Config page groups
+// and filters the parameters.
 
 import type { Backend } from './backend/backend';
-import type { ConfigView } from './types';
+import type { ConfigParam, ConfigView, Effect, Group } from './types';
+
+/** The groups in the order the page shows them, with their titles. */
+export const GROUPS: readonly (readonly [Group, string])[] = [
+  ['memory', 'Memory and eviction'],
+  ['encoding', 'Encodings'],
+  ['clients', 'Clients'],
+  ['security', 'Security'],
+  ['network', 'Network'],
+  ['persistence', 'Persistence'],
+  ['monitoring', 'Monitoring'],
+  ['lazyfree', 'Lazy freeing'],
+  ['advanced', 'Advanced'],
+  ['general', 'General'],
+  ['replication', 'Replication'],
+  ['cluster', 'Cluster'],
+  ['tls', 'TLS'],
+];
+
+/** What a parameter does in Vitrine, in a few words. */
+export const EFFECT_TEXT: Record<Effect, string> = {
+  live: 'takes effect at once',
+  startup: 'read at start-up',
+  none: 'no effect yet',
+};
+
+/** The parameters whose name, alias or description contains `query` (any case), in `group`
+ *  (or every group), grouped in the page's order and by name within a group; empty groups are
+ *  left out. */
+export function groupParams(params: readonly ConfigParam[], query: string, group: Group | 'all'): { group: Group; title: string; params: ConfigParam[] }[] {
+  const q = query.trim().toLowerCase();
+  const hit = (p: ConfigParam) =>
+    q === '' || p.name.includes(q) || (p.alias ?? '').includes(q) || p.description.toLowerCase().includes(q);
+  return GROUPS.filter(([g]) => group === 'all' || g === group)
+    .map(([g, title]) => ({
+      group: g,
+      title,
+      params: params.filter((p) => p.group === g && hit(p)).sort((a, b) => a.name.localeCompare(b.name)),
+    }))
+    .filter((s) => s.params.length > 0);
+}
 
 export const POLICIES = [
   'noeviction',

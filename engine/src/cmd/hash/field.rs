@@ -21,7 +21,10 @@ use super::{modify, read_hash, upsert};
 pub fn hset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let pairs = pairs(args, ctx.cmd)?;
-    let added = upsert(ctx, key, |h| Ok(pairs.chunks_exact(2).filter(|p| h.set(p[0], p[1])).count()))?;
+    let added = upsert(ctx, key, |h| {
+        h.expect_fields(pairs.len() / 2);
+        Ok(pairs.chunks_exact(2).filter(|p| h.set(p[0], p[1])).count())
+    })?;
     Ok(Reply::Int(added as i64))
 }
 
@@ -34,6 +37,7 @@ pub fn hmset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     let key = args.key()?;
     let pairs = pairs(args, ctx.cmd)?;
     upsert(ctx, key, |h| {
+        h.expect_fields(pairs.len() / 2);
         pairs.chunks_exact(2).for_each(|p| {
             h.set(p[0], p[1]);
         });

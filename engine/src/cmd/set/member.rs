@@ -21,7 +21,10 @@ pub fn sadd(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let members = args.rest();
     let first = members.first().copied().unwrap_or_default();
-    let added = upsert(ctx, key, first, members.len(), |s| members.iter().filter(|m| s.add(m)).count())?;
+    let added = upsert(ctx, key, first, members.len(), |s| {
+        s.expect_members(members.len());
+        members.iter().filter(|m| s.add(m)).count()
+    })?;
     Ok(Reply::Int(added as i64))
 }
 

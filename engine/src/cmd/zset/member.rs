@@ -100,6 +100,7 @@ fn add_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, mut f: AddFlags) -> Resul
         .collect::<Result<Vec<(f64, &[u8])>, CmdError>>()?;
     let mut tally = Tally::default();
     let apply = |z: &mut ZSetValue, tally: &mut Tally| -> Result<(), CmdError> {
+        z.expect_members(elements.len(), elements[0].1.len());
         for &(score, member) in &elements {
             add_one(z, f, score, member, tally)?;
         }

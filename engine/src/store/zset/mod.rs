@@ -26,13 +26,9 @@ use std::mem::size_of;
 use foldhash::fast::RandomState;
 use indexmap::IndexMap;
 
+use super::encodings;
 use super::entry::alloc_size;
 use tree::{Node, NIL, SENTINEL};
-
-/// Redis's `zset-max-listpack-entries`: more members than this and a set is a `skiplist`.
-pub const MAX_LISTPACK_ENTRIES: usize = 128;
-/// Redis's `zset-max-listpack-value`: a member longer than this makes it a `skiplist`.
-pub const MAX_LISTPACK_VALUE: usize = 64;
 
 /// Bytes per member beyond its own allocation: its tree node, the map's entry (hash, member,
 /// node index), its slot in the map's index table, and an allowance for free slots.
@@ -111,7 +107,9 @@ impl ZSetValue {
     /// small enough, else `skiplist`.
     pub fn from_distinct(members: Vec<(Box<[u8]>, f64)>) -> ZSetValue {
         let mut z = ZSetValue::new();
-        z.big = members.len() > MAX_LISTPACK_ENTRIES || members.iter().any(|(m, _)| m.len() > MAX_LISTPACK_VALUE);
+        let t = encodings::current();
+        z.big = members.len() > t.zset_max_listpack_entries
+            || members.iter().any(|(m, _)| m.len() > t.zset_max_listpack_value);
         let mut order: Vec<(f64, u32)> = Vec::with_capacity(members.len());
         z.map.reserve(members.len());
         for (member, score) in members {
@@ -162,6 +160,16 @@ impl ZSetValue {
         self.map.get(member).map(|&n| self.rank_of(n))
     }
 
+    /// Redis 7.2's `zsetTypeCreate` and `zsetTypeMaybeConvert` before ZADD writes `count`
+    /// elements, the first `first_len` bytes long: a skiplist at once when that many could not
+    /// be a listpack (or, for a new set, when its first member is too long).
+    pub fn expect_members(&mut self, count: usize, first_len: usize) {
+        let t = encodings::current();
+        if count > t.zset_max_listpack_entries || (self.map.is_empty() && first_len > t.zset_max_listpack_value) {
+            self.big = true;
+        }
+    }
+
     /// Adds a member or changes its score. An equal score (even -0 for 0) changes nothing.
     pub fn insert(&mut self, member: &[u8], score: f64) -> Insert {
         debug_assert!(!score.is_nan());
@@ -177,7 +185,8 @@ impl ZSetValue {
             return Insert::Updated;
         }
         // Redis 7.0 converts before adding the member that would not fit a listpack.
-        if self.map.len() >= MAX_LISTPACK_ENTRIES || member.len() > MAX_LISTPACK_VALUE {
+        let t = encodings::current();
+        if self.map.len() >= t.zset_max_listpack_entries || member.len() > t.zset_max_listpack_value {
             self.big = true;
         }
         let entry = u32::try_from(self.map.len()).expect("a sorted set holds fewer than 2^32 members");

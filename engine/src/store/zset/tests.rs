@@ -55,7 +55,7 @@ fn negative_zero_reads_back_as_zero_while_small() {
 #[test]
 fn encoding_turns_big_and_stays_big() {
     let mut z = ZSetValue::new();
-    for i in 0..MAX_LISTPACK_ENTRIES {
+    for i in 0..crate::store::encodings::Thresholds::DEFAULT.zset_max_listpack_entries {
         z.insert(i.to_string().as_bytes(), i as f64);
     }
     assert_eq!(z.encoding(), "listpack");
