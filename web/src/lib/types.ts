@@ -11,6 +11,7 @@ export type {
   CommandInfo,
   CommandStat,
   ConfigView,
+  DbKeyspace,
   ConsoleReply,
   DeleteResult,
   Departure,
