@@ -25,12 +25,12 @@ for (const target of TARGETS) {
       await expect(prompt).toHaveText(/[^\]]>$/);
 
       expect(await run(page, 'SET zero 0')).toBe('OK');
-      expect(await run(page, 'SET both db0')).toBe('OK');
+      expect(await run(page, 'SET both in-db0')).toBe('OK');
       expect(await run(page, 'SELECT 3')).toBe('OK');
       // redis-cli's prompt: the database after the port (none for database 0).
       await expect(prompt).toHaveText(/\[3\]>$/);
       expect(await run(page, 'SET three:a 1')).toBe('OK');
-      expect(await run(page, 'SET both db3')).toBe('OK');
+      expect(await run(page, 'SET both in-db3')).toBe('OK');
       expect(await run(page, 'DBSIZE')).toBe('(integer) 2');
 
       // The console's picker is in database 3, with the counts of each.
@@ -46,7 +46,7 @@ for (const target of TARGETS) {
       const log = page.getByRole('log', { name: 'Console output' });
       await expect(log.locator('.cmd').last()).toHaveText('SELECT 0');
       await expect(prompt).not.toHaveText(/\]>$/);
-      expect(await run(page, 'GET both')).toBe('"db0"');
+      expect(await run(page, 'GET both')).toBe('"in-db0"');
 
       // Keys: database 0 first, then database 3's keys only.
       await openPage(page, 'Keys');
@@ -65,7 +65,8 @@ for (const target of TARGETS) {
       // The panel reads and writes the key in database 3.
       await table.getByRole('button', { name: 'both', exact: true }).click();
       const panel = page.getByRole('region', { name: 'both' });
-      await expect(panel.getByLabel('Stored value')).toHaveText('db3');
+      await expect(panel.getByLabel('Stored value')).toHaveText('in-db3');
+      await expect(panel.getByText('db3', { exact: true })).toBeVisible();
       await panel.getByLabel('TTL in seconds').fill('600');
       await panel.getByRole('button', { name: 'Set TTL' }).click();
       await expect(panel.getByRole('button', { name: 'Remove TTL' })).toBeVisible();

@@ -23,7 +23,8 @@ describe('databases', () => {
 
   it('keeps the current database listed before the snapshot and beyond the count', () => {
     expect(dbChoices(null, 5)).toEqual([{ db: 5, keys: 0, expires: 0 }]);
-    expect(dbChoices({ databases: 2, keyspace: [] }, 3).map((c) => c.db)).toEqual([0, 1, 2, 3]);
+    expect(dbChoices({ databases: 2, keyspace: [] }, 9).map((c) => c.db)).toEqual([0, 1, 9]);
+    expect(dbChoices({ databases: 2, keyspace: [] }, 1).map((c) => c.db)).toEqual([0, 1]);
   });
 
   it("writes the prompt as redis-cli's", () => {

@@ -17,9 +17,10 @@ export interface DbChoice {
 export function dbChoices(snapshot: Pick<StatsSnapshot, 'databases' | 'keyspace'> | null, current: number): DbChoice[] {
   if (!snapshot) return [{ db: current, keys: 0, expires: 0 }];
   const byDb = new Map(snapshot.keyspace.map((k) => [k.db, k]));
-  // A database beyond the count (a stale address) stays listed, so the select shows it.
-  const n = Math.max(snapshot.databases, current + 1);
-  return Array.from({ length: n }, (_, db) => ({ db, keys: byDb.get(db)?.keys ?? 0, expires: byDb.get(db)?.expires ?? 0 }));
+  const all = Array.from({ length: snapshot.databases }, (_, db) => db);
+  // A database beyond the count (a stale address) stays listed, so the select can show it.
+  if (current >= snapshot.databases) all.push(current);
+  return all.map((db) => ({ db, keys: byDb.get(db)?.keys ?? 0, expires: byDb.get(db)?.expires ?? 0 }));
 }
 
 /** "db3 (1,204 keys)". */
