@@ -15,6 +15,8 @@ export interface Entry {
   input: string;
   output: string;
   kind: 'reply' | 'error' | 'info';
+  /** The database the line was typed in (its prompt's). */
+  db: number;
 }
 
 export interface PendingConfirm {
@@ -105,6 +107,8 @@ export class ConsoleState {
   pending = $state<PendingConfirm | null>(null);
   /** A note above the transcript (a restored session). */
   notice = $state<string | null>(null);
+  /** The database the session is in, as the last reply said (SELECT changes it). */
+  db = $state(0);
 
   readonly #deps: ConsoleDeps;
   #history: string[];
@@ -160,6 +164,12 @@ export class ConsoleState {
   /** Adds a line that already ran, with its reply, to the transcript. */
   show(line: string, r: ConsoleReply): void {
     const text = r.text.replace(/\n$/, '');
+    if (r.kind === 'reply') {
+      // The line was typed at the prompt of the database before it.
+      this.#push(line, text, r.reply.type === 'error' ? 'error' : 'reply');
+      this.db = r.db;
+      return;
+    }
     switch (r.kind) {
       case 'clear':
         this.entries = [];
@@ -171,9 +181,6 @@ export class ConsoleState {
         return;
       case 'help':
         this.#push(line, text, 'info');
-        return;
-      case 'reply':
-        this.#push(line, text, r.reply.type === 'error' ? 'error' : 'reply');
     }
   }
 
@@ -240,7 +247,7 @@ export class ConsoleState {
   }
 
   #push(input: string, output: string, kind: Entry['kind']): void {
-    const next = [...this.entries, { id: this.#nextId++, input, output, kind }];
+    const next = [...this.entries, { id: this.#nextId++, input, output, kind, db: this.db }];
     this.entries = next.length > MAX_ENTRIES ? next.slice(-MAX_ENTRIES) : next;
   }
 

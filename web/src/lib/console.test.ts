@@ -32,7 +32,7 @@ async function table(): Promise<CommandTable> {
 }
 
 /** What the engine answers for a line: a reply printed as redis-cli would, or help/invalid. */
-const answer = (text: string, reply: Reply = { type: 'status', value: text }): ConsoleReply => ({ kind: 'reply', argv: [], reply, text: text + '\n', resp: '' });
+const answer = (text: string, reply: Reply = { type: 'status', value: text }, db = 0): ConsoleReply => ({ kind: 'reply', argv: [], reply, text: text + '\n', resp: '', db });
 
 /** A fake backend console: answers by the line's first word, and records what was sent. */
 function setup(replies: Record<string, ConsoleReply> = {}, keys: number | null = 10, confirmDangerous = true) {
@@ -88,6 +88,24 @@ describe('ConsoleState', () => {
     expect(c.entries).toHaveLength(0);
     c.clear();
     expect(c.notice).toBeNull();
+  });
+
+  it('follows the database the replies say the session is in, each line at the prompt it was typed at', async () => {
+    const { make } = setup({ SELECT: answer('OK', { type: 'status', value: 'OK' }, 3) });
+    const c = await make();
+    expect(c.db).toBe(0);
+    await c.submit('SELECT 3');
+    expect(c.db).toBe(3);
+    c.show('GET k', answer('(nil)', { type: 'nil' }, 3));
+    c.show('HELP', { kind: 'help', text: 'help\n' });
+    expect(c.entries.map((e) => [e.input, e.db])).toEqual([
+      ['SELECT 3', 0],
+      ['GET k', 3],
+      ['HELP', 3],
+    ]);
+    // A session that ended (an idle one closed by the server) is back in database 0.
+    c.show('PING', answer('PONG'));
+    expect(c.db).toBe(0);
   });
 
   it('shows lines that ran elsewhere (a restored session) as typed', async () => {

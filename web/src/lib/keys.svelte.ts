@@ -25,8 +25,8 @@ export interface BrowserOptions {
   maxSteps?: number;
   /** ...and the most time it spends (after its first request). */
   budgetMs?: number;
-  /** Looks up one key by name (a pattern without wildcards is looked up directly). */
-  fetchKey?: (key: string) => Promise<KeyDetail | null>;
+  /** Looks up one key by name in a database (a pattern without wildcards is looked up directly). */
+  fetchKey?: (key: string, db: number) => Promise<KeyDetail | null>;
 }
 
 /** Whether a SCAN pattern has glob syntax; without any it names exactly one key. */
@@ -37,6 +37,8 @@ export function isGlob(pattern: string): boolean {
 export class KeyBrowser {
   pattern = $state('*');
   type = $state('');
+  /** The database to search (SELECT's number). */
+  db = $state(0);
   rows = $state.raw<ListedKey[]>([]);
   /** The cursor to continue from; "0" with `done` when the scan is complete. */
   cursor = $state('0');
@@ -48,6 +50,7 @@ export class KeyBrowser {
   /** Pattern and type of the rows shown (the inputs may have changed since). */
   shownPattern = $state('*');
   shownType = $state('');
+  shownDb = $state(0);
 
   readonly #fetch: FetchPage;
   readonly #pageSize: number;
@@ -55,7 +58,7 @@ export class KeyBrowser {
   readonly #maxScanCount: number;
   readonly #maxSteps: number;
   readonly #budgetMs: number;
-  readonly #fetchKey: (key: string) => Promise<KeyDetail | null>;
+  readonly #fetchKey: (key: string, db: number) => Promise<KeyDetail | null>;
   #seen = new Set<string>();
   /** Bumped on every new search so answers to an older one are dropped. */
   #generation = 0;
@@ -70,7 +73,7 @@ export class KeyBrowser {
     this.#fetchKey = options.fetchKey ?? (() => Promise.resolve(null));
   }
 
-  /** Starts a new scan with the current pattern and type. */
+  /** Starts a new scan with the current pattern, type and database, from the first cursor. */
   async search(): Promise<void> {
     this.#generation++;
     this.rows = [];
@@ -80,6 +83,7 @@ export class KeyBrowser {
     this.started = true;
     this.shownPattern = this.pattern.trim() || '*';
     this.shownType = this.type;
+    this.shownDb = this.db;
     this.loading = false;
     if (!isGlob(this.shownPattern)) {
       await this.#lookup(this.shownPattern);
@@ -94,7 +98,7 @@ export class KeyBrowser {
     this.loading = true;
     this.error = null;
     try {
-      const d = await this.#fetchKey(name);
+      const d = await this.#fetchKey(name, this.shownDb);
       if (gen !== this.#generation) return;
       if (d && (!this.shownType || d.type === this.shownType)) this.upsert(d);
       this.done = true;
@@ -121,7 +125,7 @@ export class KeyBrowser {
         step < this.#maxSteps && added.length < this.#pageSize && !this.done && (step === 0 || Date.now() - started < this.#budgetMs);
         step++, count = Math.min(count * 2, this.#maxScanCount)
       ) {
-        const page = await this.#fetch({ match: this.shownPattern, type: this.shownType, cursor: this.cursor, count });
+        const page = await this.#fetch({ match: this.shownPattern, type: this.shownType, cursor: this.cursor, count, db: this.shownDb });
         if (gen !== this.#generation) return;
         for (const row of page.keys) {
           const id = bytesId(row.key);

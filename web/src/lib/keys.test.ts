@@ -78,6 +78,28 @@ describe('KeyBrowser', () => {
     expect(b.rows.map((r) => r.key)).toEqual(['b']);
   });
 
+  it('scans the chosen database, and a new database starts from the first cursor', async () => {
+    const scan = fakeScan(many(300));
+    const looked: [string, number][] = [];
+    const b = new KeyBrowser(scan.fetch, { pageSize: 100, fetchKey: async (k, db) => (looked.push([k, db]), null) });
+    await b.search();
+    await b.loadMore();
+    expect(scan.calls.map((c) => [c.cursor, c.db])).toEqual([
+      ['0', 0],
+      ['100', 0],
+    ]);
+    b.db = 3;
+    // The list keeps showing database 0 until the new search.
+    expect(b.shownDb).toBe(0);
+    await b.search();
+    expect(b.shownDb).toBe(3);
+    expect(scan.calls.at(-1)).toMatchObject({ cursor: '0', db: 3 });
+    expect(b.rows).toHaveLength(100);
+    b.pattern = 'exact';
+    await b.search();
+    expect(looked).toEqual([['exact', 3]]);
+  });
+
   it('looks a name without wildcards up directly', async () => {
     const scan = fakeScan(many(10));
     const detail: KeyDetail = {

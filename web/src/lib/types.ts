@@ -14,6 +14,7 @@ export type {
   ConfigView,
   Effect,
   Group,
+  DbKeyspace,
   ConsoleReply,
   DeleteResult,
   Departure,

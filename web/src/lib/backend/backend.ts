@@ -29,6 +29,8 @@ export interface PageQuery {
   type: string;
   cursor: string;
   count: number;
+  /** The database to scan (0 when absent). */
+  db?: number;
 }
 
 /** Where the live samples come from (StatsFeed reads this). */
@@ -67,7 +69,7 @@ export interface PlaygroundFeature {
 export interface BackendLabel {
   /** "the admin API", "the engine in this tab". */
   via: string;
-  /** The console's prompt. */
+  /** The console's prompt, without the database (see `dbPrompt`). */
   prompt(snapshot: StatsSnapshot | null): string;
   /** Where it runs, for the Overview's first line: "RESP port 6379". */
   where(snapshot: StatsSnapshot): string;
@@ -85,11 +87,11 @@ export interface Backend {
   readonly feed: FeedSource;
   /** One SCAN step; rejects with the API's 400 message on a bad query. */
   keys(q: PageQuery): Promise<KeyPage>;
-  /** A key's detail, or null when there is no such key. */
-  key(key: Bytes): Promise<KeyDetail | null>;
+  /** A key's detail in database `db` (default 0), or null when there is no such key. */
+  key(key: Bytes, db?: number): Promise<KeyDetail | null>;
   /** Writes a string key; rejects with ApiError (409 for `nx` on an existing key). */
-  putKey(key: Bytes, body: PutKeyBody): Promise<KeyDetail>;
-  deleteKey(key: Bytes): Promise<{ deleted: boolean }>;
+  putKey(key: Bytes, body: PutKeyBody, db?: number): Promise<KeyDetail>;
+  deleteKey(key: Bytes, db?: number): Promise<{ deleted: boolean }>;
   /** Recent evictions and expirations, newest first. */
   recentEvents(): Promise<RecentEvents>;
   /** The command table, for the console's hints and completion. */
@@ -102,6 +104,11 @@ export interface Backend {
    * lines of one session).
    */
   console(line: string, session?: string): Promise<ConsoleReply>;
+  /**
+   * Runs one console line in database `db`, outside the console's session, which stays in
+   * its own database (the key panel's EXPIRE and PERSIST).
+   */
+  consoleIn(line: string, db: number): Promise<ConsoleReply>;
 
   /** Built-in benchmarks (the server's load generator). */
   readonly bench?: BenchApi;

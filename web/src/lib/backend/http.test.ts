@@ -87,6 +87,44 @@ describe('HttpBackend', () => {
     expect(calls[3].body).toEqual({ line: 'PING' });
   });
 
+  it('asks for a database with ?db= (none for database 0)', async () => {
+    const reply = (line: string, db: number) => json({ kind: 'reply', argv: [line], reply: { type: 'status', value: 'OK' }, text: 'OK\n', resp: '+OK\r\n', db });
+    const calls = serve({
+      'GET /api/keys?cursor=0&count=10&db=3': () => json({ cursor: '0', done: true, keys: [] }),
+      'GET /api/keys/k?db=3': () => json({ key: 'k', type: 'string', value: 'v' }),
+      'PUT /api/keys/k?db=3': () => json({ key: 'k' }),
+      'DELETE /api/keys/k?db=3': () => json({ deleted: true }),
+      'DELETE /api/keys/k': () => json({ deleted: true }),
+      'POST /api/console': (body) => reply((body as { line: string }).line, 3),
+    });
+    const b = new HttpBackend();
+    await b.keys({ match: '*', type: '', cursor: '0', count: 10, db: 3 });
+    expect(await b.key('k', 3)).toMatchObject({ value: 'v' });
+    await b.putKey('k', { value: 'v' }, 3);
+    await b.deleteKey('k', 3);
+    await b.deleteKey('k');
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'GET /api/keys?cursor=0&count=10&db=3',
+      'GET /api/keys/k?db=3',
+      'PUT /api/keys/k?db=3',
+      'DELETE /api/keys/k?db=3',
+      'DELETE /api/keys/k',
+    ]);
+    // A line in another database: a session of its own, selected, then closed.
+    calls.length = 0;
+    expect((await b.consoleIn('EXPIRE k 10', 3)).kind).toBe('reply');
+    const session = (calls[0].body as { session: string }).session;
+    expect(session).toMatch(/\S/);
+    expect(calls.map((c) => c.body)).toEqual([
+      { line: 'SELECT 3', session },
+      { line: 'EXPIRE k 10', session },
+      { line: 'QUIT', session },
+    ]);
+    calls.length = 0;
+    await b.consoleIn('PERSIST k', 0);
+    expect(calls.map((c) => c.body)).toEqual([{ line: 'PERSIST k' }]);
+  });
+
   it('rejects with the API error, a 409 for an existing key', async () => {
     serve({ 'PUT /api/keys/k': () => json({ error: { code: 'conflict', message: 'the key exists' } }, 409) });
     const e = await new HttpBackend().putKey('k', { value: 'v', nx: true }).catch((x: unknown) => x);

@@ -5,6 +5,7 @@ import { ApiError, api } from '../api';
 import { auth, type Auth } from '../auth.svelte';
 import { httpBenchApi, type BenchApi } from '../bench.svelte';
 import { keyPath } from '../bytes';
+import { newSessionId } from '../commands.svelte';
 import { streamEvents } from '../sse';
 import type {
   Bytes,
@@ -57,24 +58,25 @@ export class HttpBackend implements Backend {
     const params = new URLSearchParams({ cursor: q.cursor, count: String(q.count) });
     if (q.match && q.match !== '*') params.set('match', q.match);
     if (q.type) params.set('type', q.type);
+    if (q.db) params.set('db', String(q.db));
     return api<KeyPage>(`/api/keys?${params}`);
   }
 
-  async key(key: Bytes): Promise<KeyDetail | null> {
+  async key(key: Bytes, db = 0): Promise<KeyDetail | null> {
     try {
-      return await api<KeyDetail>(`/api/keys/${keyPath(key)}`);
+      return await api<KeyDetail>(`/api/keys/${keyPath(key)}${inDb(db)}`);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) return null;
       throw e;
     }
   }
 
-  putKey(key: Bytes, body: PutKeyBody): Promise<KeyDetail> {
-    return api<KeyDetail>(`/api/keys/${keyPath(key)}`, { method: 'PUT', body });
+  putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {
+    return api<KeyDetail>(`/api/keys/${keyPath(key)}${inDb(db)}`, { method: 'PUT', body });
   }
 
-  deleteKey(key: Bytes): Promise<{ deleted: boolean }> {
-    return api<{ deleted: boolean }>(`/api/keys/${keyPath(key)}`, { method: 'DELETE' });
+  deleteKey(key: Bytes, db = 0): Promise<{ deleted: boolean }> {
+    return api<{ deleted: boolean }>(`/api/keys/${keyPath(key)}${inDb(db)}`, { method: 'DELETE' });
   }
 
   recentEvents(): Promise<RecentEvents> {
@@ -96,4 +98,25 @@ export class HttpBackend implements Backend {
   console(line: string, session?: string): Promise<ConsoleReply> {
     return api<ConsoleReply>('/api/console', { method: 'POST', body: { line, session } });
   }
+
+  /**
+   * A line without a session runs in database 0. Elsewhere: a session of its own, SELECTed
+   * into `db`, that QUIT closes straight after.
+   */
+  async consoleIn(line: string, db: number): Promise<ConsoleReply> {
+    if (db === 0) return this.console(line);
+    const session = newSessionId();
+    const selected = await this.console(`SELECT ${db}`, session);
+    if (selected.kind !== 'reply' || selected.reply.type === 'error') return selected;
+    try {
+      return await this.console(line, session);
+    } finally {
+      await this.console('QUIT', session).catch(() => {});
+    }
+  }
+}
+
+/** The `?db=` of a single-key request (none for database 0, the API's default). */
+function inDb(db: number): string {
+  return db ? `?db=${db}` : '';
 }

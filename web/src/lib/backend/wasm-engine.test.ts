@@ -39,6 +39,29 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     expect(backend.playground.lines).toEqual(['SET k v EX 60', 'DEL k']);
   });
 
+  it('has numbered databases: keys, the console prompt and the snapshot per database', async () => {
+    const { backend } = await make();
+    await backend.console('SET zero 0');
+    expect(await backend.console('SELECT 3')).toMatchObject({ kind: 'reply', db: 3 });
+    await backend.console('SET three 3');
+    await backend.putKey('other', { value: 'x', ttl: 60 }, 3);
+    expect((await backend.keys({ match: '*', type: '', cursor: '0', count: 100, db: 3 })).keys.map((k) => k.key).sort()).toEqual(['other', 'three']);
+    expect((await backend.keys({ match: '*', type: '', cursor: '0', count: 100 })).keys.map((k) => k.key)).toEqual(['zero']);
+    expect(await backend.key('three')).toBeNull();
+    expect(await backend.key('three', 3)).toMatchObject({ value: '3' });
+    const s = await backend.stats();
+    expect(s.databases).toBe(16);
+    expect(s.keyspace.map((k) => [k.db, k.keys, k.expires])).toEqual([
+      [0, 1, 0],
+      [3, 2, 1],
+    ]);
+    // A line in database 0 from the key panel leaves the console in 3.
+    expect((await backend.consoleIn('EXPIRE zero 100', 0)).text).toBe('(integer) 1\n');
+    expect((await backend.console('DBSIZE')).text).toBe('(integer) 2\n');
+    expect(await backend.deleteKey('other', 3)).toEqual({ deleted: true });
+    await expect(backend.keys({ match: '*', type: '', cursor: '0', count: 10, db: 16 })).rejects.toMatchObject({ status: 400 });
+  });
+
   it('evicts under a tiny limit, expires keys from the cycle, and samples into its history', async () => {
     const { backend, clock } = await make();
     const view = await backend.patchConfig({ maxmemory: '64kb', 'maxmemory-policy': 'allkeys-lru' });

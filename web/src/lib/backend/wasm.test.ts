@@ -23,15 +23,22 @@ function memoryStorage(): Storage {
 const T0 = 1_700_000_000_000;
 
 /**
- * A fake of the wasm `Playground` class: a map of string keys, a log of every call with the
- * time it was given, and answers in the contract's JSON shapes.
+ * A fake of the wasm `Playground` class: a map of string keys per database, a log of every
+ * call with the time it was given, and answers in the contract's JSON shapes.
  */
 class FakeEngine implements WasmEngine {
   static made: FakeEngine[] = [];
-  data = new Map<string, string>();
+  dbs = Array.from({ length: 16 }, () => new Map<string, string>());
+  /** The database of the one client session (the console's). */
+  db = 0;
   calls: string[] = [];
   samples: Sample[] = [];
   freed = false;
+
+  /** The session's database. */
+  get data() {
+    return this.dbs[this.db];
+  }
 
   constructor(readonly createdAt: number) {
     FakeEngine.made.push(this);
@@ -49,26 +56,26 @@ class FakeEngine implements WasmEngine {
   history_json(seconds: number) {
     return JSON.stringify({ interval_ms: 1000, samples: this.samples.slice(-seconds) });
   }
-  keys_json(pattern: string, type: string, cursor: string, count: number) {
+  keys_json(pattern: string, type: string, cursor: string, count: number, _now: number, db: number) {
     if (cursor === 'bad') throw 'invalid cursor';
-    this.calls.push(`keys ${pattern} ${type} ${cursor} ${count}`);
-    return JSON.stringify({ cursor: '0', done: true, keys: [...this.data.keys()].map((key) => ({ key, type: 'string', ttl_ms: null, size: 1 })) });
+    this.calls.push(`keys ${pattern} ${type} ${cursor} ${count} db${db}`);
+    return JSON.stringify({ cursor: '0', done: true, keys: [...this.dbs[db].keys()].map((key) => ({ key, type: 'string', ttl_ms: null, size: 1 })) });
   }
-  key_json(keyJson: string) {
+  key_json(keyJson: string, _now: number, db: number) {
     const key = JSON.parse(keyJson) as string;
-    const value = this.data.get(key);
+    const value = this.dbs[db].get(key);
     return value === undefined ? 'null' : JSON.stringify({ key, type: 'string', value });
   }
-  put_key(keyJson: string, bodyJson: string, now: number) {
+  put_key(keyJson: string, bodyJson: string, now: number, db: number) {
     const key = JSON.parse(keyJson) as string;
     const body = JSON.parse(bodyJson) as { value: string; nx?: boolean };
-    if (body.nx && this.data.has(key)) throw JSON.stringify({ error: { code: 'conflict', message: 'the key exists' } });
-    this.data.set(key, body.value);
-    this.calls.push(`put ${key} ${now}`);
-    return this.key_json(keyJson);
+    if (body.nx && this.dbs[db].has(key)) throw JSON.stringify({ error: { code: 'conflict', message: 'the key exists' } });
+    this.dbs[db].set(key, body.value);
+    this.calls.push(`put ${key} ${now} db${db}`);
+    return this.key_json(keyJson, now, db);
   }
-  delete_key(keyJson: string) {
-    return JSON.stringify({ deleted: this.data.delete(JSON.parse(keyJson) as string) });
+  delete_key(keyJson: string, _now: number, db: number) {
+    return JSON.stringify({ deleted: this.dbs[db].delete(JSON.parse(keyJson) as string) });
   }
   evictions_json(now: number) {
     return JSON.stringify({ now_ms: now, policy: 'noeviction', evicted_keys: 0, expired_keys: 0, events: [] });
@@ -84,17 +91,30 @@ class FakeEngine implements WasmEngine {
   console(line: string, now: number) {
     this.calls.push(`console ${line} ${now}`);
     const [cmd = '', key = '', value = ''] = line.trim().split(/\s+/);
+    const db = this.db;
     let r: ConsoleReply;
     if (cmd === '') r = { kind: 'empty', text: '' };
     else if (cmd.toUpperCase() === 'HELP') r = { kind: 'help', text: 'To get help about a command:\n' };
     else if (cmd.toUpperCase() === 'SET') {
       this.data.set(key, value);
-      r = { kind: 'reply', argv: [cmd, key, value], reply: { type: 'status', value: 'OK' }, text: 'OK\n', resp: '+OK\r\n' };
+      r = { kind: 'reply', argv: [cmd, key, value], reply: { type: 'status', value: 'OK' }, text: 'OK\n', resp: '+OK\r\n', db };
+    } else if (cmd.toUpperCase() === 'SELECT') {
+      const n = Number(key);
+      if (!(n >= 0 && n < 16)) {
+        const err = 'ERR DB index is out of range';
+        r = { kind: 'reply', argv: [cmd, key], reply: { type: 'error', value: err }, text: `(error) ${err}\n`, resp: `-${err}\r\n`, db };
+      } else {
+        this.db = n;
+        r = { kind: 'reply', argv: [cmd, key], reply: { type: 'status', value: 'OK' }, text: 'OK\n', resp: '+OK\r\n', db: n };
+      }
+    } else if (cmd.toUpperCase() === 'DEL') {
+      const n = this.data.delete(key) ? 1 : 0;
+      r = { kind: 'reply', argv: [cmd, key], reply: { type: 'int', value: n }, text: `(integer) ${n}\n`, resp: `:${n}\r\n`, db };
     } else if (cmd.toUpperCase() === 'INCR') {
       const n = Number(this.data.get(key) ?? 0) + 1;
       this.data.set(key, String(n));
-      r = { kind: 'reply', argv: [cmd, key], reply: { type: 'int', value: n }, text: `(integer) ${n}\n`, resp: `:${n}\r\n` };
-    } else r = { kind: 'reply', argv: [cmd], reply: { type: 'status', value: 'PONG' }, text: 'PONG\n', resp: '+PONG\r\n' };
+      r = { kind: 'reply', argv: [cmd, key], reply: { type: 'int', value: n }, text: `(integer) ${n}\n`, resp: `:${n}\r\n`, db };
+    } else r = { kind: 'reply', argv: [cmd], reply: { type: 'status', value: 'PONG' }, text: 'PONG\n', resp: '+PONG\r\n', db };
     return JSON.stringify(r);
   }
   expiry_cycle(now: number) {
@@ -148,7 +168,45 @@ describe('WasmBackend', () => {
     expect(await backend.key('nope')).toBeNull();
     expect((await backend.recentEvents()).now_ms).toBe(T0 + 5);
     expect(engine().calls).toContain('console SET a 1 1700000000005');
-    expect(engine().calls).toContain('keys a* string 0 10');
+    expect(engine().calls).toContain('keys a* string 0 10 db0');
+  });
+
+  it('reads and writes keys in the database asked for, and records the lines that do the same', async () => {
+    const { backend, engine } = make();
+    await backend.putKey('k', { value: 'three' }, 3);
+    expect(engine().dbs[3].get('k')).toBe('three');
+    expect(engine().dbs[0].has('k')).toBe(false);
+    expect(await backend.key('k', 3)).toMatchObject({ value: 'three' });
+    expect(await backend.key('k')).toBeNull();
+    expect((await backend.keys({ match: '*', type: '', cursor: '0', count: 10, db: 3 })).keys.map((k) => k.key)).toEqual(['k']);
+    expect((await backend.keys({ match: '*', type: '', cursor: '0', count: 10 })).keys).toEqual([]);
+    // In the console's own database a write is one line; elsewhere it is SELECTed and back.
+    await backend.console('SELECT 3');
+    await backend.deleteKey('k', 3);
+    await backend.putKey('z', { value: '0' }, 0);
+    expect(backend.playground.lines).toEqual(['SELECT 3', 'SET k three', 'SELECT 0', 'SELECT 3', 'DEL k', 'SELECT 0', 'SET z 0', 'SELECT 3']);
+    // Replayed, the lines leave every database as it was and the console where it was.
+    const lines = backend.playground.lines;
+    backend.playground.restore(lines);
+    expect(engine().dbs[0].get('z')).toBe('0');
+    expect(engine().dbs[3].size).toBe(0);
+    expect(engine().db).toBe(3);
+  });
+
+  it('runs a line in another database and comes back to the console\'s', async () => {
+    const { backend, engine } = make();
+    await backend.console('SELECT 2');
+    const r = await backend.consoleIn('SET a 1', 5);
+    expect(r).toMatchObject({ kind: 'reply', db: 5 });
+    expect(engine().dbs[5].get('a')).toBe('1');
+    expect(engine().db).toBe(2);
+    expect(backend.playground.lines).toEqual(['SELECT 2', 'SELECT 5', 'SET a 1', 'SELECT 2']);
+    // In the console's database: just the line.
+    await backend.consoleIn('SET b 1', 2);
+    expect(backend.playground.lines.at(-1)).toBe('SET b 1');
+    // A database that does not exist: SELECT's error, and nothing else runs.
+    expect((await backend.consoleIn('SET c 1', 99)).text).toMatch(/out of range/);
+    expect(engine().db).toBe(2);
   });
 
   it('turns what the engine throws into the API error', async () => {

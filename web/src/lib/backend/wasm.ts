@@ -32,10 +32,10 @@ export interface WasmEngine {
   stats_json(now_ms: number): string;
   sample_json(now_ms: number): string;
   history_json(seconds: number): string;
-  keys_json(pattern: string, type_name: string, cursor: string, count: number, now_ms: number): string;
-  key_json(key_json: string, now_ms: number): string;
-  put_key(key_json: string, body_json: string, now_ms: number): string;
-  delete_key(key_json: string, now_ms: number): string;
+  keys_json(pattern: string, type_name: string, cursor: string, count: number, now_ms: number, db: number): string;
+  key_json(key_json: string, now_ms: number, db: number): string;
+  put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
+  delete_key(key_json: string, now_ms: number, db: number): string;
   evictions_json(now_ms: number): string;
   config_json(): string;
   patch_config(body_json: string, now_ms: number): string;
@@ -140,20 +140,22 @@ export function wasmError(e: unknown): ApiError {
   return new ApiError(400, 'bad_request', text);
 }
 
-const status = (text: string, argv: Bytes[]): ConsoleReply => ({
+const status = (text: string, argv: Bytes[], db: number): ConsoleReply => ({
   kind: 'reply',
   argv,
   reply: { type: 'status', value: text },
   text: text + '\n',
   resp: `+${text}\r\n`,
+  db,
 });
 
-const failure = (text: string, argv: Bytes[]): ConsoleReply => ({
+const failure = (text: string, argv: Bytes[], db: number): ConsoleReply => ({
   kind: 'reply',
   argv,
   reply: { type: 'error', value: text },
   text: `(error) ${text}\n`,
   resp: `-${text}\r\n`,
+  db,
 });
 
 export class WasmBackend implements Backend {
@@ -175,6 +177,8 @@ export class WasmBackend implements Backend {
   readonly #sampleMs: number;
   #engine: WasmEngine;
   #session: SessionLine[] = [];
+  /** The database the tab's one client session (the console's) is in. */
+  #db = 0;
   /** During a replay, the recorded time; otherwise null (the real clock). */
   #clock: number | null = null;
   #listeners = new Set<(s: Sample) => void>();
@@ -252,27 +256,27 @@ export class WasmBackend implements Backend {
   }
 
   async keys(q: PageQuery): Promise<KeyPage> {
-    return this.#call(() => JSON.parse(this.#engine.keys_json(q.match, q.type, q.cursor, q.count, this.#time())) as KeyPage);
+    return this.#call(() => JSON.parse(this.#engine.keys_json(q.match, q.type, q.cursor, q.count, this.#time(), q.db ?? 0)) as KeyPage);
   }
 
-  async key(key: Bytes): Promise<KeyDetail | null> {
-    return this.#call(() => JSON.parse(this.#engine.key_json(JSON.stringify(key), this.#time())) as KeyDetail | null);
+  async key(key: Bytes, db = 0): Promise<KeyDetail | null> {
+    return this.#call(() => JSON.parse(this.#engine.key_json(JSON.stringify(key), this.#time(), db)) as KeyDetail | null);
   }
 
-  async putKey(key: Bytes, body: PutKeyBody): Promise<KeyDetail> {
-    const d = this.#call(() => JSON.parse(this.#engine.put_key(JSON.stringify(key), JSON.stringify(body), this.#time())) as KeyDetail);
+  async putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {
+    const d = this.#call(() => JSON.parse(this.#engine.put_key(JSON.stringify(key), JSON.stringify(body), this.#time(), db)) as KeyDetail);
     const argv: Bytes[] = ['SET', key, body.value];
     if (body.ttl !== undefined) argv.push('EX', String(body.ttl));
     else if (body.ttl_ms !== undefined) argv.push('PX', String(body.ttl_ms));
     if (body.nx) argv.push('NX');
     if (body.keep_ttl) argv.push('KEEPTTL');
-    this.#record(commandLine(argv));
+    this.#recordIn(db, commandLine(argv));
     return d;
   }
 
-  async deleteKey(key: Bytes): Promise<{ deleted: boolean }> {
-    const r = this.#call(() => JSON.parse(this.#engine.delete_key(JSON.stringify(key), this.#time())) as { deleted: boolean });
-    this.#record(commandLine(['DEL', key]));
+  async deleteKey(key: Bytes, db = 0): Promise<{ deleted: boolean }> {
+    const r = this.#call(() => JSON.parse(this.#engine.delete_key(JSON.stringify(key), this.#time(), db)) as { deleted: boolean });
+    this.#recordIn(db, commandLine(['DEL', key]));
     return r;
   }
 
@@ -303,12 +307,29 @@ export class WasmBackend implements Backend {
     return reply;
   }
 
+  /**
+   * The tab's one session is the console's: it SELECTs `db` for the line and then goes back,
+   * and the session keeps all three lines, so a replay does the same.
+   */
+  async consoleIn(line: string, db: number): Promise<ConsoleReply> {
+    const back = this.#db;
+    if (db === back) return this.console(line);
+    const selected = await this.console(`SELECT ${db}`);
+    if (selected.kind !== 'reply' || selected.reply.type === 'error') return selected;
+    try {
+      return await this.console(line);
+    } finally {
+      await this.console(`SELECT ${back}`);
+    }
+  }
+
   /** Runs a line: FILL and its help here, everything else in the engine. */
   #line(line: string): ConsoleReply {
     const words = line.trim().split(/\s+/);
     const cmd = (words[0] ?? '').toUpperCase();
     if (cmd === 'FILL') return this.#fill(words);
     const r = JSON.parse(this.#engine.console(line, this.#time())) as ConsoleReply;
+    if (r.kind === 'reply') this.#db = r.db;
     if (r.kind === 'help' && (words.length === 1 || (words.length === 2 && words[1].toUpperCase() === 'FILL'))) {
       return { kind: 'help', text: words.length === 1 ? r.text + FILL_HELP : FILL_HELP.slice(1) };
     }
@@ -320,17 +341,17 @@ export class WasmBackend implements Backend {
     const count = Number(words[1]);
     const size = words[2] === undefined ? FILL_SIZE : Number(words[2]);
     if (words.length < 2 || words.length > 3 || !Number.isInteger(count) || !Number.isInteger(size) || count < 1 || count > MAX_FILL || size < 0 || size > 1024 * 1024) {
-      return failure(`ERR usage: FILL count [size], count 1-${MAX_FILL}, size 0-1048576`, argv);
+      return failure(`ERR usage: FILL count [size], count 1-${MAX_FILL}, size 0-1048576`, argv, this.#db);
     }
     let f: FillResult;
     try {
       f = JSON.parse(this.#engine.fill(count, size, this.#time())) as FillResult;
     } catch (e) {
-      return failure(`ERR ${wasmError(e).message}`, argv);
+      return failure(`ERR ${wasmError(e).message}`, argv, this.#db);
     }
     const limit = f.maxmemory > 0 ? ` of ${formatBytes(f.maxmemory)}` : ' (no limit)';
     const head = `wrote ${f.written} keys, evicted ${f.evicted}; ${f.keys} keys, ${formatBytes(f.used_memory)}${limit}`;
-    return f.error ? failure(`${f.error} (${head})`, argv) : status(head, argv);
+    return f.error ? failure(`${f.error} (${head})`, argv, this.#db) : status(head, argv, this.#db);
   }
 
   #call<T>(fn: () => T): T {
@@ -347,7 +368,16 @@ export class WasmBackend implements Backend {
 
   #newEngine(now: number): WasmEngine {
     this.#engine?.free();
+    this.#db = 0;
     return new this.#mod.Playground(now, this.#seed ?? Math.floor(Math.random() * 2 ** 32));
+  }
+
+  /** Records a page's write in database `db` as the lines that do the same from the console's. */
+  #recordIn(db: number, line: string): void {
+    if (db === this.#db) return this.#record(line);
+    this.#record(`SELECT ${db}`);
+    this.#record(line);
+    this.#record(`SELECT ${this.#db}`);
   }
 
   #record(line: string): void {
