@@ -71,6 +71,16 @@ fn console_lines_are_split_run_and_printed_as_redis_cli() {
     assert_eq!(console(&server, "SET only3 x", Some("db-session"))["db"], 3);
     assert_eq!(console(&server, "EXISTS only3", None)["text"], "(integer) 0\n");
     assert_eq!(console(&server, "EXISTS only3", Some("db-session"))["text"], "(integer) 1\n");
+    // A one-off line can name its database; in a session it leaves the session's own alone.
+    let body = json!({ "line": "EXISTS only3", "db": 3 });
+    let out = request(server.http_port, "POST", "/api/console", &[], Some(&body.to_string())).expect(200);
+    assert_eq!((out["text"].as_str(), out["db"].as_u64()), (Some("(integer) 1\n"), Some(3)));
+    let body = json!({ "line": "SET from0 x", "db": 0, "session": "db-session" });
+    request(server.http_port, "POST", "/api/console", &[], Some(&body.to_string())).expect(200);
+    assert_eq!(console(&server, "EXISTS from0", Some("db-session"))["text"], "(integer) 0\n");
+    assert_eq!(console(&server, "EXISTS from0", None)["text"], "(integer) 1\n");
+    let body = json!({ "line": "PING", "db": 16 });
+    request(server.http_port, "POST", "/api/console", &[], Some(&body.to_string())).expect(400);
     assert_eq!(console(&server, "  ", None), json!({ "kind": "empty", "text": "" }));
     assert_eq!(console(&server, "GET 'k", None), json!({ "kind": "invalid", "text": "Invalid argument(s)\n" }));
     assert_eq!(console(&server, "clear", None), json!({ "kind": "clear", "text": "" }));

@@ -100,7 +100,7 @@ function wasmTranscript(script) {
             break;
           case 'keys/2':
             try {
-              output = pg.keys_json(args[0], '', '', num(1), now);
+              output = pg.keys_json(args[0], '', '', num(1), now, 0);
             } catch (e) {
               output = thrown(e);
             }
@@ -109,7 +109,7 @@ function wasmTranscript(script) {
             let cursor = '0';
             const pages = [];
             for (;;) {
-              const page = pg.keys_json(args[0], '', cursor, num(1), now);
+              const page = pg.keys_json(args[0], '', cursor, num(1), now, 0);
               pages.push(page);
               cursor = JSON.parse(page).cursor;
               if (cursor === '0') break;
@@ -196,9 +196,10 @@ test('the console API from JavaScript', () => {
       reply: { type: 'status', value: 'OK' },
       text: 'OK\n',
       resp: '+OK\r\n',
+      db: 0,
     });
     assert.deepEqual(JSON.parse(pg.call(['GET', 'greeting'], START_MS)), { type: 'bulk', value: 'hello world' });
-    const keys = JSON.parse(pg.keys_json('*', '', '', 10, START_MS + 4000));
+    const keys = JSON.parse(pg.keys_json('*', '', '', 10, START_MS + 4000, 0));
     assert.equal(keys.keys[0].key, 'greeting');
     assert.equal(keys.keys[0].ttl_ms, 6000);
     assert.equal(pg.expiry_cycle(START_MS + 10_000), 1);

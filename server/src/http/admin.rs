@@ -91,9 +91,12 @@ fn session_id(v: Option<&Json_>) -> Result<Option<&str>, ApiError> {
 struct ConsoleBody {
     line: String,
     session: Option<Json_>,
+    /// Run the line in this database without changing the session's own (the key editor's
+    /// writes); absent: the session's database (0 for a one-off line).
+    db: Option<usize>,
 }
 
-/// `POST /api/console` with `{"line": "SET k \"a b\"", "session": "id"?}`: the line as typed
+/// `POST /api/console` with `{"line": "SET k \"a b\"", "session": "id"?, "db": n?}`: the line as typed
 /// into redis-cli, split, run and printed as redis-cli does (`inspect::ConsoleReply`, the same
 /// body as the playground's `console`). Sessions and secrets as `POST /api/command`.
 async fn console(
@@ -101,18 +104,22 @@ async fn console(
     ApiJson(body): ApiJson<ConsoleBody>,
 ) -> Result<Json<ConsoleReply>, ApiError> {
     let session = session_id(body.session.as_ref())?;
+    let db = body.db.map(|db| inspect::database(&state.engine, Some(db))).transpose()?;
     let now = crate::now_ms();
+    let run = |engine: &vitrine_engine::Engine, session: &mut vitrine_engine::Session, argv: &[Vec<u8>]| {
+        let reply = match db {
+            Some(db) => inspect::call_in(engine, session, db, argv, now),
+            None => engine.call(session, argv, now),
+        };
+        (hide_secrets(reply), session.resp3, db.unwrap_or(session.db))
+    };
     let reply = match session {
         Some(id) => state.sessions.with(&state.engine, id, now, |engine, session| {
-            inspect::console_line_with(&body.line, |argv| {
-                (hide_secrets(engine.call(session, argv, now)), session.resp3, session.db)
-            })
+            inspect::console_line_with(&body.line, |argv| run(engine, session, argv))
         }),
         None => {
             let mut session = sessions::open_session(&state.engine, now);
-            let reply = inspect::console_line_with(&body.line, |argv| {
-                (hide_secrets(state.engine.call(&mut session, argv, now)), session.resp3, session.db)
-            });
+            let reply = inspect::console_line_with(&body.line, |argv| run(&state.engine, &mut session, argv));
             state.engine.end_session(&session);
             reply
         }

@@ -5,7 +5,6 @@ import { ApiError, api } from '../api';
 import { auth, type Auth } from '../auth.svelte';
 import { httpBenchApi, type BenchApi } from '../bench.svelte';
 import { keyPath } from '../bytes';
-import { newSessionId } from '../commands.svelte';
 import { streamEvents } from '../sse';
 import type {
   Bytes,
@@ -99,20 +98,9 @@ export class HttpBackend implements Backend {
     return api<ConsoleReply>('/api/console', { method: 'POST', body: { line, session } });
   }
 
-  /**
-   * A line without a session runs in database 0. Elsewhere: a session of its own, SELECTed
-   * into `db`, that QUIT closes straight after.
-   */
-  async consoleIn(line: string, db: number): Promise<ConsoleReply> {
-    if (db === 0) return this.console(line);
-    const session = newSessionId();
-    const selected = await this.console(`SELECT ${db}`, session);
-    if (selected.kind !== 'reply' || selected.reply.type === 'error') return selected;
-    try {
-      return await this.console(line, session);
-    } finally {
-      await this.console('QUIT', session).catch(() => {});
-    }
+  /** A one-off line run in database `db` (the API's `db` field; none for database 0). */
+  consoleIn(line: string, db: number): Promise<ConsoleReply> {
+    return api<ConsoleReply>('/api/console', { method: 'POST', body: db ? { line, db } : { line } });
   }
 }
 
