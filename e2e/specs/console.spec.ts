@@ -51,7 +51,7 @@ for (const target of TARGETS) {
       await command.press('Tab');
       await expect(command).toHaveValue(/^INCRBY/);
       await command.fill('set k');
-      await expect(page.locator('#console-input-hint')).toHaveText(/^SET key value \[NX \| XX\]/);
+      await expect(page.locator('#console-input-hint')).toHaveText(/^SET key value \[NX \| XX \| IFEQ ifeq-value/);
 
       // Ctrl+L clears the log.
       await command.press('Control+l');
