@@ -63,13 +63,16 @@ impl Thresholds {
 static GENERATIONS: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
-    static CURRENT: Cell<(u64, Thresholds)> = const { Cell::new((0, Thresholds::DEFAULT)) };
+    /// The generation of the thresholds in `CURRENT`, apart so the check before each command
+    /// reads one word, not the whole set.
+    static GENERATION: Cell<u64> = const { Cell::new(0) };
+    static CURRENT: Cell<Thresholds> = const { Cell::new(Thresholds::DEFAULT) };
 }
 
 /// The thresholds of the command running on this thread (Redis's defaults when no engine has
 /// entered one: unit tests of the value types).
 pub fn current() -> Thresholds {
-    CURRENT.with(|c| c.get().1)
+    CURRENT.with(|c| c.get())
 }
 
 /// The thresholds, shared between `Config` (which writes them) and the engine (which enters
@@ -136,11 +139,10 @@ impl Encodings {
     /// when they changed since this thread last entered them.
     pub fn enter(&self) {
         let generation = self.generation.load(Relaxed);
-        CURRENT.with(|c| {
-            if c.get().0 != generation {
-                c.set((generation, self.get()));
-            }
-        });
+        if GENERATION.with(Cell::get) != generation {
+            GENERATION.with(|g| g.set(generation));
+            CURRENT.with(|c| c.set(self.get()));
+        }
     }
 }
 

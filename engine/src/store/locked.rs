@@ -238,11 +238,7 @@ impl<'a> Locked<'a> {
             return;
         }
         let store = self.store;
-        let swap = |stripe: &mut Stripe| {
-            let (lo, hi) = (a.min(b), a.max(b));
-            let (left, right) = stripe.split_at_mut(hi);
-            left[lo].swap_contents(&mut right[0]);
-        };
+        let swap = |stripe: &mut Stripe| stripe.swap(a, b);
         let touch = |stripe: &mut Stripe, db: usize, key: &[u8]| {
             if stripe[a].contains(key, now_ms) || stripe[b].contains(key, now_ms) {
                 store.watches.touch(db, key);

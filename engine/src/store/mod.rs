@@ -30,6 +30,7 @@ pub mod node;
 pub mod ready;
 pub mod set;
 pub mod shard;
+pub mod stripe;
 pub mod table;
 pub mod watch;
 pub mod zset;
@@ -52,8 +53,7 @@ pub use locked::Locked;
 use node::Stamps;
 pub use shard::{Shard, Touch};
 
-/// One lock's worth of the keyspace: a `Shard` per database, indexed by database number.
-pub type Stripe = Box<[Shard]>;
+pub use stripe::Stripe;
 
 /// How many events `recent_events` keeps.
 pub const RECENT_EVENTS: usize = 256;
@@ -258,9 +258,9 @@ impl Common {
 /// A database of a locked stripe picked at random in proportion to its keys (only those
 /// with a TTL when `volatile`), so together with `weighted_stripe` every key is equally
 /// likely.
-fn weighted_db(stripe: &[Shard], volatile: bool, random: u64) -> Option<usize> {
+fn weighted_db(stripe: &Stripe, volatile: bool, random: u64) -> Option<usize> {
     let len = |s: &Shard| if volatile { s.volatile_len() } else { s.len() } as u64;
-    let total: u64 = stripe.iter().map(len).sum();
+    let total: u64 = stripe.iter().map(&len).sum();
     if total == 0 {
         return None;
     }
@@ -347,7 +347,9 @@ impl Store {
         let stripes = (0..stripes)
             .map(|i| {
                 let shard_seed = seed.wrapping_add(i as u64);
-                Mutex::new((0..databases).map(|db| Shard::new(common.clone(), shard_seed, i, db)).collect())
+                Mutex::new(Stripe::new(
+                    (0..databases).map(|db| Shard::new(common.clone(), shard_seed, i, db)).collect(),
+                ))
             })
             .collect();
         Store {
