@@ -58,8 +58,8 @@ fn slowlog_and_latency_replies_match_redis() {
         peers.call(argv, Check::Exact);
     }
     // Redis lists a pattern's parameters in its dictionary's order.
-    peers.call(&args!["CONFIG", "GET", "slowlog-*"], Check::UnorderedPairs);
-    peers.call(&args!["CONFIG", "GET", "latency-*"], Check::UnorderedPairs);
+    send(&mut peers, args!["CONFIG", "GET", "slowlog-*"], Check::UnorderedPairs);
+    send(&mut peers, args!["CONFIG", "GET", "latency-*"], Check::UnorderedPairs);
     let long = "x".repeat(200);
     let mut many = args!["RPUSH", "list"];
     many.extend((0..40).map(|i| format!("v{i}").into_bytes()));
@@ -90,12 +90,12 @@ fn slowlog_and_latency_replies_match_redis() {
         peers.call(argv, Check::Shape);
     }
     // The arguments a slow entry keeps, exactly: read them back from both.
-    peers.call(&args!["CONFIG", "SET", "slowlog-log-slower-than", "0"], Check::Exact);
-    peers.call(&args!["SLOWLOG", "RESET"], Check::Exact);
+    send(&mut peers, args!["CONFIG", "SET", "slowlog-log-slower-than", "0"], Check::Exact);
+    send(&mut peers, args!["SLOWLOG", "RESET"], Check::Exact);
     let mut many = args!["RPUSH", "list2"];
     many.extend((0..40).map(|i| format!("{i}{long}").into_bytes()));
     peers.call(&many, Check::Exact);
-    peers.call(&args!["CONFIG", "SET", "slowlog-log-slower-than", "-1"], Check::Exact);
+    send(&mut peers, args!["CONFIG", "SET", "slowlog-log-slower-than", "-1"], Check::Exact);
     let get = args!["SLOWLOG", "GET", "-1"];
     let replies = [peers.vitrine.call(&get), peers.redis.call(&get)];
     let argvs: Vec<Resp> = replies
@@ -115,5 +115,10 @@ fn slowlog_and_latency_replies_match_redis() {
         })
         .collect();
     assert_eq!(argvs[0], argvs[1], "the RPUSH entry's arguments, vitrine then redis");
-    peers.call(&args!["CONFIG", "SET", "slowlog-log-slower-than", "10000"], Check::Exact);
+    send(&mut peers, args!["CONFIG", "SET", "slowlog-log-slower-than", "10000"], Check::Exact);
+}
+
+/// Sends one command to both and compares the replies.
+fn send(peers: &mut Peers, argv: Vec<Vec<u8>>, check: Check) {
+    peers.call(&argv, check);
 }
