@@ -470,11 +470,7 @@ impl Engine {
         if config.latency_tracking() {
             self.timing.record_histogram(index, duration);
         }
-        let threshold = config.latency_monitor_threshold();
-        if threshold > 0 && duration / 1000 >= threshold {
-            let event = if cmd.flags & FAST != 0 { "fast-command" } else { "command" };
-            self.timing.latency_add(event, now_ms / 1000, duration / 1000);
-        }
+        self.monitor_sample(if cmd.flags & FAST != 0 { "fast-command" } else { "command" }, duration, now_ms);
         let slower_than = config.slowlog_log_slower_than();
         if slower_than >= 0 && duration >= slower_than as u64 && cmd.name != "EXEC" {
             let settings = SlowLogSettings { slower_than, max_len: config.slowlog_max_len() };
@@ -538,7 +534,10 @@ impl Engine {
         }
         // Held until the write is done, so concurrent writers cannot claim the same room.
         let _room = if cmd.flags & DENYOOM != 0 {
-            Some(self.store.make_room(self.estimate_growth(cmd, argv), now_ms)?)
+            let start = self.monitor_start();
+            let room = self.store.make_room(self.estimate_growth(cmd, argv), now_ms);
+            self.monitor_event("eviction-cycle", start, now_ms);
+            Some(room?)
         } else {
             None
         };
@@ -648,7 +647,31 @@ impl Engine {
     /// One active-expiry round (the host calls this `hz` times a second).
     pub(crate) fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
         self.stats().sample_rates(now_ms);
-        self.store.sweep(now_ms, budget)
+        let start = self.monitor_start();
+        let report = self.store.sweep(now_ms, budget);
+        self.monitor_event("expire-cycle", start, now_ms);
+        report
+    }
+
+    /// The clock's reading when the latency monitor is on (`latency-monitor-threshold` > 0),
+    /// so the work that follows can be timed as one of its events; `None` (no clock read)
+    /// when it is off.
+    fn monitor_start(&self) -> Option<u64> {
+        (self.config().latency_monitor_threshold() > 0 && self.timing.enabled()).then(|| self.timing.now_us())
+    }
+
+    /// Records `event` if the work since `start` took the monitor's threshold or longer.
+    fn monitor_event(&self, event: &str, start: Option<u64>, now_ms: u64) {
+        let Some(start) = start else { return };
+        self.monitor_sample(event, self.timing.now_us().saturating_sub(start), now_ms);
+    }
+
+    /// Records `event`, which took `us`, if the monitor is on and that is its threshold or more.
+    fn monitor_sample(&self, event: &str, us: u64, now_ms: u64) {
+        let threshold = self.config().latency_monitor_threshold();
+        if threshold > 0 && us / 1000 >= threshold {
+            self.timing.latency_add(event, now_ms / 1000, us / 1000);
+        }
     }
 
     /// The most recent evictions and expirations.

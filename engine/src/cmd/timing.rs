@@ -569,6 +569,38 @@ mod tests {
     }
 
     #[test]
+    fn the_expire_and_eviction_cycles_are_monitored_too() {
+        let mut t = TestEngine::default();
+        t.run(&[
+            "CONFIG",
+            "SET",
+            "latency-monitor-threshold",
+            "1",
+            "maxmemory",
+            "1mb",
+            "maxmemory-policy",
+            "allkeys-lru",
+        ]);
+        t.clock.set_step(2_000);
+        t.engine.sweep(t.now, 10);
+        t.run(&["SET", "k", "v"]);
+        let Reply::Array(latest) = t.run(&["LATENCY", "LATEST"]) else { panic!() };
+        let names: Vec<Reply> = latest
+            .iter()
+            .map(|e| match e {
+                Reply::Array(f) => f[0].clone(),
+                _ => panic!(),
+            })
+            .collect();
+        // In the order first seen: the sweep, SET's room, then SET itself.
+        assert_eq!(names, vec![bulk("expire-cycle"), bulk("eviction-cycle"), bulk("command")]);
+        assert_eq!(
+            t.run(&["LATENCY", "HISTORY", "expire-cycle"]),
+            arr(vec![arr(vec![int((t.now / 1000) as i64), int(2)])])
+        );
+    }
+
+    #[test]
     fn latency_histogram_answers_each_timed_command() {
         let mut t = TestEngine::default();
         t.clock.set_step(3);
