@@ -421,6 +421,7 @@ fn doctor(engine: &Engine, now_s: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::clock::Clock;
     use crate::testing::{arr, bulk, bulks, err, int, ok, TestEngine};
     use crate::Reply;
 
@@ -566,6 +567,22 @@ mod tests {
         assert!(matches!(t.run(&["LATENCY", "DOCTOR"]), Reply::Verbatim(s) if s.contains("1. command: ")));
         assert_eq!(t.run(&["LATENCY", "RESET", "COMMAND", "nope"]), int(1));
         assert_eq!(t.run(&["LATENCY", "RESET"]), int(2), "fast-command, and the RESET's own sample");
+    }
+
+    #[test]
+    fn a_pipeline_reads_the_clock_once_per_command() {
+        let mut t = TestEngine::default();
+        t.clock.set_step(5);
+        let mut out = Vec::new();
+        let input = b"SET a 1\r\nNOSUCH\r\nSET b 2\r\nGET a\r\n";
+        t.engine.feed(&mut t.session, input, &mut out, t.now).unwrap();
+        // Five readings for four commands: the start, and one as each ended (NOSUCH, refused,
+        // is not timed; its reading starts the next SET). Each timed command took one step.
+        t.clock.set_step(0);
+        let text = info(&mut t, "commandstats");
+        assert!(text.contains("cmdstat_set:calls=2,usec=10,usec_per_call=5.00,"), "{text}");
+        assert!(text.contains("cmdstat_get:calls=1,usec=5,usec_per_call=5.00,"), "{text}");
+        assert_eq!(t.clock.now_us(), 25);
     }
 
     #[test]

@@ -66,8 +66,9 @@ impl Engine {
         if logging {
             session.prop_batch = Some(crate::propagate::Batch::default());
         }
+        // One clock reading per command: each begins when the one before it ended.
+        let mut clock = self.timing().now_us();
         for (q, argv) in batch() {
-            let start = self.timing().now_us();
             session.client.last_cmd.store(q.index, Relaxed);
             let db = session.db;
             let reply = match self.run_locked(q.cmd, session, locked.reborrow_in(db), argv, now_ms) {
@@ -75,7 +76,7 @@ impl Engine {
                 Err(e) => e.into(),
             };
             // Timed one by one, as Redis's `call()` times each queued command.
-            self.record_call(q.index, q.cmd, session, argv, start, now_ms, false);
+            self.record_call(q.index, q.cmd, session, argv, &mut clock, now_ms, false);
             if let Reply::Error(text) = &reply {
                 stats.failed_calls.add(q.index, 1);
                 stats.error_replies.fetch_add(1, Relaxed);
