@@ -303,3 +303,18 @@ test('Config fits a phone', async ({ page }, testInfo) => {
   await expect(page.getByLabel('maxmemory-policy')).toHaveValue('allkeys-lru');
   await expectFitsPhone(page, testInfo, 'config');
 });
+
+test('Slow log and Latency fit a phone, with long commands logged', async ({ page, redis }, testInfo) => {
+  await redis.command('CONFIG', 'SET', 'slowlog-log-slower-than', '0');
+  await seed(redis);
+  await page.goto('/');
+  await openFromMenu(page, 'Slow log');
+  const row = page.getByRole('table', { name: 'Slow log entries' }).getByRole('row').filter({ hasText: longKey(11) });
+  await expect(row.first()).toBeVisible();
+  await expectFitsPhone(page, testInfo, 'slowlog');
+
+  await openFromMenu(page, 'Latency');
+  await page.getByRole('button', { name: 'set', exact: true }).click();
+  await expect(page.getByRole('list', { name: 'Calls by latency of set' })).toBeVisible();
+  await expectFitsPhone(page, testInfo, 'latency');
+});

@@ -11,6 +11,7 @@ use smallvec::SmallVec;
 use crate::args::Args;
 use crate::blocking;
 use crate::clients::Clients;
+use crate::clock::Clock;
 use crate::cmd::pubsub;
 use crate::cmd::tx;
 use crate::config::Config;
@@ -25,7 +26,8 @@ use crate::session::Session;
 use crate::stats::{HostFacts, Stats};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
 use crate::store::{KeyEvent, Locked, Store, SweepReport};
-use crate::table::{self, Command, ALL_SHARDS, DENYOOM, NOAUTH, WRITE};
+use crate::table::{self, Command, ALL_SHARDS, DENYOOM, FAST, NOAUTH, WRITE};
+use crate::timing::{SlowLogSettings, Timing};
 
 mod blocked;
 mod exec;
@@ -71,6 +73,8 @@ pub struct Engine {
     pub(crate) store: Store,
     config: Config,
     stats: Stats,
+    /// Durations: the host's clock, the slow log, latency events and histograms, errorstats.
+    pub(crate) timing: Timing,
     /// Shared with the store, which logs its evictions and expirations to it.
     propagation: Arc<Propagation>,
     pub(crate) clients: Clients,
@@ -89,6 +93,7 @@ impl Engine {
             Store::new(config.memory_limits().clone(), propagation.clone(), SHARDS, config.databases(), seed, now_ms);
         Engine {
             stats: Stats::new(table::rows().len(), store.counters().clone()),
+            timing: Timing::new(table::rows().len()),
             store,
             config,
             propagation,
@@ -102,6 +107,16 @@ impl Engine {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Lends the engine the host's monotonic clock, so commands are timed (INFO commandstats,
+    /// SLOWLOG, LATENCY). Without one every duration is 0. The first clock set stays.
+    pub fn set_clock(&self, clock: Arc<dyn Clock>) {
+        self.timing.set_clock(clock);
+    }
+
+    pub(crate) fn timing(&self) -> &Timing {
+        &self.timing
     }
 
     pub(crate) fn stats(&self) -> &Stats {
@@ -271,6 +286,8 @@ impl Engine {
         // passed on as a stack array, so a GET or SET allocates nothing to be decoded.
         let mut args: CommandArgs<'_> = Vec::new();
         let mut prefetch = Prefetcher::default();
+        // When the next command begins (see `dispatch_at`).
+        let mut clock = self.timing.now_us();
         while pos < input.len() && !session.closing && session.blocked.is_none() && out.len() < out_limit {
             // Before AUTH only small requests are accepted (Redis's unauthenticated limits).
             limits.unauthenticated = !session.authenticated;
@@ -306,7 +323,7 @@ impl Engine {
                 &heap
             };
             let failures = session.auth_failures;
-            let reply = self.dispatch(session, argv, now_ms);
+            let reply = self.dispatch_at(session, argv, now_ms, &mut clock);
             // Pub/sub messages published before this reply go before it, as in Redis.
             session.client.take_pushes(out);
             if self.blocked_here(session, argv) {
@@ -353,6 +370,29 @@ impl Engine {
 
     /// Lookup, arity, auth, memory admission, locking, stats: the one path every command takes.
     pub(crate) fn dispatch(&self, session: &mut Session, argv: &[&[u8]], now_ms: u64) -> Reply {
+        let mut clock = self.timing.now_us();
+        self.dispatch_at(session, argv, now_ms, &mut clock)
+    }
+
+    /// `dispatch` with the clock's reading when the command began in `clock`, which is left
+    /// holding the reading when it ended. In a pipeline the next command begins then, so the
+    /// clock is read once per command (a reading costs tens of ns, as much as a whole GET at
+    /// pipeline 16); a command's duration then includes decoding it and encoding the reply
+    /// before it, a few hundred ns at most.
+    pub(crate) fn dispatch_at(&self, session: &mut Session, argv: &[&[u8]], now_ms: u64, clock: &mut u64) -> Reply {
+        let start = *clock;
+        let reply = self.dispatch_timed(session, argv, now_ms, clock);
+        if *clock == start && self.timing.enabled() {
+            // Refused before it ran: not timed, but the next command begins now.
+            *clock = self.timing.now_us();
+        }
+        if let Reply::Error(text) = &reply {
+            self.timing.count_error(text);
+        }
+        reply
+    }
+
+    fn dispatch_timed(&self, session: &mut Session, argv: &[&[u8]], now_ms: u64, clock: &mut u64) -> Reply {
         let stats = self.stats();
         stats.commands_processed.fetch_add(1, Relaxed);
         session.client.last_ms.store(now_ms, Relaxed);
@@ -376,13 +416,21 @@ impl Engine {
             if let Some(reply) = self.gate(cmd, index, session, argv, now_ms) {
                 if reply.is_error() {
                     stats.error_replies.fetch_add(1, Relaxed);
+                    stats.rejected_calls.add(index, 1);
                 }
                 return reply;
             }
         }
-        stats.calls.add(index, 1);
         session.client.last_cmd.store(index, Relaxed);
-        let result = self.run(cmd, session, argv, now_ms);
+        let mut rejected = false;
+        let result = self.run(cmd, session, argv, now_ms, &mut rejected);
+        if rejected {
+            // Refused before it ran (arity, auth, memory): not a call, as in Redis.
+            stats.rejected_calls.add(index, 1);
+        } else {
+            let blocked = session.blocked.is_some();
+            self.record_call(index, cmd, session, argv, clock, now_ms, blocked);
+        }
         match result {
             Ok(reply) => {
                 if reply.is_error() {
@@ -392,7 +440,9 @@ impl Engine {
                 reply
             }
             Err(e) => {
-                stats.failed_calls.add(index, 1);
+                if !rejected {
+                    stats.failed_calls.add(index, 1);
+                }
                 stats.error_replies.fetch_add(1, Relaxed);
                 if e == CmdError::Oom {
                     stats.rejected_oom.fetch_add(1, Relaxed);
@@ -403,6 +453,48 @@ impl Engine {
                 }
                 e.into()
             }
+        }
+    }
+
+    /// Counts one call of the command at row `index` that began at `clock` (the host clock's
+    /// µs; left holding the reading when it ended) and feeds its duration to INFO commandstats, the latency histograms, the latency
+    /// monitor and the slow log, as Redis's `call()` does. A command that blocked is counted
+    /// but not timed (its wait is not its work). EXEC is not logged as slow itself: each of
+    /// its commands is.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record_call(
+        &self,
+        index: usize,
+        cmd: &'static Command,
+        session: &Session,
+        argv: &[&[u8]],
+        clock: &mut u64,
+        now_ms: u64,
+        blocked: bool,
+    ) {
+        let stats = self.stats();
+        stats.calls.add(index, 1);
+        if !self.timing.enabled() {
+            return;
+        }
+        let end = self.timing.now_us();
+        let duration = end.saturating_sub(*clock);
+        *clock = end;
+        stats.usec.add(index, duration);
+        if blocked {
+            return;
+        }
+        let config = self.config();
+        if config.latency_tracking() {
+            self.timing.record_histogram(index, duration);
+        }
+        self.monitor_sample(if cmd.flags & FAST != 0 { "fast-command" } else { "command" }, duration, now_ms);
+        let slower_than = config.slowlog_log_slower_than();
+        if slower_than >= 0 && duration >= slower_than as u64 && cmd.name != "EXEC" {
+            let settings = SlowLogSettings { slower_than, max_len: config.slowlog_max_len() };
+            let name = session.client.name.lock().clone().unwrap_or_default();
+            let name = String::from_utf8_lossy(&name);
+            self.timing.slowlog_push(&settings, argv, duration, now_ms, (&session.client.addr, &name));
         }
     }
 
@@ -442,13 +534,16 @@ impl Engine {
         None
     }
 
+    /// Runs a command; `rejected` says it was refused before its handler ran.
     fn run(
         &self,
         cmd: &'static Command,
         session: &mut Session,
         argv: &[&[u8]],
         now_ms: u64,
+        rejected: &mut bool,
     ) -> Result<Reply, CmdError> {
+        *rejected = true;
         Self::admit(cmd, session, argv)?;
         if cmd.flags & WRITE != 0 {
             if let Some(why) = self.propagation().refusal() {
@@ -457,10 +552,14 @@ impl Engine {
         }
         // Held until the write is done, so concurrent writers cannot claim the same room.
         let _room = if cmd.flags & DENYOOM != 0 {
-            Some(self.store.make_room(self.estimate_growth(cmd, argv), now_ms)?)
+            let start = self.monitor_start();
+            let room = self.store.make_room(self.estimate_growth(cmd, argv), now_ms);
+            self.monitor_event("eviction-cycle", start, now_ms);
+            Some(room?)
         } else {
             None
         };
+        *rejected = false;
         // A keyless write (FLUSHALL) takes every shard while it is logged, so no other write
         // lands between its effect and its place in the log; SORT's patterns read any key.
         let keyless_write = cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none();
@@ -566,7 +665,31 @@ impl Engine {
     /// One active-expiry round (the host calls this `hz` times a second).
     pub(crate) fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
         self.stats().sample_rates(now_ms);
-        self.store.sweep(now_ms, budget)
+        let start = self.monitor_start();
+        let report = self.store.sweep(now_ms, budget);
+        self.monitor_event("expire-cycle", start, now_ms);
+        report
+    }
+
+    /// The clock's reading when the latency monitor is on (`latency-monitor-threshold` > 0),
+    /// so the work that follows can be timed as one of its events; `None` (no clock read)
+    /// when it is off.
+    fn monitor_start(&self) -> Option<u64> {
+        (self.config().latency_monitor_threshold() > 0 && self.timing.enabled()).then(|| self.timing.now_us())
+    }
+
+    /// Records `event` if the work since `start` took the monitor's threshold or longer.
+    fn monitor_event(&self, event: &str, start: Option<u64>, now_ms: u64) {
+        let Some(start) = start else { return };
+        self.monitor_sample(event, self.timing.now_us().saturating_sub(start), now_ms);
+    }
+
+    /// Records `event`, which took `us`, if the monitor is on and that is its threshold or more.
+    fn monitor_sample(&self, event: &str, us: u64, now_ms: u64) {
+        let threshold = self.config().latency_monitor_threshold();
+        if threshold > 0 && us / 1000 >= threshold {
+            self.timing.latency_add(event, now_ms / 1000, us / 1000);
+        }
     }
 
     /// The most recent evictions and expirations.

@@ -13,14 +13,16 @@
 //!   [`clients`]: connected clients; [`pubsub`]: subscriptions and delivery to each
 //!   subscriber's outbox; [`blocking`]: clients blocked by BLPOP, BRPOP, BLMOVE;
 //!   [`propagate`]: write commands in canonical form for the host's append-only file.
-//! - stats and config: [`stats`]: counters and `StatsSnapshot`; [`config`]: run-time settings.
+//! - stats and config: [`stats`]: counters and `StatsSnapshot`; [`config`]: run-time settings;
+//!   [`timing`]: what command durations feed (slow log, latency events and histograms,
+//!   errorstats).
 //! - the store: [`store`]: shards, entries, memory accounting and its limits, eviction,
 //!   expiry, the keyspace counters.
 //! - leaves: [`num`]: number parsing and formatting; [`glob`]; [`error`]: `CmdError` (exact
 //!   Redis texts) and `ProtocolError`; [`reply`]: `Reply` and its RESP encodings, with
 //!   [`reply_json`] (`Reply::to_json`, binary-safe byte strings) and [`reply_cli`] (replies as
 //!   `redis-cli` prints them); [`resp`]: incremental request decoding with Redis's limits;
-//!   [`counter`]: striped counters.
+//!   [`counter`]: striped counters; [`clock`]: the host's monotonic clock (`Clock`).
 //! - [`inspect`] on top: the views the hosts show (stats samples, key pages and detail,
 //!   evictions, the console line, the command table, the settings), built once for the
 //!   server and wasm; the hosts use it, `Engine`, `Session`, `Config` and `Reply`.
@@ -29,6 +31,7 @@
 mod args;
 mod blocking;
 mod clients;
+mod clock;
 mod cmd;
 mod config;
 mod counter;
@@ -50,7 +53,9 @@ mod store;
 mod table;
 #[doc(hidden)]
 pub mod testing;
+mod timing;
 
+pub use clock::Clock;
 pub use config::{BufferLimit, Config, ConfigFile, SetError};
 pub use engine::Engine;
 pub use error::{CmdError, ProtocolError};

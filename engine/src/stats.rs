@@ -36,9 +36,13 @@ pub struct Stats {
     /// Wrong passwords given to AUTH or HELLO (Redis 7.2's `acl_access_denied_auth`; like
     /// Redis's, `CONFIG RESETSTAT` leaves it).
     pub acl_access_denied_auth: Counter,
-    /// Per command, indexed like the command table's rows: calls and calls that answered an error.
+    /// Per command, indexed like the command table's rows: calls, calls that answered an
+    /// error, commands refused before they ran (arity, auth, memory: Redis's
+    /// `rejected_calls`, not counted as calls), and µs spent running (0 without a clock).
     pub calls: PerCommand,
     pub failed_calls: PerCommand,
+    pub rejected_calls: PerCommand,
+    pub usec: PerCommand,
     /// Recent (time, commands, bytes in, bytes out) samples for per-second rates.
     rates: Mutex<VecDeque<RateSample>>,
 }
@@ -114,6 +118,8 @@ impl Stats {
             acl_access_denied_auth: Counter::default(),
             calls: PerCommand::new(n),
             failed_calls: PerCommand::new(n),
+            rejected_calls: PerCommand::new(n),
+            usec: PerCommand::new(n),
             rates: Mutex::new(VecDeque::with_capacity(RATE_SAMPLES)),
         }
     }
@@ -172,6 +178,8 @@ impl Stats {
         self.keyspace.reset();
         self.calls.reset();
         self.failed_calls.reset();
+        self.rejected_calls.reset();
+        self.usec.reset();
         // The per-second rates start over too, as Redis clears its instantaneous samples.
         self.rates.lock().clear();
     }
@@ -188,12 +196,16 @@ pub struct HostFacts {
     pub executable: String,
 }
 
-/// Calls and failures of one command since start or the last `CONFIG RESETSTAT`.
+/// Calls, failures, refusals and time of one command since start or the last
+/// `CONFIG RESETSTAT`.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct CommandStat {
     pub name: &'static str,
     pub calls: u64,
     pub failed: u64,
+    pub rejected: u64,
+    /// µs spent running it (0 when the host lends the engine no clock).
+    pub usec: u64,
 }
 
 /// Key counts by type.
@@ -281,7 +293,14 @@ impl StatsSnapshot {
             .filter_map(|(i, name)| {
                 let calls = stats.calls.get(i);
                 let failed = stats.failed_calls.get(i);
-                (calls > 0 || failed > 0).then_some(CommandStat { name, calls, failed })
+                let rejected = stats.rejected_calls.get(i);
+                (calls > 0 || failed > 0 || rejected > 0).then(|| CommandStat {
+                    name,
+                    calls,
+                    failed,
+                    rejected,
+                    usec: stats.usec.get(i),
+                })
             })
             .collect()
     }

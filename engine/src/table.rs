@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::args::Args;
-use crate::cmd::{client, command, config, hash, keys, list, pubsub, server, set, string, tx, zset};
+use crate::cmd::{client, command, config, hash, keys, list, pubsub, server, set, string, timing, tx, zset};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -334,6 +334,8 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "COMMAND", -1, 0, (0, 0, 0), "server", command::all, "[COUNT | INFO name ... | DOCS name ... | LIST]", "Returns detailed information about all commands.", subcommands = COMMAND_SUBCOMMANDS;
     "INFO", -1, 0, (0, 0, 0), "server", server::info, "[section [section ...]]", "Returns information and statistics about the server.";
     "CONFIG", -2, ADMIN, (0, 0, 0), "server", container, "<GET parameter ... | SET parameter value ... | RESETSTAT>", "A container for server configuration commands.", subcommands = CONFIG_SUBCOMMANDS;
+    "SLOWLOG", -2, ADMIN, (0, 0, 0), "server", container, "<GET [count] | LEN | RESET | HELP>", "A container for slow log commands.", subcommands = SLOWLOG_SUBCOMMANDS;
+    "LATENCY", -2, ADMIN, (0, 0, 0), "server", container, "<LATEST | HISTORY event | RESET [event ...] | GRAPH event | DOCTOR | HISTOGRAM [command ...] | HELP>", "A container for latency diagnostics commands.", subcommands = LATENCY_SUBCOMMANDS;
     "TIME", 1, FAST, (0, 0, 0), "server", server::time, "", "Returns the server time.";
     "LASTSAVE", 1, FAST, (0, 0, 0), "server", server::lastsave, "", "Returns the Unix timestamp of the last successful save to disk.";
     "BGREWRITEAOF", 1, ADMIN, (0, 0, 0), "server", server::bgrewriteaof, "", "Asynchronously rewrites the append-only file to disk.";
@@ -363,6 +365,23 @@ const CONFIG_SUBCOMMANDS: &[Command] = rows! { args from 2;
     "CONFIG|RESETSTAT", 2, ADMIN, (0, 0, 0), "server", config::resetstat, "", "Resets the server's statistics.";
     "CONFIG|REWRITE", 2, ADMIN, (0, 0, 0), "server", config::rewrite, "", "Persists the effective configuration to file.";
     "CONFIG|HELP", 2, 0, (0, 0, 0), "server", config::help, "", "Returns helpful text about the different subcommands.";
+};
+
+const SLOWLOG_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "SLOWLOG|GET", -2, ADMIN, (0, 0, 0), "server", timing::slowlog_get, "[count]", "Returns the slow log's entries.";
+    "SLOWLOG|LEN", 2, ADMIN, (0, 0, 0), "server", timing::slowlog_len, "", "Returns the number of entries in the slow log.";
+    "SLOWLOG|RESET", 2, ADMIN, (0, 0, 0), "server", timing::slowlog_reset, "", "Clears all entries from the slow log.";
+    "SLOWLOG|HELP", 2, 0, (0, 0, 0), "server", timing::slowlog_help, "", "Show helpful text about the different subcommands.";
+};
+
+const LATENCY_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "LATENCY|LATEST", 2, ADMIN, (0, 0, 0), "server", timing::latency_latest, "", "Returns the latest latency samples for all events.";
+    "LATENCY|HISTORY", 3, ADMIN, (0, 0, 0), "server", timing::latency_history, "event", "Returns timestamp-latency samples for an event.";
+    "LATENCY|RESET", -2, ADMIN, (0, 0, 0), "server", timing::latency_reset, "[event [event ...]]", "Resets the latency data for one or more events.";
+    "LATENCY|GRAPH", 3, ADMIN, (0, 0, 0), "server", timing::latency_graph, "event", "Returns a latency graph for an event.";
+    "LATENCY|DOCTOR", 2, ADMIN, (0, 0, 0), "server", timing::latency_doctor, "", "Returns a human-readable latency analysis report.";
+    "LATENCY|HISTOGRAM", -2, ADMIN, (0, 0, 0), "server", timing::latency_histogram, "[command [command ...]]", "Returns the cumulative distribution of latencies of a subset or all commands.";
+    "LATENCY|HELP", 2, 0, (0, 0, 0), "server", timing::latency_help, "", "Returns helpful text about the latency monitor subcommands.";
 };
 
 const OBJECT_SUBCOMMANDS: &[Command] = rows! { args from 2;

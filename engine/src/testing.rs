@@ -1,6 +1,10 @@
 //! A small harness for tests: an engine at a fixed clock and `run(["SET","k","v"])`.
 //! Public (not `cfg(test)`) so integration tests, property tests and fuzz targets share it.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use crate::clock::Clock;
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::reply::Reply;
@@ -12,12 +16,39 @@ pub use crate::glob::{matches as glob_matches, matches_case as glob_matches_case
 pub use crate::propagate::encode_command;
 pub use crate::resp::{parse_command, Limits};
 
-/// An engine with one session and a clock that tests move by hand.
+/// A monotonic clock tests drive: each reading moves it on by `step` µs, so a command
+/// (read twice, before and after) takes `step` µs, and `advance_us` adds time at once.
+#[derive(Default)]
+pub struct FakeClock {
+    now: AtomicU64,
+    step: AtomicU64,
+}
+
+impl FakeClock {
+    /// Makes every following command take `us` µs.
+    pub fn set_step(&self, us: u64) {
+        self.step.store(us, Relaxed);
+    }
+
+    pub fn advance_us(&self, us: u64) {
+        self.now.fetch_add(us, Relaxed);
+    }
+}
+
+impl Clock for FakeClock {
+    fn now_us(&self) -> u64 {
+        self.now.fetch_add(self.step.load(Relaxed), Relaxed)
+    }
+}
+
+/// An engine with one session and clocks that tests move by hand.
 pub struct TestEngine {
     pub engine: Engine,
     pub session: Session,
     /// The time commands run at (unix ms).
     pub now: u64,
+    /// The monotonic clock that times commands (commands take 0 µs until its step is set).
+    pub clock: Arc<FakeClock>,
 }
 
 impl Default for TestEngine {
@@ -38,7 +69,9 @@ impl TestEngine {
     pub fn new(config: Config) -> TestEngine {
         let engine = Engine::new(config, Self::START_MS, 0x5eed);
         let session = engine.new_session("127.0.0.1:1", "127.0.0.1:6379", Self::START_MS);
-        TestEngine { engine, session, now: Self::START_MS }
+        let clock = Arc::new(FakeClock::default());
+        engine.set_clock(clock.clone());
+        TestEngine { engine, session, now: Self::START_MS, clock }
     }
 
     /// Runs one command at the current time.

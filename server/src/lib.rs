@@ -13,6 +13,7 @@ mod aof;
 mod aof_load;
 mod banner;
 mod bench;
+mod clock;
 mod config;
 mod event_loops;
 mod guard;
@@ -85,6 +86,7 @@ impl Server {
         let admin_token = config.admin_token()?;
         http::check_exposure(http_ip, admin_token.as_deref(), config.admin_insecure)?;
         let engine = Arc::new(Engine::new(engine_config, now_ms(), random_seed()));
+        clock::lend_clock(&engine);
         // Loaded before any port opens: a client never sees a half-loaded cache, and a file that
         // cannot be read stops the start instead of serving an empty one over it.
         let aof = if config.appendonly == "yes" {

@@ -1097,3 +1097,35 @@ async fn collection_keys_show_their_length_and_a_bounded_value() {
     assert_eq!(v["truncated"], false);
     assert_eq!(v["value"]["name"], "ada");
 }
+
+#[tokio::test]
+async fn slowlog_and_latency_routes_show_timed_commands() {
+    let t = TestApp::new();
+    let v = t.get("/api/slowlog").await.expect(StatusCode::OK);
+    assert_eq!(
+        (v["entries"].clone(), v["slower_than_us"].clone(), v["timed"].clone()),
+        (json!([]), json!(10000), json!(true))
+    );
+    // Every command is slow at 0 µs (the server's clock times them).
+    t.json(Method::PATCH, "/api/config", json!({ "slowlog-log-slower-than": "0" })).await.expect(StatusCode::OK);
+    let engine = &t.state.engine;
+    let mut session = engine.new_session("127.0.0.1:9", "127.0.0.1:6379", now_ms());
+    engine.call(&mut session, &["CLIENT", "SETNAME", "tester"], now_ms());
+    engine.call(&mut session, &["SET", "k", "v"], now_ms());
+    let v = t.get("/api/slowlog?count=1").await.expect(StatusCode::OK);
+    assert_eq!(v["len"], 3, "the CONFIG SET the PATCH ran, CLIENT SETNAME, SET");
+    let entry = &v["entries"][0];
+    assert_eq!(
+        (entry["argv"].clone(), entry["client_addr"].clone(), entry["client_name"].clone()),
+        (json!(["SET", "k", "v"]), json!("127.0.0.1:9"), json!("tester"))
+    );
+    t.get("/api/slowlog?count=-1").await.expect_error(StatusCode::BAD_REQUEST, "bad_parameter");
+    let v = t.send(req(Method::DELETE, "/api/slowlog", None)).await.expect(StatusCode::OK);
+    assert_eq!((v["len"].clone(), v["entries"].clone()), (json!(0), json!([])));
+    let v = t.get("/api/latency").await.expect(StatusCode::OK);
+    let set = v["commands"].as_array().unwrap().iter().find(|c| c["name"] == "set").expect("set was timed").clone();
+    assert_eq!(set["calls"], 1);
+    assert_eq!(set["buckets"].as_array().unwrap().last().unwrap()[1], 1);
+    assert!(set["p99_us"].as_u64().is_some());
+    engine.end_session(&session);
+}

@@ -183,6 +183,19 @@ fn the_playground_and_the_admin_api_give_the_same_bodies() {
     assert_eq!(events(&http), events(&wasm));
     assert_eq!(http["events"][0]["key"], "gone");
 
+    // The slow log and latency views: the same settings and fields (the native playground
+    // lends its engine no clock, so it times nothing; entries are measurements).
+    let http = get(server.http_port, "/api/slowlog").expect(200);
+    let wasm: Value = serde_json::from_str(&pg.slowlog_json(None)).unwrap();
+    let settings = |v: &Value| without(v.clone(), &["timed", "entries", "len"]);
+    assert_eq!(settings(&http), settings(&wasm));
+    assert_eq!((http["timed"].clone(), wasm["timed"].clone()), (json!(true), json!(false)));
+    let http = get(server.http_port, "/api/latency").expect(200);
+    let wasm: Value = serde_json::from_str(&pg.latency_json()).unwrap();
+    let settings = |v: &Value| without(v.clone(), &["timed", "commands", "events"]);
+    assert_eq!(settings(&http), settings(&wasm));
+    assert!(http["commands"].as_array().is_some_and(|c| !c.is_empty()), "the server timed the commands run");
+
     let http = send_json(server.http_port, "PUT", "/api/keys/new", &json!({ "value": "v", "ttl": 100 })).expect(200);
     let wasm: Value =
         serde_json::from_str(&pg.put_key(r#""new""#, r#"{"value":"v","ttl":100}"#, now_ms(), 0).unwrap()).unwrap();

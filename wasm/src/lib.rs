@@ -22,6 +22,33 @@ use vitrine_engine::HostFacts;
 use vitrine_engine::{Config, Engine, Reply, Session};
 use wasm_bindgen::prelude::*;
 
+/// The tab's monotonic clock, `performance.now()` in µs, lent to the engine so commands are
+/// timed (SLOWLOG, LATENCY, INFO commandstats). Natively (the parity replay) there is none,
+/// and durations are 0.
+#[cfg(target_arch = "wasm32")]
+mod clock {
+    use wasm_bindgen::prelude::*;
+
+    #[wasm_bindgen]
+    extern "C" {
+        #[wasm_bindgen(js_namespace = performance, js_name = now)]
+        fn performance_now() -> f64;
+    }
+
+    pub struct PerformanceClock;
+
+    impl vitrine_engine::Clock for PerformanceClock {
+        fn now_us(&self) -> u64 {
+            let ms = performance_now();
+            if ms > 0.0 {
+                (ms * 1000.0) as u64
+            } else {
+                0
+            }
+        }
+    }
+}
+
 /// Bounds of one `fill`: keys, bytes per value, and bytes in all.
 pub const FILL_MAX_KEYS: u32 = 100_000;
 pub const FILL_MAX_VALUE: u32 = 1024 * 1024;
@@ -93,6 +120,8 @@ impl Playground {
         let seed = if seed.is_finite() { seed.abs() as u64 } else { 0 };
         let engine = Engine::new(Config::default(), now, seed);
         engine.set_host_facts(HostFacts { threads: 1, executable: "vitrine-wasm".into(), ..HostFacts::default() });
+        #[cfg(target_arch = "wasm32")]
+        engine.set_clock(std::sync::Arc::new(clock::PerformanceClock));
         let session = engine.new_session("browser:0", "playground:0", now);
         Playground { engine, session, history: SampleRing::new(HISTORY_SECONDS), fill_next: 0 }
     }
@@ -200,6 +229,22 @@ impl Playground {
     /// the totals and misses by cause.
     pub fn evictions_json(&self, now_ms: f64) -> String {
         to_json(&inspect::evictions(&self.engine, ms(now_ms)))
+    }
+
+    /// `GET /api/slowlog?count=N`: the newest `count` slow log entries (all when absent).
+    pub fn slowlog_json(&self, count: Option<u32>) -> String {
+        to_json(&inspect::slowlog(&self.engine, count.map(|c| c as usize)))
+    }
+
+    /// `DELETE /api/slowlog`: empties the slow log, answering the emptied view.
+    pub fn reset_slowlog(&self) -> String {
+        inspect::slowlog_reset(&self.engine);
+        self.slowlog_json(None)
+    }
+
+    /// `GET /api/latency`: per-command percentiles and histograms, and the latency events.
+    pub fn latency_json(&self) -> String {
+        to_json(&inspect::latency(&self.engine))
     }
 
     /// `GET /api/commands`: the command table, for help and autocomplete.

@@ -72,6 +72,7 @@ pub fn set(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
 /// ```
 pub fn resetstat(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
     ctx.engine.stats().reset();
+    ctx.engine.timing().reset_stats();
     Ok(Reply::Ok)
 }
 

@@ -12,6 +12,7 @@ pub mod pubsub;
 pub mod server;
 pub mod set;
 pub mod string;
+pub mod timing;
 pub mod tx;
 pub mod zset;
 

@@ -274,15 +274,39 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
     if want("commandstats") && (sections.iter().any(|s| s == "commandstats" || s == "all" || s == "everything")) {
         let mut body = String::new();
         for c in &snap.commands {
+            let per_call = if c.calls == 0 { 0.0 } else { c.usec as f64 / c.calls as f64 };
             let _ = write!(
                 body,
-                "cmdstat_{}:calls={},usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls={}\r\n",
+                "cmdstat_{}:calls={},usec={},usec_per_call={per_call:.2},rejected_calls={},failed_calls={}\r\n",
                 c.name.to_ascii_lowercase(),
                 c.calls,
+                c.usec,
+                c.rejected,
                 c.failed
             );
         }
         section("Commandstats", body);
+    }
+    if want("errorstats") {
+        let body: String =
+            ctx.engine.timing().errors().iter().map(|(code, n)| format!("errorstat_{code}:count={n}\r\n")).collect();
+        section("Errorstats", body);
+    }
+    if sections.iter().any(|s| s == "latencystats" || s == "all" || s == "everything") {
+        let mut body = String::new();
+        if cfg.latency_tracking() {
+            let percentiles = cfg.latency_percentiles();
+            for (i, row) in crate::table::rows().iter().enumerate() {
+                let Some(values) = ctx.engine.timing().percentiles(i, &percentiles) else { continue };
+                let values: Vec<String> = values
+                    .iter()
+                    .map(|(p, us)| format!("p{}={us}.000", crate::cmd::timing::percentile_name(*p)))
+                    .collect();
+                let _ =
+                    write!(body, "latency_percentiles_usec_{}:{}\r\n", row.name.to_ascii_lowercase(), values.join(","));
+            }
+        }
+        section("Latencystats", body);
     }
     if want("keyspace") {
         // One line per non-empty database; avg_ttl is in ms, as Redis prints it.

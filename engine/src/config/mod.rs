@@ -7,7 +7,7 @@ pub(crate) mod params;
 mod parse;
 mod rewrite;
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering, Ordering::Relaxed};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
@@ -73,6 +73,15 @@ pub struct Config {
     /// `protected-mode`: the host refuses clients that are not on loopback while no password is
     /// set. Read for each accepted connection, so `CONFIG SET` applies to the next one.
     protected_mode: AtomicBool,
+    /// `slowlog-log-slower-than` (µs, negative: off) and `slowlog-max-len`, read after each
+    /// command.
+    slowlog_log_slower_than: AtomicI64,
+    slowlog_max_len: AtomicU64,
+    /// `latency-monitor-threshold` (ms, 0: off).
+    latency_monitor_threshold: AtomicU64,
+    /// `latency-tracking` and `latency-tracking-info-percentiles`.
+    latency_tracking: AtomicBool,
+    latency_percentiles: RwLock<Vec<f64>>,
     /// The text of each parameter, by its index in `PARAMS`.
     values: RwLock<Vec<String>>,
     /// The file the host was started with, for `CONFIG REWRITE` (none: Redis's "running
@@ -100,6 +109,11 @@ impl Default for Config {
             output_limits: OUTPUT_LIMIT_DEFAULTS.map(|class| class.map(AtomicU64::new)),
             requirepass: RwLock::new(None),
             protected_mode: AtomicBool::new(true),
+            slowlog_log_slower_than: AtomicI64::new(10_000),
+            slowlog_max_len: AtomicU64::new(128),
+            latency_monitor_threshold: AtomicU64::new(0),
+            latency_tracking: AtomicBool::new(true),
+            latency_percentiles: RwLock::new(vec![50.0, 99.0, 99.9]),
             values: RwLock::new(PARAMS.iter().map(|p| p.default.to_string()).collect()),
             file: RwLock::new(None),
             version: AtomicU64::new(0),
@@ -172,6 +186,31 @@ impl Config {
     /// rises, as Redis's slow cycle does.
     pub fn active_expire_effort(&self) -> u32 {
         self.active_expire_effort.load(Relaxed)
+    }
+
+    /// `slowlog-log-slower-than` in µs (negative: the slow log is off; 0 logs everything).
+    pub fn slowlog_log_slower_than(&self) -> i64 {
+        self.slowlog_log_slower_than.load(Relaxed)
+    }
+
+    /// `slowlog-max-len`: entries the slow log keeps.
+    pub fn slowlog_max_len(&self) -> usize {
+        self.slowlog_max_len.load(Relaxed).min(usize::MAX as u64) as usize
+    }
+
+    /// `latency-monitor-threshold` in ms (0: the latency monitor is off).
+    pub fn latency_monitor_threshold(&self) -> u64 {
+        self.latency_monitor_threshold.load(Relaxed)
+    }
+
+    /// `latency-tracking`: whether per-command latency histograms are kept.
+    pub fn latency_tracking(&self) -> bool {
+        self.latency_tracking.load(Relaxed)
+    }
+
+    /// `latency-tracking-info-percentiles`: the percentiles INFO latencystats reports.
+    pub fn latency_percentiles(&self) -> Vec<f64> {
+        self.latency_percentiles.read().clone()
     }
 
     /// `notify-keyspace-events` as Redis's flag bits (`NOTIFY_*` in Redis's server.h).
@@ -390,6 +429,13 @@ impl Config {
                 *self.requirepass.write() = if text.is_empty() { None } else { Some(text.as_bytes().to_vec()) };
             }
             "protected-mode" => self.protected_mode.store(text == "yes", Relaxed),
+            "slowlog-log-slower-than" => self.slowlog_log_slower_than.store(num(), Relaxed),
+            "slowlog-max-len" => self.slowlog_max_len.store(unsigned(), Relaxed),
+            "latency-monitor-threshold" => self.latency_monitor_threshold.store(unsigned(), Relaxed),
+            "latency-tracking" => self.latency_tracking.store(text == "yes", Relaxed),
+            "latency-tracking-info-percentiles" => {
+                *self.latency_percentiles.write() = text.split_whitespace().filter_map(|p| p.parse().ok()).collect();
+            }
             name if param.group == params::Group::Encoding && param.effect == params::Effect::Live => {
                 let mut t = self.encodings.get();
                 let size = unsigned() as usize;

@@ -240,7 +240,7 @@ pub const PARAMS: &[Param] = &[
     p("disable-thp", Kind::Bool, "yes", Advanced, NoEffect, "Turn off transparent huge pages for the process.").flags(IMM),
     p("cluster-allow-replica-migration", Kind::Bool, "yes", Cluster, NoEffect, "Let replicas migrate to orphaned masters."),
     p("replica-announced", Kind::Bool, "yes", Replication, NoEffect, "List this replica in Sentinel's answers."),
-    p("latency-tracking", Kind::Bool, "yes", Monitoring, NoEffect, "Track per-command latency histograms."),
+    p("latency-tracking", Kind::Bool, "yes", Monitoring, Live, "Track per-command latency histograms."),
     p("aof-disable-auto-gc", Kind::Bool, "no", Persistence, NoEffect, "Keep old AOF base and incremental files.").flags(HIDDEN),
     p("replica-ignore-disk-write-errors", Kind::Bool, "no", Replication, NoEffect, "Keep replicating when writing to disk fails."),
     // String configs
@@ -332,14 +332,14 @@ pub const PARAMS: &[Param] = &[
     p("socket-mark-id", uint(0, UINT_MAX), "0", Network, NoEffect, "Mark of the listening sockets.").flags(IMM),
     // Unsigned long configs
     p("active-defrag-max-scan-fields", uint(1, LONG_MAX), "1000", Advanced, NoEffect, "Fields defragmented per step of a big value."),
-    p("slowlog-max-len", uint(0, LONG_MAX), "128", Monitoring, NoEffect, "Entries the slow log keeps (no slow log yet)."),
+    p("slowlog-max-len", uint(0, LONG_MAX), "128", Monitoring, Live, "Entries the slow log keeps."),
     p("acllog-max-len", uint(0, LONG_MAX), "128", Security, NoEffect, "Entries ACL LOG keeps."),
     // Long long configs
     p("busy-reply-threshold", int(0, LONG_MAX), "5000", Advanced, NoEffect, "Milliseconds a script may run before BUSY replies.").alias("lua-time-limit"),
     p("cluster-node-timeout", int(0, LONG_MAX), "15000", Cluster, NoEffect, "Milliseconds before a node is considered failing."),
     p("cluster-ping-interval", int(0, LONG_MAX), "0", Cluster, NoEffect, "Cluster ping interval (tests).").flags(HIDDEN),
-    p("slowlog-log-slower-than", int(-1, LONG_MAX), "10000", Monitoring, NoEffect, "Microseconds after which a command is logged as slow (no slow log yet)."),
-    p("latency-monitor-threshold", int(0, LONG_MAX), "0", Monitoring, NoEffect, "Milliseconds after which an event is a latency spike (no latency monitor yet)."),
+    p("slowlog-log-slower-than", int(-1, LONG_MAX), "10000", Monitoring, Live, "Microseconds after which a command is logged as slow (-1: off, 0: every command)."),
+    p("latency-monitor-threshold", int(0, LONG_MAX), "0", Monitoring, Live, "Milliseconds after which an event is a latency spike (0: off)."),
     p("proto-max-bulk-len", mem(1024 * 1024, LONG_MAX), "536870912", Clients, Live, "Longest single argument a client may send."),
     p("stream-node-max-entries", int(0, LONG_MAX), "100", Encoding, NoEffect, "Entries per stream node (no streams yet)."),
     p("repl-backlog-size", mem(1, LONG_MAX), "1048576", Replication, NoEffect, "Size of the replication backlog."),
@@ -392,7 +392,7 @@ pub const PARAMS: &[Param] = &[
     p("notify-keyspace-events", Kind::Special(Special::Notify), "", Monitoring, NoEffect, "Keyspace notification classes (stored; notifications come later)."),
     p("bind", Kind::Special(Special::Bind), "127.0.0.1", Network, Startup, "Addresses the RESP server listens on (start-up only in Vitrine).").flags(IMM),
     p("replicaof", Kind::Special(Special::ReplicaOf), "", Replication, NoEffect, "Master to replicate from.").alias("slaveof").flags(IMM),
-    p("latency-tracking-info-percentiles", Kind::Special(Special::Percentiles), "50 99 99.9", Monitoring, NoEffect, "Percentiles INFO latencystats reports."),
+    p("latency-tracking-info-percentiles", Kind::Special(Special::Percentiles), "50 99 99.9", Monitoring, Live, "Percentiles INFO latencystats reports."),
     // Vitrine's own
     p("default-ttl", int(0, LONG_MAX), "0", Memory, Live, "Vitrine: TTL in seconds given to keys written without one (0: none)."),
     p("http-port", int(0, 65535), "8080", Network, Startup, "Vitrine: port of the admin HTTP API and dashboard.").flags(IMM),

@@ -66,17 +66,21 @@ impl Engine {
         if logging {
             session.prop_batch = Some(crate::propagate::Batch::default());
         }
+        // One clock reading per command: each begins when the one before it ended.
+        let mut clock = self.timing().now_us();
         for (q, argv) in batch() {
-            stats.calls.add(q.index, 1);
             session.client.last_cmd.store(q.index, Relaxed);
             let db = session.db;
             let reply = match self.run_locked(q.cmd, session, locked.reborrow_in(db), argv, now_ms) {
                 Ok(reply) => reply,
                 Err(e) => e.into(),
             };
-            if reply.is_error() {
+            // Timed one by one, as Redis's `call()` times each queued command.
+            self.record_call(q.index, q.cmd, session, argv, &mut clock, now_ms, false);
+            if let Reply::Error(text) = &reply {
                 stats.failed_calls.add(q.index, 1);
                 stats.error_replies.fetch_add(1, Relaxed);
+                self.timing().count_error(text);
             }
             replies.push(reply);
         }

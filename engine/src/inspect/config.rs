@@ -183,7 +183,7 @@ mod tests {
         assert_eq!(param("repl-timeout").effect, Effect::None);
         assert_eq!(param("maxmemory-policy").choices.len(), 8);
         assert_eq!(view.params.len(), PARAMS.iter().filter(|p| !p.has(params::HIDDEN)).count());
-        let TestEngine { engine, session, now } = &mut t;
+        let TestEngine { engine, session, now, .. } = &mut t;
         let mut run = |argv: &[Vec<u8>]| engine.call(session, argv, *now);
         let body = |v: Json| v.as_object().unwrap().clone();
         let view =

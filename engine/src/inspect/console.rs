@@ -133,7 +133,7 @@ mod tests {
     use crate::testing::TestEngine;
 
     fn line(t: &mut TestEngine, text: &str) -> Json {
-        let TestEngine { engine, session, now } = t;
+        let TestEngine { engine, session, now, .. } = t;
         serde_json::to_value(console_line(engine, session, text, *now)).unwrap()
     }
 

@@ -5,7 +5,8 @@
 //! - [`keys`]: key pages (one SCAN step), key detail, writing and deleting a key;
 //! - [`events`]: recent evictions and expirations, and the active expiry cycle;
 //! - [`console`]: a console line split as redis-cli does, run, and printed as redis-cli prints;
-//! - [`commands`]: the command table for help and autocomplete; [`config`]: the settings view.
+//! - [`commands`]: the command table for help and autocomplete; [`config`]: the settings view;
+//! - [`timing`]: the slow log and per-command latency.
 //!
 //! Time is a parameter here as everywhere in the engine. Looking never touches a key (its
 //! LRU/LFU stamps stay) and never counts as a hit or a miss. Writes take a `run` callback that
@@ -23,6 +24,7 @@ pub mod console;
 pub mod events;
 pub mod keys;
 pub mod samples;
+pub mod timing;
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -38,6 +40,7 @@ pub use keys::{
     KeyWrite,
 };
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
+pub use timing::{latency, slowlog, slowlog_reset, LatencyView, SlowLogView};
 
 pub use crate::reply_json::bytes_from_json;
 pub use crate::stats::{DbKeyspace, StatsSnapshot};

@@ -7,7 +7,7 @@
 //! cannot drift apart.
 //!
 //! Modules: [`stats`] (snapshot, history, SSE stream, recent evictions), [`keys`] (browse,
-//! read, write, delete), [`admin`] (console command, config, flush, command table),
+//! read, write, delete), [`timing`] (slow log, latency), [`admin`] (console command, config, flush, command table),
 //! [`bench_api`] (the benchmark runner's routes), [`metrics`], [`security`] (token, Host and
 //! cross-site checks), [`dashboard`] (static files), [`error`] (`ApiError`), [`accept`] (the
 //! accept loop, header timeout and connection cap).
@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod security;
 pub mod sessions;
 pub mod stats;
+pub mod timing;
 
 use std::net::{IpAddr, SocketAddr};
 use std::ops::Deref;
@@ -206,6 +207,7 @@ pub fn route_table() -> RouteTable {
     keys::routes(&mut t);
     admin::routes(&mut t);
     bench_api::routes(&mut t);
+    timing::routes(&mut t);
     t.api(Method::GET, "/openapi.json", openapi);
     t.top(Method::GET, "/metrics", metrics::metrics);
     t.top(Method::GET, "/healthz", healthz);

@@ -165,6 +165,10 @@ pub enum Check {
     SamplePairs,
     /// COMMAND INFO: see `same_command_info` for what is compared.
     CommandInfo,
+    /// Replies whose numbers and texts are measurements (SLOWLOG GET, LATENCY HISTOGRAM):
+    /// the same shape (types, array lengths), statuses and errors; integers and bulk strings
+    /// may differ.
+    Shape,
 }
 
 /// One thing to do: a command sent to both servers, a full SCAN iteration on each, a pause.
@@ -358,6 +362,7 @@ fn agree(check: Check, argv: &[Vec<u8>], v: &Resp, r: &Resp) -> bool {
         (Check::UnorderedPairs, Resp::Array(a), Resp::Array(b)) => same_pairs(a, b),
         (Check::Sample, _, _) => same_sample(v, r, false),
         (Check::SamplePairs, _, _) => same_sample(v, r, true),
+        (Check::Shape, _, _) => same_shape(v, r),
         (Check::CommandInfo, Resp::Array(a), Resp::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_command_info(a, b))
         }
@@ -710,6 +715,15 @@ pub fn same_member_page(a: &[Resp], b: &[Resp]) -> bool {
 /// the dashboard reads), subcommands Vitrine does not have (CLIENT PAUSE, COMMAND GETKEYS,
 /// ...), the Redis 7.2 subcommands Vitrine has and 7.0 has not (`SINCE_7_2`), and the order
 /// of subcommands (Redis's is its dict's).
+/// See `Check::Shape`.
+pub fn same_shape(v: &Resp, r: &Resp) -> bool {
+    match (v, r) {
+        (Resp::Int(_), Resp::Int(_)) | (Resp::Bulk(_), Resp::Bulk(_)) => true,
+        (Resp::Array(a), Resp::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_shape(a, b)),
+        _ => v == r,
+    }
+}
+
 pub fn same_command_info(v: &Resp, r: &Resp) -> bool {
     const SINCE_7_2: &[&[u8]] = &[b"client|setinfo", b"client|no-touch"];
     let (Resp::Array(v), Resp::Array(r)) = (v, r) else { return v == r };

@@ -47,4 +47,5 @@ mod pubsub;
 mod sort;
 mod sorted_sets;
 mod strings_keys;
+mod timing;
 mod transactions;

@@ -88,6 +88,19 @@ export class ConfigState {
     }
   }
 
+  /**
+   * Saves the form's values that differ from the current ones (trimmed), as one change.
+   * Resolves with null on success (or with nothing to change) or the server's message.
+   */
+  async saveChanged(form: Record<string, string>): Promise<string | null> {
+    const current = this.view?.config ?? {};
+    const changes: Record<string, string> = {};
+    for (const [name, value] of Object.entries(form)) {
+      if (value.trim() !== current[name]) changes[name] = value.trim();
+    }
+    return Object.keys(changes).length ? this.save(changes) : null;
+  }
+
   /** Applies changes; resolves with null on success or the server's message. */
   async save(changes: Record<string, string>): Promise<string | null> {
     this.saving = true;

@@ -84,6 +84,13 @@ function pad2(n: number): string {
   return n < 10 ? '0' + n : String(n);
 }
 
+/** A measured duration in µs for people: "850 µs", "1.50 ms", "2.10 s". */
+export function formatMicros(us: number): string {
+  if (us >= 1_000_000) return `${formatNumber(us / 1_000_000, 2)} s`;
+  if (us >= 1000) return `${formatNumber(us / 1000, 2)} ms`;
+  return `${formatNumber(us)} µs`;
+}
+
 /**
  * A span of time for people, two units at most: 850 → "850 ms", 12_000 → "12s",
  * 185_000 → "3m 05s", 7_380_000 → "2h 03m", 2 days → "2d 0h".

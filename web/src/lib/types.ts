@@ -9,6 +9,7 @@ import type { Bytes, StatsSnapshot as EngineSnapshot } from './api-types';
 export type {
   Bytes,
   CommandInfo,
+  CommandLatency,
   CommandStat,
   ConfigParam,
   ConfigView,
@@ -25,10 +26,14 @@ export type {
   KeyPage,
   KeyRow,
   KeysByType,
+  LatencyEvent,
+  LatencyView,
   MissesByCause,
   RecentEvents,
   Reply,
   Sample,
+  SlowEntry,
+  SlowLogView,
 } from './api-types';
 
 /** GET /api/stats: the engine's snapshot, and on the server the append-only file's state. */

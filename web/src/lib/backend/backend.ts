@@ -17,9 +17,11 @@ import type {
   ConsoleReply,
   KeyDetail,
   KeyPage,
+  LatencyView,
   PutKeyBody,
   RecentEvents,
   Sample,
+  SlowLogView,
   StatsSnapshot,
 } from '../types';
 
@@ -94,6 +96,12 @@ export interface Backend {
   deleteKey(key: Bytes, db?: number): Promise<{ deleted: boolean }>;
   /** Recent evictions and expirations, newest first. */
   recentEvents(): Promise<RecentEvents>;
+  /** The slow log, newest first (GET /api/slowlog; all entries without `count`). */
+  slowlog(count?: number): Promise<SlowLogView>;
+  /** Empties the slow log (DELETE /api/slowlog), answering the emptied view. */
+  resetSlowlog(): Promise<SlowLogView>;
+  /** Per-command latency percentiles and histograms, and latency events (GET /api/latency). */
+  latency(): Promise<LatencyView>;
   /** The command table, for the console's hints and completion. */
   commands(): Promise<{ commands: CommandInfo[] }>;
   config(): Promise<ConfigView>;

@@ -14,9 +14,11 @@ import type {
   History,
   KeyDetail,
   KeyPage,
+  LatencyView,
   PutKeyBody,
   RecentEvents,
   Sample,
+  SlowLogView,
   StatsSnapshot,
 } from '../types';
 import type { Backend, BackendLabel, FeedSource, PageQuery } from './backend';
@@ -80,6 +82,18 @@ export class HttpBackend implements Backend {
 
   recentEvents(): Promise<RecentEvents> {
     return api<RecentEvents>('/api/evictions/recent');
+  }
+
+  slowlog(count?: number): Promise<SlowLogView> {
+    return api<SlowLogView>(count === undefined ? '/api/slowlog' : `/api/slowlog?count=${count}`);
+  }
+
+  resetSlowlog(): Promise<SlowLogView> {
+    return api<SlowLogView>('/api/slowlog', { method: 'DELETE' });
+  }
+
+  latency(): Promise<LatencyView> {
+    return api<LatencyView>('/api/latency');
   }
 
   commands(): Promise<{ commands: CommandInfo[] }> {

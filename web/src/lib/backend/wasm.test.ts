@@ -80,6 +80,17 @@ class FakeEngine implements WasmEngine {
   evictions_json(now: number) {
     return JSON.stringify({ now_ms: now, policy: 'noeviction', evicted_keys: 0, expired_keys: 0, events: [] });
   }
+  slowlog_json(count?: number) {
+    this.calls.push(`slowlog ${count ?? 'all'}`);
+    return JSON.stringify({ entries: [], len: 0, slower_than_us: 10000, max_len: 128, timed: true });
+  }
+  reset_slowlog() {
+    this.calls.push('reset_slowlog');
+    return this.slowlog_json();
+  }
+  latency_json() {
+    return JSON.stringify({ tracking: true, monitor_threshold_ms: 0, timed: true, commands: [], events: [] });
+  }
   config_json() {
     return JSON.stringify({ config: { maxmemory: '0' }, writable: ['maxmemory'] });
   }
@@ -169,6 +180,15 @@ describe('WasmBackend', () => {
     expect((await backend.recentEvents()).now_ms).toBe(T0 + 5);
     expect(engine().calls).toContain('console SET a 1 1700000000005');
     expect(engine().calls).toContain('keys a* string 0 10 db0');
+  });
+
+  it('answers the slow log and latency views, and resets the slow log', async () => {
+    const { backend, engine } = make();
+    expect((await backend.slowlog()).slower_than_us).toBe(10000);
+    await backend.slowlog(5);
+    expect((await backend.resetSlowlog()).len).toBe(0);
+    expect((await backend.latency()).commands).toEqual([]);
+    expect(engine().calls.filter((c) => c.includes('slowlog'))).toEqual(['slowlog all', 'slowlog 5', 'reset_slowlog', 'slowlog all']);
   });
 
   it('reads and writes keys in the database asked for, and records the lines that do the same', async () => {

@@ -20,9 +20,11 @@ import type {
   History,
   KeyDetail,
   KeyPage,
+  LatencyView,
   PutKeyBody,
   RecentEvents,
   Sample,
+  SlowLogView,
   StatsSnapshot,
 } from '../types';
 import type { Backend, BackendLabel, FeedSource, PageQuery, PlaygroundFeature, TranscriptLine } from './backend';
@@ -37,6 +39,9 @@ export interface WasmEngine {
   put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
   delete_key(key_json: string, now_ms: number, db: number): string;
   evictions_json(now_ms: number): string;
+  slowlog_json(count?: number): string;
+  reset_slowlog(): string;
+  latency_json(): string;
   config_json(): string;
   patch_config(body_json: string, now_ms: number): string;
   console(line: string, now_ms: number): string;
@@ -278,6 +283,18 @@ export class WasmBackend implements Backend {
     const r = this.#call(() => JSON.parse(this.#engine.delete_key(JSON.stringify(key), this.#time(), db)) as { deleted: boolean });
     this.#recordIn(db, commandLine(['DEL', key]));
     return r;
+  }
+
+  async slowlog(count?: number): Promise<SlowLogView> {
+    return JSON.parse(this.#engine.slowlog_json(count)) as SlowLogView;
+  }
+
+  async resetSlowlog(): Promise<SlowLogView> {
+    return JSON.parse(this.#engine.reset_slowlog()) as SlowLogView;
+  }
+
+  async latency(): Promise<LatencyView> {
+    return JSON.parse(this.#engine.latency_json()) as LatencyView;
   }
 
   async recentEvents(): Promise<RecentEvents> {
