@@ -7,35 +7,120 @@ use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::glob;
 use crate::reply::Reply;
-use crate::table::{lookup_full_name, Command, COMMANDS};
+use crate::table::keyspec::{self, Begin, Find, KeySpec};
+use crate::table::{lookup, lookup_full_name, lookup_subcommand, Arg, Command, COMMANDS};
 
 use super::help_reply;
 
-/// One command's COMMAND INFO entry, with its subcommands' entries as the last element.
+/// One command's COMMAND INFO entry, Redis 7's ten fields: name, arity, flags, first key,
+/// last key, step, ACL categories, tips, key specs, subcommands' entries.
 fn info_entry(c: &Command) -> Reply {
+    let meta = c.meta();
+    let layout = &c.key_layout;
     Reply::Array(vec![
         Reply::bulk(c.full_name()),
         Reply::Int(c.arity as i64),
-        Reply::Set(c.flag_names().into_iter().map(Reply::status).collect()),
-        Reply::Int(c.first_key as i64),
-        Reply::Int(c.last_key as i64),
-        Reply::Int(c.step as i64),
-        Reply::Set(vec![Reply::status(format!("@{}", c.group))]),
-        Reply::Array(vec![]),
-        Reply::Array(vec![]),
-        Reply::Array(c.subcommands.iter().map(info_entry).collect()),
+        Reply::Set(c.info_flags().into_iter().map(Reply::status).collect()),
+        Reply::Int(layout.first as i64),
+        Reply::Int(layout.last as i64),
+        Reply::Int(layout.step as i64),
+        Reply::Set(meta.acl_categories.iter().map(|&n| Reply::status(n)).collect()),
+        Reply::Set(meta.tips.iter().map(|&t| Reply::bulk(t)).collect()),
+        Reply::Set(c.key_specs.iter().map(key_spec).collect()),
+        // Redis answers an empty set for a command without subcommands, an array otherwise.
+        if c.is_container() {
+            Reply::Array(c.subcommands.iter().map(info_entry).collect())
+        } else {
+            Reply::Set(vec![])
+        },
     ])
 }
 
-/// One command's COMMAND DOCS map, with a `subcommands` map for a container.
+fn key_flags(flags: u16) -> Reply {
+    Reply::Set(keyspec::key_flag_names(flags).map(Reply::status).collect())
+}
+
+/// A key spec as COMMAND INFO shows it: notes, flags, begin_search and find_keys maps.
+fn key_spec(k: &KeySpec) -> Reply {
+    let s = |t: &str| Reply::bulk(t);
+    let int = |n: i32| Reply::Int(n as i64);
+    let typed =
+        |kind: &str, spec: Vec<(Reply, Reply)>| Reply::Map(vec![(s("type"), s(kind)), (s("spec"), Reply::Map(spec))]);
+    let begin = match k.begin {
+        Begin::Index(pos) => typed("index", vec![(s("index"), int(pos))]),
+        Begin::Keyword { keyword, startfrom } => {
+            typed("keyword", vec![(s("keyword"), s(keyword)), (s("startfrom"), int(startfrom))])
+        }
+        Begin::Unknown => typed("unknown", vec![]),
+    };
+    let find = match k.find {
+        Find::Range { lastkey, step, limit } => {
+            typed("range", vec![(s("lastkey"), int(lastkey)), (s("keystep"), int(step)), (s("limit"), int(limit))])
+        }
+        Find::Keynum { keynumidx, firstkey, step } => typed(
+            "keynum",
+            vec![(s("keynumidx"), int(keynumidx)), (s("firstkey"), int(firstkey)), (s("keystep"), int(step))],
+        ),
+        Find::Unknown => typed("unknown", vec![]),
+    };
+    let mut fields = Vec::with_capacity(4);
+    if let Some(notes) = k.notes {
+        fields.push((s("notes"), s(notes)));
+    }
+    fields.extend([(s("flags"), key_flags(k.flags)), (s("begin_search"), begin), (s("find_keys"), find)]);
+    Reply::Map(fields)
+}
+
+/// Arguments as COMMAND DOCS lists them: a map per argument, nested for `oneof` and `block`.
+fn args_reply(args: &[Arg]) -> Reply {
+    let s = |t: &str| Reply::bulk(t);
+    Reply::Array(
+        args.iter()
+            .map(|a| {
+                let mut m = vec![(s("name"), s(a.name)), (s("type"), s(a.kind))];
+                if a.key_spec_index >= 0 {
+                    m.push((s("key_spec_index"), Reply::Int(a.key_spec_index as i64)));
+                }
+                let optional = [
+                    ("token", a.token),
+                    ("summary", a.summary),
+                    ("since", a.since),
+                    ("deprecated_since", a.deprecated_since),
+                ];
+                m.extend(optional.into_iter().filter_map(|(k, v)| Some((s(k), s(v?)))));
+                if !a.flags.is_empty() {
+                    m.push((s("flags"), Reply::Set(a.flags.iter().map(|&f| Reply::status(f)).collect())));
+                }
+                if matches!(a.kind, "oneof" | "block") {
+                    m.push((s("arguments"), args_reply(a.args)));
+                }
+                Reply::Map(m)
+            })
+            .collect(),
+    )
+}
+
+/// One command's COMMAND DOCS map (Redis's fields, each only when it has a value), with a
+/// `subcommands` map for a container.
 fn docs_entry(c: &Command) -> Reply {
     let s = |t: &str| Reply::bulk(t);
-    let mut fields = vec![
-        (s("summary"), s(c.summary)),
-        (s("since"), s("1.0.0")),
-        (s("group"), s(c.group)),
-        (s("syntax"), s(c.syntax)),
-    ];
+    let meta = c.meta();
+    let mut fields = vec![(s("summary"), s(c.summary))];
+    fields.extend(meta.since.map(|v| (s("since"), s(v))));
+    fields.push((s("group"), s(c.group)));
+    fields.extend(meta.complexity.map(|v| (s("complexity"), s(v))));
+    if !meta.doc_flags.is_empty() {
+        fields.push((s("doc_flags"), Reply::Set(meta.doc_flags.iter().map(|&f| Reply::status(f)).collect())));
+    }
+    fields.extend(meta.deprecated_since.map(|v| (s("deprecated_since"), s(v))));
+    fields.extend(meta.replaced_by.map(|v| (s("replaced_by"), s(v))));
+    if !meta.history.is_empty() {
+        let history = meta.history.iter().map(|(v, change)| Reply::Array(vec![s(v), s(change)]));
+        fields.push((s("history"), Reply::Set(history.collect())));
+    }
+    if !meta.args.is_empty() {
+        fields.push((s("arguments"), args_reply(meta.args)));
+    }
     if c.is_container() {
         fields.push((s("subcommands"), docs_map(c.subcommands.iter())));
     }
@@ -70,8 +155,7 @@ pub fn count(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError
 }
 
 /// Every command's full name, each container followed by its subcommands (`client|list`),
-/// optionally filtered. Vitrine has no modules; its ACL categories are the groups COMMAND
-/// INFO shows.
+/// optionally filtered. Vitrine has no modules; ACL categories are Redis's.
 ///
 /// ```text
 /// COMMAND LIST [FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]
@@ -93,7 +177,8 @@ pub fn list(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
         None => true,
         Some((kind, arg)) => match kind.as_str() {
             "PATTERN" => glob::matches_case(arg, c.full_name().as_bytes(), true),
-            "ACLCAT" => c.group.as_bytes().eq_ignore_ascii_case(arg),
+            // `write` or `@write`? Redis takes the bare name only; an unknown one matches nothing.
+            "ACLCAT" => c.meta().acl_categories.iter().any(|n| n[1..].as_bytes().eq_ignore_ascii_case(arg)),
             _ => false,
         },
     };
@@ -128,6 +213,53 @@ pub fn docs(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     Ok(docs_map(args.rest().iter().filter_map(|n| lookup_full_name(n))))
 }
 
+/// The command that `COMMAND GETKEYS` names, with Redis's checks: it exists (a container
+/// with a subcommand names the subcommand), it has keys, its arity fits.
+fn getkeys_target(argv: &[&[u8]]) -> Result<Vec<(usize, u16)>, CmdError> {
+    let invalid = || CmdError::err("Invalid command specified");
+    let (index, base) = lookup(argv.first().ok_or_else(invalid)?).ok_or_else(invalid)?;
+    let cmd = match argv.get(1) {
+        Some(sub) if base.is_container() => lookup_subcommand(index, base, sub).ok_or_else(invalid)?.1,
+        _ => base,
+    };
+    if !cmd.has_keys() {
+        return Err(CmdError::err("The command has no key arguments"));
+    }
+    let argc = argv.len() as i32;
+    if (cmd.arity > 0 && cmd.arity != argc) || argc < -cmd.arity {
+        return Err(CmdError::err("Invalid number of arguments specified for command"));
+    }
+    let keys = match cmd.getkeys(argv) {
+        Some(keys) => keys,
+        None if cmd.meta().flags.contains(&"no_mandatory_keys") => vec![],
+        None => return Err(CmdError::err("Invalid arguments specified for command")),
+    };
+    Ok(keys)
+}
+
+/// The keys a full command line names, as the key specs find them.
+///
+/// ```text
+/// COMMAND GETKEYS command [arg [arg ...]]
+/// ```
+pub fn getkeys(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let argv = args.rest();
+    let keys = getkeys_target(argv)?;
+    Ok(Reply::Array(keys.iter().map(|&(at, _)| Reply::bulk(argv[at])).collect()))
+}
+
+/// The keys a full command line names, each with its key-spec flags.
+///
+/// ```text
+/// COMMAND GETKEYSANDFLAGS command [arg [arg ...]]
+/// ```
+pub fn getkeysandflags(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let argv = args.rest();
+    let keys = getkeys_target(argv)?;
+    let entry = |&(at, flags): &(usize, u16)| Reply::Array(vec![Reply::bulk(argv[at]), key_flags(flags)]);
+    Ok(Reply::Array(keys.iter().map(entry).collect()))
+}
+
 /// COMMAND's subcommands.
 ///
 /// ```text
@@ -137,15 +269,23 @@ pub fn help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError>
     Ok(help_reply(&[
         "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "(no subcommand)",
-        "    Return details about all commands.",
+        "    Return details about all Redis commands.",
         "COUNT",
-        "    Return the total number of commands in this server.",
+        "    Return the total number of commands in this Redis server.",
         "LIST",
-        "    Return a list of all commands in this server.",
+        "    Return a list of all commands in this Redis server.",
         "INFO [<command-name> ...]",
-        "    Return details about multiple commands.",
+        "    Return details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
         "DOCS [<command-name> ...]",
-        "    Return documentation details about multiple commands.",
+        "    Return documentation details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "GETKEYS <full-command>",
+        "    Return the keys from a full Redis command.",
+        "GETKEYSANDFLAGS <full-command>",
+        "    Return the keys and the access flags from a full Redis command.",
     ]))
 }
 
@@ -171,7 +311,8 @@ mod tests {
     /// The fields of a COMMAND INFO entry: name, arity, first, last, step, subcommand names.
     fn entry(reply: &Reply) -> (Reply, Reply, Reply, Reply, Reply, Vec<Reply>) {
         let Reply::Array(e) = reply else { panic!("{reply:?}") };
-        let Reply::Array(subs) = &e[9] else { panic!("{reply:?}") };
+        // Redis: an array of entries for a container, an empty set for any other command.
+        let (Reply::Array(subs) | Reply::Set(subs)) = &e[9] else { panic!("{reply:?}") };
         let names = subs.iter().map(|s| if let Reply::Array(s) = s { s[0].clone() } else { panic!() }).collect();
         (e[0].clone(), e[1].clone(), e[3].clone(), e[4].clone(), e[5].clone(), names)
     }
