@@ -635,6 +635,126 @@ mod tests {
         );
     }
 
+    fn keys_of(name: &[u8], argv: &[&str]) -> Vec<String> {
+        let c = lookup_full_name(name).unwrap();
+        let argv: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
+        c.keys(&argv).map(|k| String::from_utf8_lossy(k).into_owned()).collect()
+    }
+
+    #[test]
+    fn every_row_has_redis_meta_and_agrees_on_flags() {
+        for c in rows() {
+            let meta = c.meta();
+            assert!(!std::ptr::eq(meta, &NO_META), "{} has no Redis meta", c.name);
+            assert!(meta.since.is_some() && !meta.acl_categories.is_empty(), "{}", c.name);
+            // Vitrine's behavioural flags are Redis's where both have them (containers keep
+            // their own: CONFIG admin, OBJECT and MEMORY readonly, for the dashboard).
+            if c.is_container() {
+                continue;
+            }
+            for (flag, name) in [
+                (WRITE, "write"),
+                (READONLY, "readonly"),
+                (DENYOOM, "denyoom"),
+                (BLOCKING, "blocking"),
+                (NOAUTH, "no_auth"),
+            ] {
+                assert_eq!(c.flags & flag != 0, meta.flags.contains(&name), "{} {name}", c.name);
+            }
+            // Every key argument of the docs names a key spec the row has.
+            fn key_args(args: &[Arg], out: &mut Vec<i32>) {
+                for a in args {
+                    if a.key_spec_index >= 0 {
+                        out.push(a.key_spec_index);
+                    }
+                    key_args(a.args, out);
+                }
+            }
+            let mut indexes = vec![];
+            key_args(meta.args, &mut indexes);
+            assert!(indexes.iter().all(|&i| (i as usize) < c.key_specs.len()), "{}: {indexes:?}", c.name);
+        }
+        let names: Vec<&str> = meta::META.iter().map(|(n, _)| *n).collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "META is sorted for binary search");
+    }
+
+    #[test]
+    fn key_layouts_are_redis_legacy_ranges() {
+        let layout = |n: &[u8]| {
+            let l = lookup_full_name(n).unwrap().key_layout;
+            (l.first, l.last, l.step, l.movable, l.plain)
+        };
+        assert_eq!(layout(b"get"), (1, 1, 1, false, true));
+        assert_eq!(layout(b"set"), (1, 1, 1, false, true), "SET's GET flags do not slow its keys down");
+        assert_eq!(layout(b"mset"), (1, -1, 2, false, true));
+        assert_eq!(layout(b"blpop"), (1, -2, 1, false, true));
+        assert_eq!(layout(b"rename"), (1, 2, 1, false, false));
+        assert_eq!(layout(b"sinterstore"), (1, -1, 1, false, false));
+        assert_eq!(layout(b"lmpop"), (0, 0, 0, true, false));
+        assert_eq!(layout(b"zunionstore"), (1, 1, 1, true, false));
+        assert_eq!(layout(b"sort"), (1, 1, 1, true, false));
+        assert_eq!(layout(b"spublish"), (1, 1, 1, false, false), "a channel is in the range, not a key");
+        assert_eq!(layout(b"object|encoding"), (2, 2, 1, false, true));
+        assert_eq!(layout(b"ping"), (0, 0, 0, false, false));
+    }
+
+    #[test]
+    fn dispatch_locks_what_the_key_specs_name() {
+        assert_eq!(keys_of(b"lmpop", &["LMPOP", "2", "a", "b", "LEFT", "COUNT", "3"]), ["a", "b"]);
+        assert_eq!(keys_of(b"blmpop", &["BLMPOP", "0", "1", "a", "RIGHT"]), ["a"]);
+        assert_eq!(keys_of(b"zunionstore", &["ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2"]), ["d", "a", "b"]);
+        assert_eq!(keys_of(b"zinter", &["ZINTER", "1", "a", "WITHSCORES"]), ["a"]);
+        assert_eq!(keys_of(b"sintercard", &["SINTERCARD", "2", "a", "b", "LIMIT", "1"]), ["a", "b"]);
+        assert_eq!(keys_of(b"rename", &["RENAME", "a", "b"]), ["a", "b"]);
+        assert_eq!(keys_of(b"sinterstore", &["SINTERSTORE", "d", "a", "b"]), ["d", "a", "b"]);
+        // A key count the command will refuse locks every argument it might mean.
+        assert_eq!(keys_of(b"lmpop", &["LMPOP", "x", "a", "LEFT"]), ["a", "LEFT"]);
+        assert_eq!(keys_of(b"lmpop", &["LMPOP", "9", "a", "LEFT"]), ["a", "LEFT"]);
+        assert_eq!(keys_of(b"zunionstore", &["ZUNIONSTORE", "d", "-1", "a"]), ["d", "a"]);
+        // Channels are not keys; SORT's patterns are not either (it locks every shard).
+        assert!(keys_of(b"spublish", &["SPUBLISH", "c", "m"]).is_empty());
+        assert_eq!(keys_of(b"sort", &["SORT", "k", "BY", "x", "STORE", "d"]), ["k"]);
+        assert_eq!(keys_of(b"mget", &["MGET", "a", "b"]), ["a", "b"]);
+    }
+
+    #[test]
+    fn getkeys_follows_redis() {
+        let getkeys = |argv: &[&str]| {
+            let argv: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
+            let c = lookup(argv[0]).unwrap().1;
+            c.getkeys(&argv).map(|k| {
+                k.iter()
+                    .map(|&(at, f)| (at, keyspec::key_flag_names(f).collect::<Vec<_>>().join(" ")))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let one = |at: usize, f: &str| Some(vec![(at, f.to_string())]);
+        assert_eq!(getkeys(&["SET", "k", "v"]), one(1, "OW update"));
+        assert_eq!(getkeys(&["SET", "k", "v", "gEt"]), one(1, "RW access update"));
+        assert_eq!(getkeys(&["SORT_RO", "k", "BY", "x"]), one(1, "RO access"));
+        assert_eq!(
+            getkeys(&["SORT", "k", "LIMIT", "0", "1", "GET", "store", "STORE", "d"]),
+            Some(vec![(1, "RO access".into()), (8, "OW update".into())])
+        );
+        assert_eq!(getkeys(&["LMPOP", "0", "a", "LEFT"]), None, "no key: Redis's invalid arguments");
+        assert_eq!(getkeys(&["LMPOP", "3", "a", "LEFT"]), None);
+        assert_eq!(getkeys(&["ZUNION", "2", "a", "b"]).map(|k| k.len()), Some(2));
+    }
+
+    #[test]
+    fn keyword_specs_search_from_either_end() {
+        use keyspec::*;
+        let spec = [keyword(RO | ACCESS, "STREAMS", 1, -1, 1, 2)];
+        let argv: Vec<&[u8]> = vec![b"XREAD", b"COUNT", b"2", b"STREAMS", b"a", b"b", b"0", b"0"];
+        assert_eq!(positions(&spec, &argv), Ok(vec![(4, RO | ACCESS), (5, RO | ACCESS)]));
+        let back = [keyword(RW, "KEYS", -2, -1, 1, 0)];
+        let argv: Vec<&[u8]> = vec![b"M", b"h", b"p", b"", b"0", b"5", b"KEYS", b"a", b"b"];
+        assert_eq!(positions(&back, &argv), Ok(vec![(7, RW), (8, RW)]));
+        let argv: Vec<&[u8]> = vec![b"M", b"h", b"p", b"k"];
+        assert_eq!(positions(&back, &argv), Ok(vec![]), "no keyword, no keys");
+        assert_eq!(layout(&spec), KeyLayout { first: 0, last: 0, step: 0, movable: true, plain: false });
+    }
+
     #[test]
     fn key_specs_pick_the_right_arguments() {
         let (_, mset) = lookup(b"MSET").unwrap();

@@ -178,7 +178,7 @@ pub fn list(_ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
         Some((kind, arg)) => match kind.as_str() {
             "PATTERN" => glob::matches_case(arg, c.full_name().as_bytes(), true),
             // `write` or `@write`? Redis takes the bare name only; an unknown one matches nothing.
-            "ACLCAT" => c.meta().acl_categories.iter().any(|n| n[1..].as_bytes().eq_ignore_ascii_case(arg)),
+            "ACLCAT" => c.meta().acl_categories.iter().any(|n| n.as_bytes()[1..].eq_ignore_ascii_case(arg)),
             _ => false,
         },
     };
@@ -380,5 +380,97 @@ mod tests {
         assert_eq!(t.run(&["COMMAND", "COUNT", "x"]), err("ERR wrong number of arguments for 'command|count' command"));
         assert_eq!(t.run(&["COMMAND", "HELP", "x"]), err("ERR wrong number of arguments for 'command|help' command"));
         assert_eq!(t.run(&["COMMAND", "FOO"]), err("ERR unknown subcommand 'FOO'. Try COMMAND HELP."));
+    }
+
+    #[test]
+    fn command_info_reports_key_specs_categories_and_movablekeys() {
+        let mut t = TestEngine::default();
+        let Reply::Array(info) = t.run(&["COMMAND", "INFO", "lmpop", "get"]) else { panic!() };
+        let Reply::Array(lmpop) = &info[0] else { panic!() };
+        assert_eq!(lmpop[2], Reply::Set(vec![Reply::status("write"), Reply::status("movablekeys")]));
+        assert_eq!((lmpop[3].clone(), lmpop[4].clone(), lmpop[5].clone()), (int(0), int(0), int(0)));
+        assert_eq!(lmpop[6], Reply::Set(["@write", "@list", "@slow"].map(Reply::status).to_vec()));
+        let Reply::Set(specs) = &lmpop[8] else { panic!() };
+        let Reply::Map(spec) = &specs[0] else { panic!() };
+        assert_eq!(spec[0], (bulk("flags"), Reply::Set(["RW", "access", "delete"].map(Reply::status).to_vec())));
+        let find = Reply::Map(vec![
+            (bulk("type"), bulk("keynum")),
+            (
+                bulk("spec"),
+                Reply::Map(vec![(bulk("keynumidx"), int(0)), (bulk("firstkey"), int(1)), (bulk("keystep"), int(1))]),
+            ),
+        ]);
+        assert_eq!(spec[2], (bulk("find_keys"), find));
+        assert_eq!(lmpop[9], Reply::Set(vec![]), "no subcommands: an empty set, as Redis");
+        let Reply::Array(get) = &info[1] else { panic!() };
+        assert_eq!(get[6], Reply::Set(["@read", "@string", "@fast"].map(Reply::status).to_vec()));
+    }
+
+    #[test]
+    fn command_docs_lists_arguments_and_history() {
+        let mut t = TestEngine::default();
+        let Reply::Map(docs) = t.run(&["COMMAND", "DOCS", "lpos"]) else { panic!() };
+        let Reply::Map(lpos) = &docs[0].1 else { panic!() };
+        let fields: Vec<Reply> = lpos.iter().map(|(k, _)| k.clone()).collect();
+        assert_eq!(fields, ["summary", "since", "group", "complexity", "arguments"].map(bulk).to_vec());
+        let Some((_, Reply::Array(args))) = lpos.iter().find(|(k, _)| *k == bulk("arguments")) else { panic!() };
+        assert_eq!(args.len(), 5);
+        let rank = Reply::Map(vec![
+            (bulk("name"), bulk("rank")),
+            (bulk("type"), bulk("integer")),
+            (bulk("token"), bulk("RANK")),
+            (bulk("flags"), Reply::Set(vec![Reply::status("optional")])),
+        ]);
+        assert_eq!(args[2], rank);
+        let Reply::Map(docs) = t.run(&["COMMAND", "DOCS", "zadd"]) else { panic!() };
+        let Reply::Map(zadd) = &docs[0].1 else { panic!() };
+        assert!(zadd.iter().any(|(k, v)| *k == bulk("history") && matches!(v, Reply::Set(h) if h.len() >= 3)));
+    }
+
+    #[test]
+    fn command_getkeys_answers_as_redis() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.run(&["COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2"]), arr(vec![bulk("a"), bulk("b")]));
+        assert_eq!(
+            t.run(&["COMMAND", "GETKEYSANDFLAGS", "LMOVE", "a", "b", "LEFT", "RIGHT"]),
+            arr(vec![
+                arr(vec![bulk("a"), Reply::Set(["RW", "access", "delete"].map(Reply::status).to_vec())]),
+                arr(vec![bulk("b"), Reply::Set(["RW", "insert"].map(Reply::status).to_vec())]),
+            ])
+        );
+        assert_eq!(t.run(&["COMMAND", "GETKEYS", "OBJECT", "ENCODING", "k"]), arr(vec![bulk("k")]));
+        assert_eq!(t.run(&["COMMAND", "GETKEYS", "nosuch"]), err("ERR Invalid command specified"));
+        assert_eq!(t.run(&["COMMAND", "GETKEYS", "CLIENT", "nosuch"]), err("ERR Invalid command specified"));
+        assert_eq!(t.run(&["COMMAND", "GETKEYS", "PING"]), err("ERR The command has no key arguments"));
+        assert_eq!(t.run(&["COMMAND", "GETKEYS", "OBJECT"]), err("ERR The command has no key arguments"));
+        assert_eq!(t.run(&["COMMAND", "GETKEYS", "GET"]), err("ERR Invalid number of arguments specified for command"));
+        assert_eq!(
+            t.run(&["COMMAND", "GETKEYS", "GET", "a", "b"]),
+            err("ERR Invalid number of arguments specified for command")
+        );
+        assert_eq!(
+            t.run(&["COMMAND", "GETKEYS", "LMPOP", "0", "a", "LEFT"]),
+            err("ERR Invalid arguments specified for command")
+        );
+        assert_eq!(t.run(&["COMMAND", "GETKEYS"]), err("ERR wrong number of arguments for 'command|getkeys' command"));
+    }
+
+    #[test]
+    fn command_list_filters_by_redis_acl_category() {
+        let mut t = TestEngine::default();
+        let list = |t: &mut TestEngine, cat: &str| {
+            let Reply::Array(names) = t.run(&["COMMAND", "LIST", "FILTERBY", "ACLCAT", cat]) else { panic!() };
+            names
+        };
+        let blocking = list(&mut t, "Blocking");
+        assert!(
+            blocking.contains(&bulk("blpop"))
+                && blocking.contains(&bulk("bzmpop"))
+                && !blocking.contains(&bulk("lpop"))
+        );
+        let keyspace = list(&mut t, "keyspace");
+        assert!(keyspace.contains(&bulk("del")) && keyspace.contains(&bulk("object|encoding")));
+        assert!(list(&mut t, "@read").is_empty(), "Redis takes the bare name");
+        assert!(list(&mut t, "nosuch").is_empty());
     }
 }

@@ -54,8 +54,9 @@ fn names(reply: Resp) -> BTreeSet<Vec<u8>> {
 
 /// The full names (`get`, `client|list`) both servers list.
 fn both_have(peers: &mut Peers) -> BTreeSet<Vec<u8>> {
-    let v = names(peers.vitrine.call(&args!["COMMAND", "LIST"]).expect("vitrine"));
-    let r = names(peers.redis.call(&args!["COMMAND", "LIST"]).expect("redis"));
+    let list: Vec<Vec<u8>> = args!["COMMAND", "LIST"];
+    let v = names(peers.vitrine.call(&list).expect("vitrine"));
+    let r = names(peers.redis.call(&list).expect("redis"));
     v.intersection(&r).cloned().collect()
 }
 
