@@ -187,9 +187,22 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("del", Meta { since: Some("1.0.0"), complexity: Some("O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1)."), flags: &["write"], acl_categories: &["@keyspace", "@write", "@slow"], tips: &["request_policy:multi_shard", "response_policy:agg_sum"], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
         Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &["multiple"], args: &[] },
     ] }),
-    ("delex", Meta { since: Some("8.4.0"), complexity: Some("O(1) for IFEQ/IFNE, O(N) for IFDEQ/IFDNE where N is the length of the string value."), flags: &["write", "fast"], acl_categories: &["@keyspace", "@write", "@string", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[] }),
-    ("delifeq", Meta { since: Some("8.2.0"), complexity: Some("O(1)"), flags: &["write", "fast"], acl_categories: &["@keyspace", "@write", "@string", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[] }),
-    ("digest", Meta { since: Some("8.4.0"), complexity: Some("O(N) where N is the length of the string value."), flags: &["readonly", "fast"], acl_categories: &["@read", "@string", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[] }),
+    ("delex", Meta { since: Some("8.4.0"), complexity: Some("O(1) for IFEQ/IFNE, O(N) for IFDEQ/IFDNE where N is the length of the string value."), flags: &["write", "fast"], acl_categories: &["@write", "@string", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
+        Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+        Arg { name: "condition", kind: "oneof", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &["optional"], args: &[
+            Arg { name: "ifeq-match-value", kind: "string", key_spec_index: -1, token: Some("IFEQ"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "ifne-match-value", kind: "string", key_spec_index: -1, token: Some("IFNE"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "ifdeq-match-digest", kind: "integer", key_spec_index: -1, token: Some("IFDEQ"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "ifdne-match-digest", kind: "integer", key_spec_index: -1, token: Some("IFDNE"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+        ] },
+    ] }),
+    ("delifeq", Meta { since: Some("9.0.0"), complexity: Some("O(1)"), flags: &["write"], acl_categories: &["@write", "@string", "@slow"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
+        Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+        Arg { name: "value", kind: "string", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+    ] }),
+    ("digest", Meta { since: Some("8.4.0"), complexity: Some("O(N) where N is the length of the string value."), flags: &["readonly", "fast"], acl_categories: &["@read", "@string", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
+        Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+    ] }),
     ("discard", Meta { since: Some("2.0.0"), complexity: Some("O(N), when N is the number of queued commands"), flags: &["noscript", "loading", "stale", "fast", "allow_busy"], acl_categories: &["@fast", "@transaction"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[] }),
     ("echo", Meta { since: Some("1.0.0"), complexity: Some("O(1)"), flags: &["loading", "stale", "fast"], acl_categories: &["@fast", "@connection"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
         Arg { name: "message", kind: "string", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
@@ -318,8 +331,27 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("hgetall", Meta { since: Some("2.0.0"), complexity: Some("O(N) where N is the size of the hash."), flags: &["readonly"], acl_categories: &["@read", "@hash", "@slow"], tips: &["nondeterministic_output_order"], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
         Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
     ] }),
-    ("hgetdel", Meta { since: Some("8.0.0"), complexity: Some("O(N) where N is the number of specified fields"), flags: &["write", "fast"], acl_categories: &["@write", "@hash", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[] }),
-    ("hgetex", Meta { since: Some("8.0.0"), complexity: Some("O(N) where N is the number of specified fields"), flags: &["write", "fast"], acl_categories: &["@write", "@hash", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[] }),
+    ("hgetdel", Meta { since: Some("8.0.0"), complexity: Some("O(N) where N is the number of specified fields"), flags: &["write", "fast"], acl_categories: &["@write", "@hash", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
+        Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+        Arg { name: "fields", kind: "block", key_spec_index: -1, token: Some("FIELDS"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[
+            Arg { name: "numfields", kind: "integer", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "field", kind: "string", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &["multiple"], args: &[] },
+        ] },
+    ] }),
+    ("hgetex", Meta { since: Some("8.0.0"), complexity: Some("O(N) where N is the number of specified fields"), flags: &["write", "fast"], acl_categories: &["@write", "@hash", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
+        Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+        Arg { name: "expiration", kind: "oneof", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &["optional"], args: &[
+            Arg { name: "seconds", kind: "integer", key_spec_index: -1, token: Some("EX"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "milliseconds", kind: "integer", key_spec_index: -1, token: Some("PX"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "unix-time-seconds", kind: "unix-time", key_spec_index: -1, token: Some("EXAT"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "unix-time-milliseconds", kind: "unix-time", key_spec_index: -1, token: Some("PXAT"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "persist", kind: "pure-token", key_spec_index: -1, token: Some("PERSIST"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+        ] },
+        Arg { name: "fields", kind: "block", key_spec_index: -1, token: Some("FIELDS"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[
+            Arg { name: "numfields", kind: "integer", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "field", kind: "string", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &["multiple"], args: &[] },
+        ] },
+    ] }),
     ("hincrby", Meta { since: Some("2.0.0"), complexity: Some("O(1)"), flags: &["write", "denyoom", "fast"], acl_categories: &["@write", "@hash", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
         Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
         Arg { name: "field", kind: "string", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
@@ -416,7 +448,27 @@ pub(super) static META: &[(&str, Meta)] = &[
             Arg { name: "value", kind: "string", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
         ] },
     ] }),
-    ("hsetex", Meta { since: Some("8.0.0"), complexity: Some("O(N) where N is the number of fields being set."), flags: &["write", "denyoom", "fast"], acl_categories: &["@write", "@hash", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[] }),
+    ("hsetex", Meta { since: Some("8.0.0"), complexity: Some("O(N) where N is the number of fields being set."), flags: &["write", "denyoom", "fast"], acl_categories: &["@write", "@hash", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
+        Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+        Arg { name: "condition", kind: "oneof", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &["optional"], args: &[
+            Arg { name: "fnx", kind: "pure-token", key_spec_index: -1, token: Some("FNX"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "fxx", kind: "pure-token", key_spec_index: -1, token: Some("FXX"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+        ] },
+        Arg { name: "expiration", kind: "oneof", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &["optional"], args: &[
+            Arg { name: "seconds", kind: "integer", key_spec_index: -1, token: Some("EX"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "milliseconds", kind: "integer", key_spec_index: -1, token: Some("PX"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "unix-time-seconds", kind: "unix-time", key_spec_index: -1, token: Some("EXAT"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "unix-time-milliseconds", kind: "unix-time", key_spec_index: -1, token: Some("PXAT"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "keepttl", kind: "pure-token", key_spec_index: -1, token: Some("KEEPTTL"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+        ] },
+        Arg { name: "fields", kind: "block", key_spec_index: -1, token: Some("FIELDS"), summary: None, since: None, deprecated_since: None, flags: &[], args: &[
+            Arg { name: "numfields", kind: "integer", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            Arg { name: "data", kind: "block", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &["multiple"], args: &[
+                Arg { name: "field", kind: "string", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+                Arg { name: "value", kind: "string", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
+            ] },
+        ] },
+    ] }),
     ("hsetnx", Meta { since: Some("2.0.0"), complexity: Some("O(1)"), flags: &["write", "denyoom", "fast"], acl_categories: &["@write", "@hash", "@fast"], tips: &[], doc_flags: &[], deprecated_since: None, replaced_by: None, history: &[], args: &[
         Arg { name: "key", kind: "key", key_spec_index: 0, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
         Arg { name: "field", kind: "string", key_spec_index: -1, token: None, summary: None, since: None, deprecated_since: None, flags: &[], args: &[] },
