@@ -62,18 +62,87 @@ pub struct Meta {
     pub args: &'static [Arg],
 }
 
-static NO_META: Meta = Meta {
-    since: None,
-    complexity: None,
-    flags: &[],
-    acl_categories: &[],
-    tips: &[],
-    doc_flags: &[],
-    deprecated_since: None,
-    replaced_by: None,
-    history: &[],
-    args: &[],
-};
+static NO_META: Meta = Meta::new(None, None);
+
+// Builders for the generated `meta.rs`: each entry names only what it has.
+impl Meta {
+    const fn new(since: Option<&'static str>, complexity: Option<&'static str>) -> Meta {
+        Meta {
+            since,
+            complexity,
+            flags: &[],
+            acl_categories: &[],
+            tips: &[],
+            doc_flags: &[],
+            deprecated_since: None,
+            replaced_by: None,
+            history: &[],
+            args: &[],
+        }
+    }
+    const fn flags(self, flags: &'static [&'static str]) -> Meta {
+        Meta { flags, ..self }
+    }
+    const fn acl(self, acl_categories: &'static [&'static str]) -> Meta {
+        Meta { acl_categories, ..self }
+    }
+    const fn tips(self, tips: &'static [&'static str]) -> Meta {
+        Meta { tips, ..self }
+    }
+    const fn doc_flags(self, doc_flags: &'static [&'static str]) -> Meta {
+        Meta { doc_flags, ..self }
+    }
+    const fn deprecated(self, since: &'static str, replaced_by: &'static str) -> Meta {
+        Meta { deprecated_since: Some(since), replaced_by: Some(replaced_by), ..self }
+    }
+    const fn history(self, history: &'static [(&'static str, &'static str)]) -> Meta {
+        Meta { history, ..self }
+    }
+    const fn args(self, args: &'static [Arg]) -> Meta {
+        Meta { args, ..self }
+    }
+}
+
+/// An argument of type `kind` (see `Arg`), for the generated `meta.rs`.
+const fn arg(name: &'static str, kind: &'static str) -> Arg {
+    Arg {
+        name,
+        kind,
+        key_spec_index: -1,
+        token: None,
+        summary: None,
+        since: None,
+        deprecated_since: None,
+        flags: &[],
+        args: &[],
+    }
+}
+
+impl Arg {
+    const fn key_spec(self, key_spec_index: i32) -> Arg {
+        Arg { key_spec_index, ..self }
+    }
+    const fn token(self, token: &'static str) -> Arg {
+        Arg { token: Some(token), ..self }
+    }
+    // Redis's JSON gives some arguments a summary; none of the commands Vitrine has, yet.
+    #[allow(dead_code)]
+    const fn summary(self, summary: &'static str) -> Arg {
+        Arg { summary: Some(summary), ..self }
+    }
+    const fn since(self, since: &'static str) -> Arg {
+        Arg { since: Some(since), ..self }
+    }
+    const fn deprecated_since(self, deprecated_since: &'static str) -> Arg {
+        Arg { deprecated_since: Some(deprecated_since), ..self }
+    }
+    const fn flags(self, flags: &'static [&'static str]) -> Arg {
+        Arg { flags, ..self }
+    }
+    const fn args(self, args: &'static [Arg]) -> Arg {
+        Arg { args, ..self }
+    }
+}
 
 /// A command handler: parses its arguments, does its work on the locked shards, answers.
 pub type Handler = fn(&mut Ctx<'_>, &mut Args<'_>) -> Result<Reply, CmdError>;
