@@ -531,7 +531,7 @@ mod tests {
         let names: Vec<Vec<&'static str>> = crate::table::rows()
             .iter()
             .filter(|c| {
-                c.first_key == 0 && !matches!(c.name, "QUIT" | "MULTI" | "EXEC" | "DISCARD" | "RESET" | "WATCH")
+                c.key_specs.is_empty() && !matches!(c.name, "QUIT" | "MULTI" | "EXEC" | "DISCARD" | "RESET" | "WATCH")
             })
             .map(|c| c.name.split('|').collect())
             .collect();

@@ -28,10 +28,15 @@ pub struct CommandInfo {
     /// Argument count including the name; `-N` means at least N.
     pub arity: i32,
     pub flags: Vec<String>,
-    /// Key positions: first, last (negative counts from the end), step; 0, 0, 0 = no keys.
+    /// Key positions as Redis's legacy range: first, last (negative counts from the end),
+    /// step; 0, 0, 0 = no keys, or keys no range can describe (then `movablekeys`).
     pub first_key: i32,
     pub last_key: i32,
     pub step: i32,
+    /// The keys are found by reading the arguments (a key count, SORT's STORE), not by position.
+    pub movablekeys: bool,
+    /// Redis's ACL categories (`@read`, `@string`, `@fast`, ...).
+    pub acl_categories: Vec<String>,
     pub group: String,
     pub summary: String,
     /// Syntax after the name, as Redis's docs write it.
@@ -54,9 +59,11 @@ fn command_json(c: &Command) -> Json {
         "name": c.name.replace('|', " "),
         "arity": c.arity,
         "flags": c.flag_names(),
-        "first_key": c.first_key,
-        "last_key": c.last_key,
-        "step": c.step,
+        "first_key": c.key_layout.first,
+        "last_key": c.key_layout.last,
+        "step": c.key_layout.step,
+        "movablekeys": c.key_layout.movable,
+        "acl_categories": c.meta().acl_categories,
         "group": c.group,
         "summary": c.summary,
         "syntax": c.syntax,

@@ -709,11 +709,8 @@ pub fn same_member_page(a: &[Resp], b: &[Resp]) -> bool {
 /// without subcommands also the `write`, `readonly` and `admin` flags; and each subcommand
 /// Vitrine lists, by the same rules, which Redis must list too.
 ///
-/// Deliberate differences, not compared: other flags (`loading`, `stale`, `noscript`, ...),
-/// ACL categories (Vitrine reports its group), tips and key specs (Vitrine sends none), a
-/// container's own flags (Vitrine keeps CONFIG `admin` and OBJECT, MEMORY `readonly`, which
-/// the dashboard reads), subcommands Vitrine does not have (CLIENT PAUSE, COMMAND GETKEYS,
-/// ...), the Redis 7.2 subcommands Vitrine has and 7.0 has not (`SINCE_7_2`), and the order
+/// Not compared here: other flags, ACL categories, tips and key specs (`command_table`
+/// compares those for every command), subcommands Vitrine does not have (CLIENT PAUSE, ...), the Redis 7.2 subcommands Vitrine has and 7.0 has not (`SINCE_7_2`), and the order
 /// of subcommands (Redis's is its dict's).
 /// See `Check::Shape`.
 pub fn same_shape(v: &Resp, r: &Resp) -> bool {
@@ -725,7 +722,10 @@ pub fn same_shape(v: &Resp, r: &Resp) -> bool {
 }
 
 pub fn same_command_info(v: &Resp, r: &Resp) -> bool {
-    const SINCE_7_2: &[&[u8]] = &[b"client|setinfo", b"client|no-touch"];
+    // COMMAND GETKEYS and GETKEYSANDFLAGS are 7.2's too: their arity became -3 (a command
+    // without arguments may be asked about).
+    const SINCE_7_2: &[&[u8]] =
+        &[b"client|setinfo", b"client|no-touch", b"command|getkeys", b"command|getkeysandflags"];
     let (Resp::Array(v), Resp::Array(r)) = (v, r) else { return v == r };
     if v.len() != 10 || r.len() != 10 || v[..2] != r[..2] || v[3..6] != r[3..6] {
         return false;

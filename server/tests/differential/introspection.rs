@@ -4,8 +4,9 @@
 //! parser that SCAN, HSCAN, SSCAN and ZSCAN share.
 //!
 //! Deliberate differences, avoided by the generator:
-//! - Subcommands Redis 7.0 has and Vitrine has not (CLIENT PAUSE, COMMAND GETKEYS, ...), and
-//!   the 7.2 ones Vitrine has and 7.0 has not (CLIENT SETINFO, CLIENT NO-TOUCH), are not sent.
+//! - Subcommands Redis 7.0 has and Vitrine has not (CLIENT PAUSE, ...), and
+//!   the 7.2 ones Vitrine has and 7.0 has not (CLIENT SETINFO, CLIENT NO-TOUCH; COMMAND GETKEYS
+//!   and GETKEYSANDFLAGS, whose arity 7.2 changed), are not sent.
 //! - HELP texts, COMMAND COUNT and COMMAND DOCS are not compared: Vitrine lists its own
 //!   subcommands and commands, and its summaries are Redis 7.2's.
 //! - COMMAND INFO is compared by `Check::CommandInfo` (see `same_command_info`).

@@ -14,7 +14,7 @@ use crate::harness::*;
 /// or out of the subscribed context, that reply ends with `fence`): every push queued
 /// before it, and nothing after. A connection inside MULTI would queue the PING, so there
 /// one reply line is read instead.
-fn drain(s: &mut TcpStream, in_multi: bool) -> Vec<u8> {
+pub fn drain(s: &mut TcpStream, in_multi: bool) -> Vec<u8> {
     if !in_multi {
         send(s, &["PING", "fence"]);
     }
@@ -35,7 +35,7 @@ fn drain(s: &mut TcpStream, in_multi: bool) -> Vec<u8> {
     out
 }
 
-fn send(s: &mut TcpStream, argv: &[&str]) {
+pub fn send(s: &mut TcpStream, argv: &[&str]) {
     let mut out = format!("*{}\r\n", argv.len()).into_bytes();
     for a in argv {
         out.extend_from_slice(format!("${}\r\n{a}\r\n", a.len()).as_bytes());

@@ -20,7 +20,7 @@ function memoryStorage(): Storage {
 }
 
 const cmd = (name: string, syntax: string, group = 'string'): CommandInfo => ({
-  name, arity: -2, flags: [], first_key: 1, last_key: 1, step: 1, group, summary: `${name} summary.`, syntax,
+  name, arity: -2, flags: [], first_key: 1, last_key: 1, step: 1, movablekeys: false, acl_categories: [], group, summary: `${name} summary.`, syntax,
 });
 
 async function table(): Promise<CommandTable> {

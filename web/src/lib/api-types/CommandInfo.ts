@@ -9,9 +9,18 @@ export type CommandInfo = { name: string,
  */
 arity: number, flags: Array<string>, 
 /**
- * Key positions: first, last (negative counts from the end), step; 0, 0, 0 = no keys.
+ * Key positions as Redis's legacy range: first, last (negative counts from the end),
+ * step; 0, 0, 0 = no keys, or keys no range can describe (then `movablekeys`).
  */
-first_key: number, last_key: number, step: number, group: string, summary: string, 
+first_key: number, last_key: number, step: number, 
+/**
+ * The keys are found by reading the arguments (a key count, SORT's STORE), not by position.
+ */
+movablekeys: boolean, 
+/**
+ * Redis's ACL categories (`@read`, `@string`, `@fast`, ...).
+ */
+acl_categories: Array<string>, group: string, summary: string, 
 /**
  * Syntax after the name, as Redis's docs write it.
  */

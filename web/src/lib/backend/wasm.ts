@@ -101,6 +101,8 @@ export const FILL_INFO: CommandInfo = {
   first_key: 0,
   last_key: 0,
   step: 0,
+  movablekeys: false,
+  acl_categories: ['@write', '@slow'],
   group: 'playground',
   summary: `Writes COUNT new keys (fill:N) of SIZE bytes (default ${FILL_SIZE}), to watch eviction. Playground only.`,
   syntax: 'count [size]',
