@@ -64,22 +64,28 @@ pub fn memory_doctor(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, C
     Ok(Reply::Verbatim(memory_doctor_text(ctx)))
 }
 
-/// The allocator's own report, which Vitrine does not have.
+/// The allocator's own report (jemalloc's statistics on the server, as Redis prints them);
+/// Redis's answer for an allocator without statistics where the host has none.
 ///
 /// ```text
 /// MEMORY MALLOC-STATS
 /// ```
-pub fn memory_malloc_stats(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Ok(Reply::Verbatim("Stats not supported for the current allocator".into()))
+pub fn memory_malloc_stats(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let text = ctx.engine.allocator_hooks().map(|h| (h.stats_text)()).filter(|t| !t.is_empty());
+    Ok(Reply::Verbatim(text.unwrap_or_else(|| "Stats not supported for the current allocator".into())))
 }
 
-/// Accepted: there are no dirty pages to give back from here.
+/// Asks the host's allocator to give its dirty pages back to the system (OK with no
+/// allocator to ask, as Redis without jemalloc).
 ///
 /// ```text
 /// MEMORY PURGE
 /// ```
-pub fn memory_purge(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Ok(Reply::Ok)
+pub fn memory_purge(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    match ctx.engine.allocator_hooks() {
+        Some(h) if !(h.purge)() => Err(CmdError::err("Error purging dirty pages")),
+        _ => Ok(Reply::Ok),
+    }
 }
 
 /// MEMORY's subcommands.
@@ -91,38 +97,65 @@ pub fn memory_help(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, Cmd
     Ok(container_help(ctx, MEMORY_HELP))
 }
 
-/// MEMORY STATS with Redis's field names. `dataset.bytes` is the accounted `used_memory`;
-/// `total.allocated` is what the allocator reports when the host knows it. No peak is kept
-/// by the store yet, so `peak.allocated` is the larger of the two current figures.
+/// MEMORY STATS with Redis 7.0's fields in its order (see `MemoryFigures`: `dataset.bytes`
+/// is the accounted data, `total.allocated` the data and overhead). Vitrine's per-key
+/// overhead is inside the accounted bytes, so each database's `overhead.hashtable.*` is 0;
+/// the features Vitrine lacks (replication, AOF buffers, Lua) take 0 bytes, as in Redis
+/// without them.
 fn memory_stats_reply(ctx: &mut Ctx<'_>) -> Reply {
-    let store = ctx.engine.store();
-    let used = store.used_memory() as u64;
+    let m = ctx.engine.memory_figures();
     let host = ctx.engine.host_facts();
-    let total = if host.allocator_bytes > 0 { host.allocator_bytes } else { used };
-    let peak = total.max(used);
-    let keys = ctx.db.len() as u64;
+    let snap = ctx.engine.snapshot_in(&mut ctx.db, ctx.now);
+    let keys = snap.keys;
     let pct = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 };
+    let ratio = |a: u64, b: u64| Reply::Double(if b == 0 { 0.0 } else { a as f64 / b as f64 });
     let int = |n: u64| Reply::Int(i64::try_from(n).unwrap_or(i64::MAX));
-    let fields: Vec<(&str, Reply)> = vec![
-        ("peak.allocated", int(peak)),
-        ("total.allocated", int(total)),
-        ("startup.allocated", int(0)),
+    let signed = |a: u64, b: u64| Reply::Int(a as i64 - b as i64);
+    let beyond_startup = m.used_memory.saturating_sub(m.startup);
+    let mut fields: Vec<(String, Reply)> = [
+        ("peak.allocated", int(m.peak)),
+        ("total.allocated", int(m.used_memory)),
+        ("startup.allocated", int(m.startup)),
         ("replication.backlog", int(0)),
         ("clients.slaves", int(0)),
         ("clients.normal", int(0)),
+        ("cluster.links", int(0)),
         ("aof.buffer", int(0)),
         ("lua.caches", int(0)),
-        ("overhead.total", int(total.saturating_sub(used))),
-        ("keys.count", int(keys)),
-        ("keys.bytes-per-key", int(total.checked_div(keys).unwrap_or(0))),
-        ("dataset.bytes", int(used)),
-        ("dataset.percentage", Reply::Double(pct(used, total))),
-        ("peak.percentage", Reply::Double(pct(total, peak))),
-        ("allocator.allocated", int(host.allocator_bytes)),
-        ("allocator.resident", int(host.rss_bytes)),
-        ("expires.count", int(ctx.db.volatile_len() as u64)),
-        ("maxmemory", int(ctx.engine.config().maxmemory())),
-    ];
+        ("functions.caches", int(0)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    for db in snap.keyspace {
+        let overhead = ["overhead.hashtable.main", "overhead.hashtable.expires", "overhead.hashtable.slot-to-keys"];
+        let map = overhead.iter().map(|k| (Reply::bulk(*k), int(0))).collect();
+        fields.push((format!("db.{}", db.db), Reply::Map(map)));
+    }
+    let (allocated, active, resident) = (host.allocator_bytes, host.allocator_active, host.allocator_resident);
+    fields.extend(
+        [
+            ("overhead.total", int(m.overhead)),
+            ("keys.count", int(keys)),
+            ("keys.bytes-per-key", int(beyond_startup.checked_div(keys).unwrap_or(0))),
+            ("dataset.bytes", int(m.dataset)),
+            ("dataset.percentage", Reply::Double(pct(m.dataset, beyond_startup))),
+            ("peak.percentage", Reply::Double(pct(m.used_memory, m.peak))),
+            ("allocator.allocated", int(allocated)),
+            ("allocator.active", int(active)),
+            ("allocator.resident", int(resident)),
+            ("allocator-fragmentation.ratio", ratio(active, allocated)),
+            ("allocator-fragmentation.bytes", signed(active, allocated)),
+            ("allocator-rss.ratio", ratio(resident, active)),
+            ("allocator-rss.bytes", signed(resident, active)),
+            ("rss-overhead.ratio", ratio(m.rss, resident)),
+            ("rss-overhead.bytes", signed(m.rss, resident)),
+            ("fragmentation", Reply::Double(m.fragmentation_ratio)),
+            ("fragmentation.bytes", Reply::Int(m.fragmentation_bytes)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v)),
+    );
     Reply::Map(fields.into_iter().map(|(k, v)| (Reply::bulk(k), v)).collect())
 }
 
