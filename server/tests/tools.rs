@@ -63,21 +63,23 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// redis-cli's `-p <port>` and the mode's own arguments.
-fn cli_args<'a>(port: &'a str, mode: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec!["-p", port];
+/// Runs redis-cli in `mode` (at most `limit`) against a [`populated`] server: its exit
+/// status, stdout and stderr; `None` when redis-cli is missing (skipped).
+fn cli_run(test: &str, mode: &[&str], limit: Duration) -> Option<(std::process::ExitStatus, String, String)> {
+    let cli = redis_cli(test)?;
+    let server = populated();
+    let port = server.port.to_string();
+    let mut args = vec!["-p", &port];
     args.extend_from_slice(mode);
-    args
+    let out = run(&cli, &args, limit);
+    Some((out.status, text(&out.stdout), text(&out.stderr)))
 }
 
 #[test]
 fn redis_cli_bigkeys_names_the_biggest_key_of_each_type() {
-    let Some(cli) = redis_cli("redis_cli_bigkeys_names_the_biggest_key_of_each_type") else { return };
-    let server = populated();
-    let port = server.port.to_string();
-    let out = run(&cli, &cli_args(&port, &["--bigkeys"]), Duration::from_secs(20));
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(out.status.success() && stderr.is_empty(), "{:?}\n{stdout}\n{stderr}", out.status);
+    let test = "redis_cli_bigkeys_names_the_biggest_key_of_each_type";
+    let Some((status, stdout, stderr)) = cli_run(test, &["--bigkeys"], Duration::from_secs(20)) else { return };
+    assert!(status.success() && stderr.is_empty(), "{status:?}\n{stdout}\n{stderr}");
     assert!(stdout.contains("Sampled 11 keys in the keyspace!"), "{stdout}");
     for (ty, unit) in [
         ("string", "5000 bytes"),
@@ -93,12 +95,9 @@ fn redis_cli_bigkeys_names_the_biggest_key_of_each_type() {
 
 #[test]
 fn redis_cli_memkeys_names_the_biggest_key_of_each_type_in_bytes() {
-    let Some(cli) = redis_cli("redis_cli_memkeys_names_the_biggest_key_of_each_type_in_bytes") else { return };
-    let server = populated();
-    let port = server.port.to_string();
-    let out = run(&cli, &cli_args(&port, &["--memkeys"]), Duration::from_secs(20));
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(out.status.success() && stderr.is_empty(), "{:?}\n{stdout}\n{stderr}", out.status);
+    let test = "redis_cli_memkeys_names_the_biggest_key_of_each_type_in_bytes";
+    let Some((status, stdout, stderr)) = cli_run(test, &["--memkeys"], Duration::from_secs(20)) else { return };
+    assert!(status.success() && stderr.is_empty(), "{status:?}\n{stdout}\n{stderr}");
     for ty in ["string", "list", "set", "zset", "hash"] {
         let prefix = format!("Biggest {ty:>6} found '\"big-{ty}\"' has ");
         let line =
@@ -112,12 +111,9 @@ fn redis_cli_memkeys_names_the_biggest_key_of_each_type_in_bytes() {
 
 #[test]
 fn redis_cli_stat_prints_keys_memory_and_requests() {
-    let Some(cli) = redis_cli("redis_cli_stat_prints_keys_memory_and_requests") else { return };
-    let server = populated();
-    let port = server.port.to_string();
     // --stat runs until stopped: `timeout` ends it after two or three rows.
-    let out = run(&cli, &cli_args(&port, &["--stat", "-i", "1"]), Duration::from_millis(2500));
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let test = "redis_cli_stat_prints_keys_memory_and_requests";
+    let Some((_, stdout, stderr)) = cli_run(test, &["--stat", "-i", "1"], Duration::from_millis(2500)) else { return };
     assert!(stderr.is_empty(), "{stderr}");
     assert!(stdout.contains("------- data ------"), "{stdout}");
     let rows: Vec<Vec<&str>> =
@@ -149,12 +145,9 @@ fn latency_lines(stdout: &str) -> Vec<(u64, u64, f64, u64)> {
 
 #[test]
 fn redis_cli_latency_and_latency_history_measure_round_trips() {
-    let Some(cli) = redis_cli("redis_cli_latency_and_latency_history_measure_round_trips") else { return };
-    let server = populated();
-    let port = server.port.to_string();
     // Without a terminal --latency samples for a second and prints one line.
-    let out = run(&cli, &cli_args(&port, &["--latency"]), Duration::from_secs(3));
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let test = "redis_cli_latency_and_latency_history_measure_round_trips";
+    let Some((_, stdout, stderr)) = cli_run(test, &["--latency"], Duration::from_secs(3)) else { return };
     assert!(stderr.is_empty(), "{stderr}");
     let lines = latency_lines(&stdout);
     assert!(!lines.is_empty(), "no latency line in {stdout:?}");
@@ -162,8 +155,8 @@ fn redis_cli_latency_and_latency_history_measure_round_trips() {
         assert!(n > 0 && min <= max && avg <= max as f64 && max < 1000, "{stdout}");
     }
     // --latency-history prints a line per interval (1 s here) until stopped.
-    let out = run(&cli, &cli_args(&port, &["--latency-history", "-i", "1"]), Duration::from_millis(3500));
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let history = ["--latency-history", "-i", "1"];
+    let Some((_, stdout, stderr)) = cli_run(test, &history, Duration::from_millis(3500)) else { return };
     assert!(stderr.is_empty(), "{stderr}");
     let lines = latency_lines(&stdout);
     assert!(!lines.is_empty(), "no latency-history line in {stdout:?}");
