@@ -197,6 +197,8 @@ pub struct HostFacts {
     pub allocator_name: String,
     pub threads: u32,
     pub executable: String,
+    /// The machine's RAM in bytes (INFO's `total_system_memory`); 0 when unknown.
+    pub total_system_memory: u64,
     /// CPU time used, as INFO's `# CPU` section reports it.
     pub cpu: CpuTimes,
 }

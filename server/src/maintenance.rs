@@ -21,6 +21,7 @@ const FACTS_EVERY: Duration = Duration::from_secs(1);
 /// RSS and the allocators' bytes are read afresh each second.
 pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch::Receiver<bool>) {
     read_facts(&mut facts);
+    facts.total_system_memory = total_system_memory();
     // The server is ready and holds no data yet: Redis's `used_memory_startup`.
     facts.allocator_startup_bytes = facts.allocator_bytes;
     engine.set_host_facts(facts.clone());
@@ -118,8 +119,18 @@ pub fn rss_bytes() -> u64 {
 }
 
 fn parse_vm_rss(status: &str) -> Option<u64> {
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kb: u64 = line["VmRSS:".len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+    parse_kb(status, "VmRSS:")
+}
+
+/// The machine's RAM, from `/proc/meminfo` (`MemTotal`); 0 where there is no procfs.
+fn total_system_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| parse_kb(&s, "MemTotal:")).unwrap_or(0)
+}
+
+/// The `<field> <n> kB` line of a procfs file, in bytes.
+fn parse_kb(text: &str, field: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(field))?;
+    let kb: u64 = line[field.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb * 1024)
 }
 
@@ -147,6 +158,13 @@ mod tests {
     fn rss_of_this_process_is_plausible() {
         let rss = rss_bytes();
         assert!(rss > 100 * 1024 && rss < 64 << 30, "rss {rss}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn total_system_memory_is_plausible() {
+        let total = total_system_memory();
+        assert!(total > 64 << 20 && total < 1 << 50, "{total}");
     }
 
     #[test]

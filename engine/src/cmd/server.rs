@@ -196,7 +196,7 @@ fn memory_info(snap: &crate::stats::StatsSnapshot, maxmemory: u64) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        "used_memory:{used}\r\nused_memory_human:{}\r\nused_memory_rss:{rss}\r\nused_memory_rss_human:{}\r\nused_memory_peak:{peak}\r\nused_memory_peak_human:{}\r\nused_memory_peak_perc:{:.2}%\r\nused_memory_overhead:{}\r\nused_memory_startup:{}\r\nused_memory_dataset:{}\r\nused_memory_dataset_perc:{dataset_perc:.2}%\r\nallocator_allocated:{}\r\nallocator_active:{}\r\nallocator_resident:{}\r\ntotal_system_memory:0\r\ntotal_system_memory_human:0B\r\n",
+        "used_memory:{used}\r\nused_memory_human:{}\r\nused_memory_rss:{rss}\r\nused_memory_rss_human:{}\r\nused_memory_peak:{peak}\r\nused_memory_peak_human:{}\r\nused_memory_peak_perc:{:.2}%\r\nused_memory_overhead:{}\r\nused_memory_startup:{}\r\nused_memory_dataset:{}\r\nused_memory_dataset_perc:{dataset_perc:.2}%\r\nallocator_allocated:{}\r\nallocator_active:{}\r\nallocator_resident:{}\r\ntotal_system_memory:{}\r\ntotal_system_memory_human:{}\r\n",
         human(m.used_memory),
         human(m.rss),
         human(m.peak),
@@ -207,6 +207,8 @@ fn memory_info(snap: &crate::stats::StatsSnapshot, maxmemory: u64) -> String {
         h.allocator_bytes,
         h.allocator_active,
         h.allocator_resident,
+        h.total_system_memory,
+        human(h.total_system_memory),
         used = m.used_memory,
         rss = m.rss,
         peak = m.peak,
@@ -596,6 +598,7 @@ mod tests {
             allocator_resident: 5_000_000,
             allocator_startup_bytes: 1_500_000,
             allocator_name: "jemalloc-5.3.0".into(),
+            total_system_memory: 16 << 30,
             ..Default::default()
         });
         let mem = info(&mut t, &["memory"]);
@@ -609,6 +612,7 @@ mod tests {
         assert_eq!(info_field(&mem, "allocator_rss_bytes"), "2500000");
         assert_eq!(info_field(&mem, "rss_overhead_ratio"), "1.60");
         assert_eq!(info_field(&mem, "mem_allocator"), "jemalloc-5.3.0");
+        assert_eq!(info_field(&mem, "total_system_memory_human"), "16.00G");
         // The peak stays when memory goes down.
         t.engine.set_host_facts(crate::HostFacts { allocator_bytes: 1_800_000, rss_bytes: 1, ..Default::default() });
         let mem = info(&mut t, &["memory"]);

@@ -790,6 +790,50 @@ fn memory_usage_reports_the_accounted_size() {
 }
 
 #[test]
+fn memory_usage_measures_every_type_whatever_the_samples() {
+    let mut t = TestEngine::default();
+    let members: Vec<String> = (0..200).map(|i| format!("member-{i}")).collect();
+    let m: Vec<&str> = members.iter().map(String::as_str).collect();
+    let scored: Vec<&str> = m.iter().flat_map(|x| ["1", *x]).collect();
+    let cmds: [(&str, Vec<&str>); 5] = [
+        ("str", vec!["SET", "str", "value"]),
+        ("list", [&["RPUSH", "list"][..], &m].concat()),
+        ("set", [&["SADD", "set"][..], &m].concat()),
+        ("zset", [&["ZADD", "zset"][..], &scored].concat()),
+        ("hash", [&["HSET", "hash"][..], &scored].concat()),
+    ];
+    for (key, cmd) in cmds {
+        let before = t.used_memory() as i64;
+        t.run(&cmd);
+        // Values are measured exactly (the accounted bytes), so the answer is the key's whole
+        // share of the data, whatever SAMPLES asks.
+        let grown = int(t.used_memory() as i64 - before);
+        for samples in [None, Some("0"), Some("1"), Some("5"), Some("1000")] {
+            let mut usage = vec!["MEMORY", "USAGE", key];
+            usage.extend(samples.map(|n| ["SAMPLES", n]).iter().flatten());
+            assert_eq!(t.run(&usage), grown, "{key} {samples:?}");
+        }
+    }
+}
+
+#[test]
+fn malloc_stats_and_purge_ask_the_hosts_allocator() {
+    let mut t = TestEngine::default();
+    // No allocator to ask: Redis's answers without jemalloc.
+    assert_eq!(
+        t.run(&["MEMORY", "MALLOC-STATS"]),
+        Reply::Verbatim("Stats not supported for the current allocator".into())
+    );
+    assert_eq!(t.run(&["MEMORY", "PURGE"]), ok());
+    t.engine.set_allocator_hooks(crate::AllocatorHooks {
+        stats_text: || "___ Begin jemalloc statistics ___\n".into(),
+        purge: || false,
+    });
+    assert_eq!(t.run(&["MEMORY", "MALLOC-STATS"]), Reply::Verbatim("___ Begin jemalloc statistics ___\n".into()));
+    assert_eq!(t.run(&["MEMORY", "PURGE"]), err("ERR Error purging dirty pages"));
+}
+
+#[test]
 fn memory_usage_errors() {
     let mut t = TestEngine::default();
     put(&t, "k", "v", 0);

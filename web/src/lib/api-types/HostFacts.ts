@@ -25,6 +25,10 @@ allocator_startup_bytes: number,
  */
 allocator_name: string, threads: number, executable: string, 
 /**
+ * The machine's RAM in bytes (INFO's `total_system_memory`); 0 when unknown.
+ */
+total_system_memory: number, 
+/**
  * CPU time used, as INFO's `# CPU` section reports it.
  */
 cpu: CpuTimes, };
