@@ -159,19 +159,24 @@ fn memory_stats_reply(ctx: &mut Ctx<'_>) -> Reply {
     Reply::Map(fields.into_iter().map(|(k, v)| (Reply::bulk(k), v)).collect())
 }
 
-/// Redis below this much memory declines to diagnose anything.
+/// Redis below this much memory (`used_memory`) declines to diagnose the allocator.
 const DOCTOR_MIN_BYTES: u64 = 5 * 1024 * 1024;
 
-/// MEMORY DOCTOR: Redis's report texts, with the checks that matter to a cache with a
-/// memory limit (nearly full under noeviction, writes refused, allocator far above the
-/// accounted bytes).
+/// Redis reports a fragmentation only past this many bytes (and its ratio).
+const DOCTOR_FRAG_BYTES: i64 = 10 << 20;
+
+/// MEMORY DOCTOR: Redis's checks and texts on the memory figures (a peak over 150% of what
+/// is used now, fragmentation and RSS overheads past their ratios and 10 MB), once
+/// `used_memory` reaches 5 MB; and, always, the checks that matter to a cache with a memory
+/// limit (nearly full under noeviction, writes refused).
 fn memory_doctor_text(ctx: &Ctx<'_>) -> String {
     let engine = ctx.engine;
     let used = engine.store().used_memory() as u64;
     let max = engine.config().maxmemory();
     let policy = engine.config().policy();
     let oom = engine.stats().rejected_oom.load(Relaxed);
-    let allocator = engine.host_facts().allocator_bytes;
+    let m = engine.memory_figures();
+    let host = engine.host_facts();
     let mut issues = Vec::new();
     if max > 0 && policy == crate::store::limits::Policy::NoEviction && used.saturating_mul(10) >= max.saturating_mul(9)
     {
@@ -184,17 +189,32 @@ fn memory_doctor_text(ctx: &Ctx<'_>) -> String {
             " * Refused writes: {oom} commands were refused with OOM since the stats were last reset.\n\n"
         ));
     }
-    if allocator > DOCTOR_MIN_BYTES && allocator.saturating_mul(2) > used.saturating_mul(3) {
-        issues.push(format!(
-            " * High allocator overhead: the allocator holds {allocator} bytes for {used} bytes of data (more than 1.5 times). Fragmentation or per-connection buffers may be the cause.\n\n"
-        ));
+    let past =
+        |a: u64, b: u64, ratio: f64| b > 0 && a as f64 / b as f64 > ratio && a as i64 - b as i64 > DOCTOR_FRAG_BYTES;
+    let allocator = if host.allocator_name.is_empty() { "libc" } else { host.allocator_name.as_str() };
+    if m.used_memory >= DOCTOR_MIN_BYTES {
+        if m.peak as f64 / m.used_memory as f64 > 1.5 {
+            issues.push(" * Peak memory: In the past this instance used more than 150% the memory that is currently using. The allocator is normally not able to release memory after a peak, so you can expect to see a big fragmentation ratio, however this is actually harmless and is only due to the memory peak, and if the Vitrine instance Resident Set Size (RSS) is currently bigger than expected, the memory will be used as soon as you fill the Vitrine instance with more data. If the memory peak was only occasional and you want to try to reclaim memory, please try the MEMORY PURGE command, otherwise the only other option is to shutdown and restart the instance.\n\n".into());
+        }
+        if past(m.rss, m.used_memory, 1.4) {
+            issues.push(format!(" * High total RSS: This instance has a memory fragmentation and RSS overhead greater than 1.4 (this means that the Resident Set Size of the Vitrine process is much larger than the sum of the logical allocations Vitrine performed). This problem is usually due either to a large peak memory (check if there is a peak memory entry above in the report) or may result from a workload that causes the allocator to fragment memory a lot. If the problem is a large peak memory, then there is no issue. Note: The currently used allocator is \"{allocator}\".\n\n"));
+        }
+        if past(host.allocator_active, host.allocator_bytes, 1.1) {
+            issues.push(" * High allocator fragmentation: This instance has an allocator external fragmentation greater than 1.1. This problem is usually due either to a large peak memory (check if there is a peak memory entry above in the report) or may result from a workload that causes the allocator to fragment memory a lot.\n\n".into());
+        }
+        if past(host.allocator_resident, host.allocator_active, 1.1) {
+            issues.push(" * High allocator RSS overhead: This instance has an RSS memory overhead is greater than 1.1 (this means that the Resident Set Size of the allocator is much larger than the sum what the allocator actually holds). This problem is usually due to a large peak memory (check if there is a peak memory entry above in the report), you can try the MEMORY PURGE command to reclaim it.\n\n".into());
+        }
+        if past(m.rss, host.allocator_resident, 1.1) {
+            issues.push(" * High process RSS overhead: This instance has non-allocator RSS memory overhead is greater than 1.1 (this means that the Resident Set Size of the Vitrine process is much larger than the RSS the allocator holds).\n\n".into());
+        }
     }
     if !issues.is_empty() {
         let mut report = String::from("Sam, I detected a few issues in this Vitrine instance memory implants:\n\n");
         issues.iter().for_each(|i| report.push_str(i));
         report.push_str("I'm here to keep you safe, Sam. I want to help you.\n");
         report
-    } else if used < DOCTOR_MIN_BYTES {
+    } else if m.used_memory < DOCTOR_MIN_BYTES {
         "Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be back to our programming as soon as I finished rebooting.".into()
     } else {
         "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base."

@@ -909,6 +909,37 @@ fn memory_stats_reports_the_keyspace() {
 }
 
 #[test]
+fn memory_doctor_reports_redis_peak_and_fragmentation_findings() {
+    let mut t = TestEngine::default();
+    let mb = 1 << 20;
+    let doctor = |t: &mut TestEngine| match t.run(&["MEMORY", "DOCTOR"]) {
+        Reply::Verbatim(text) => text,
+        other => panic!("{other:?}"),
+    };
+    let facts = |allocated: u64, active: u64, resident: u64, rss: u64| crate::HostFacts {
+        allocator_bytes: allocated * mb,
+        allocator_active: active * mb,
+        allocator_resident: resident * mb,
+        rss_bytes: rss * mb,
+        ..Default::default()
+    };
+    // 20 MB allocated, healthy ratios: nothing to report.
+    t.engine.set_host_facts(facts(20, 21, 22, 23));
+    assert!(doctor(&mut t).starts_with("Hi Sam, I can't find any memory issue"));
+    // A 100 MB peak, then 20 MB allocated in 40 MB resident and 60 MB of RSS.
+    t.engine.set_host_facts(facts(100, 101, 102, 103));
+    t.engine.set_host_facts(facts(20, 21, 40, 60));
+    let text = doctor(&mut t);
+    for finding in
+        [" * Peak memory:", " * High total RSS:", " * High allocator RSS overhead:", " * High process RSS overhead:"]
+    {
+        assert!(text.contains(finding), "no {finding} in {text}");
+    }
+    assert!(!text.contains("High allocator fragmentation"), "{text}");
+    assert!(text.ends_with("I'm here to keep you safe, Sam. I want to help you.\n"), "{text}");
+}
+
+#[test]
 fn memory_doctor_help_and_errors() {
     let mut t = TestEngine::default();
     match t.run(&["MEMORY", "DOCTOR"]) {
