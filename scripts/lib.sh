@@ -182,6 +182,44 @@ ensure_c_toolchain() {
     ensure_apt build-essential
 }
 
+# ---------------------------------------------------------------------------
+# Go programs
+
+# redis_exporter, the Prometheus exporter server/tests/tools.rs scrapes Vitrine with, at a
+# pinned version, built from the Go module proxy with the machine's Go into `go env GOBIN`
+# (default: $(go env GOPATH)/bin), where the test looks for it. The module's hash (as `go mod
+# download` reports it, `h1:` of its zip) is pinned beside the version.
+REDIS_EXPORTER_VERSION=v1.62.0
+REDIS_EXPORTER_SUM=h1:7T0Fh8fJeYxf9gWa5gI6IliOSOWY9F5WlJCQMjZcjVE=
+
+ensure_redis_exporter() {
+    require_cmd go "install Go (https://go.dev/dl/)"
+    local module=github.com/oliver006/redis_exporter gobin
+    gobin=$(go env GOBIN)
+    [[ -n $gobin ]] || gobin="$(go env GOPATH)/bin"
+    local stamp="$gobin/.redis_exporter-version"
+    if [[ -x $gobin/redis_exporter && $(cat "$stamp" 2>/dev/null) == "$REDIS_EXPORTER_VERSION" ]]; then
+        return 0
+    fi
+    log "building redis_exporter $REDIS_EXPORTER_VERSION from the Go module proxy (once; about a minute)"
+    # Not `go install module@version`: that also lists the module's versions (for deprecation
+    # notices), which the proxy here refuses (403), and the checksum database does not answer
+    # for this module. So: download the pinned version without the checksum database, check
+    # its hash against the one pinned above, and build it where it was unpacked, with its own
+    # go.mod and go.sum (which pin and check every dependency). Run outside any Go module.
+    local json dir sum
+    json=$(cd /tmp && GONOSUMDB=$module go mod download -json "$module@$REDIS_EXPORTER_VERSION") ||
+        die "go mod download $module@$REDIS_EXPORTER_VERSION failed"
+    dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"$json")
+    sum=$(sed -n 's/^[[:space:]]*"Sum": "\(.*\)",$/\1/p' <<<"$json")
+    [[ $sum == "$REDIS_EXPORTER_SUM" ]] ||
+        die "$module@$REDIS_EXPORTER_VERSION has hash '$sum', not the pinned $REDIS_EXPORTER_SUM"
+    [[ -d $dir ]] || die "go mod download gave no directory for $module@$REDIS_EXPORTER_VERSION"
+    mkdir -p "$gobin"
+    (cd "$dir" && go build -trimpath -o "$gobin/redis_exporter" .) || die "building redis_exporter failed"
+    printf '%s\n' "$REDIS_EXPORTER_VERSION" >"$stamp"
+}
+
 # build_server_release: the release binary, $TARGET_DIR/release/vitrine, that scripts/start
 # runs and the Dockerfile ships.
 build_server_release() {

@@ -2,7 +2,7 @@
 //! one already-split command, `sweep` expires keys actively, `snapshot` reports stats. One
 //! dispatch path does lookup, arity, auth, memory admission, locking, stats and encoding.
 
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
@@ -23,7 +23,7 @@ use crate::reply::{encode_error, Reply};
 use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
 use crate::session::tx::Transaction;
 use crate::session::Session;
-use crate::stats::{HostFacts, Stats};
+use crate::stats::{AllocatorHooks, HostFacts, MemoryFigures, Stats};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
 use crate::store::{KeyEvent, Locked, Store, SweepReport};
 use crate::table::{self, Command, ALL_SHARDS, DENYOOM, FAST, NOAUTH, WRITE};
@@ -81,6 +81,9 @@ pub struct Engine {
     pub(crate) pubsub: PubSub,
     pub(crate) blocking: blocking::Registry,
     host: RwLock<HostFacts>,
+    /// The largest `used_memory` (data and overhead) seen, for `used_memory_peak`.
+    peak_memory: AtomicU64,
+    allocator: std::sync::OnceLock<AllocatorHooks>,
     start_ms: u64,
 }
 
@@ -101,6 +104,8 @@ impl Engine {
             pubsub: PubSub::default(),
             blocking: blocking::Registry::default(),
             host: RwLock::new(HostFacts::default()),
+            peak_memory: AtomicU64::new(0),
+            allocator: std::sync::OnceLock::new(),
             start_ms: now_ms,
         }
     }
@@ -168,6 +173,27 @@ impl Engine {
     /// Facts the host reports (pid, port, RSS, allocator bytes), shown by INFO and snapshots.
     pub fn set_host_facts(&self, facts: HostFacts) {
         *self.host.write() = facts;
+        // Sampled here (each second on the server) as well as at each read, as Redis samples
+        // its peak in its cron.
+        self.memory_figures();
+    }
+
+    /// INFO memory's figures now (see `MemoryFigures`), raising the recorded peak.
+    pub fn memory_figures(&self) -> MemoryFigures {
+        let host = self.host.read();
+        let figures = MemoryFigures::new(self.store.used_memory() as u64, &host, self.peak_memory.load(Relaxed));
+        self.peak_memory.fetch_max(figures.used_memory, Relaxed);
+        figures
+    }
+
+    /// Lets MEMORY MALLOC-STATS and MEMORY PURGE reach the host's allocator (once; later
+    /// calls are ignored).
+    pub fn set_allocator_hooks(&self, hooks: AllocatorHooks) {
+        let _ = self.allocator.set(hooks);
+    }
+
+    pub(crate) fn allocator_hooks(&self) -> Option<AllocatorHooks> {
+        self.allocator.get().copied()
     }
 
     pub fn host_facts(&self) -> HostFacts {

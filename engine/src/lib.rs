@@ -61,7 +61,7 @@ pub use engine::Engine;
 pub use error::{CmdError, ProtocolError};
 pub use reply::Reply;
 pub use session::Session;
-pub use stats::{HostFacts, StatsSnapshot};
+pub use stats::{AllocatorHooks, CpuTimes, HostFacts, MemoryFigures, StatsSnapshot};
 /// The size from which memory accounting assumes the system allocator (the server's allocator
 /// sends such blocks there, see server/src/alloc.rs), so the two agree on `used_memory`.
 pub use store::entry::LARGE_ALLOC;

@@ -191,9 +191,98 @@ pub struct HostFacts {
     pub process_id: u32,
     pub tcp_port: u16,
     pub rss_bytes: u64,
+    /// Bytes the allocators hand the program (jemalloc's `stats.allocated` plus glibc's); 0
+    /// when the host cannot tell (the playground).
     pub allocator_bytes: u64,
+    /// jemalloc's `stats.active` and `stats.resident` (INFO's `allocator_active` and
+    /// `allocator_resident`); 0 when unknown.
+    pub allocator_active: u64,
+    pub allocator_resident: u64,
+    /// `allocator_bytes` once the server was ready to serve, with no data (Redis's
+    /// `used_memory_startup`); 0 when unknown.
+    pub allocator_startup_bytes: u64,
+    /// INFO's `mem_allocator` (`jemalloc-5.3.0`); empty when the host has none to name.
+    pub allocator_name: String,
     pub threads: u32,
     pub executable: String,
+    /// The machine's RAM in bytes (INFO's `total_system_memory`); 0 when unknown.
+    pub total_system_memory: u64,
+    /// CPU time used, as INFO's `# CPU` section reports it.
+    pub cpu: CpuTimes,
+}
+
+/// What the host's allocator can do on request (the engine has no allocator of its own):
+/// MEMORY MALLOC-STATS's text and MEMORY PURGE.
+#[derive(Debug, Clone, Copy)]
+pub struct AllocatorHooks {
+    /// The allocator's statistics report (jemalloc's `malloc_stats_print`).
+    pub stats_text: fn() -> String,
+    /// Gives the allocator's dirty pages back to the system; whether it could.
+    pub purge: fn() -> bool,
+}
+
+/// CPU seconds used by the process, its waited-for children and its main thread, system and
+/// user (INFO's `used_cpu_*`).
+#[derive(Debug, Clone, Copy, Default, Serialize, TS)]
+pub struct CpuTimes {
+    pub sys: f64,
+    pub user: f64,
+    pub sys_children: f64,
+    pub user_children: f64,
+    pub sys_main_thread: f64,
+    pub user_main_thread: f64,
+}
+
+/// What the engine's own structures take before any data is stored (the shards' tables and
+/// locks, the per-command counters, the client registry): measured as the allocator bytes an
+/// `Engine::new` with the default configuration (16 databases) took in the server, 402,032.
+/// Used for `used_memory` where the host cannot read its allocator (the playground), so
+/// `used_memory` is never the data alone there either.
+pub const FIXED_OVERHEAD_BYTES: u64 = 402_032;
+
+/// Memory figures as Redis means them (INFO memory, MEMORY STATS): `used_memory` is what the
+/// server holds for data and overhead (the allocator's allocated bytes when the host reads
+/// them, else the data plus [`FIXED_OVERHEAD_BYTES`]); `dataset` is the accounted bytes of
+/// every key and value (the figure `maxmemory` limits and eviction keeps under it);
+/// `overhead` is the rest (the engine's tables, connections' buffers, the runtime).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, TS)]
+pub struct MemoryFigures {
+    pub used_memory: u64,
+    pub dataset: u64,
+    pub overhead: u64,
+    pub startup: u64,
+    /// The largest `used_memory` seen since start (sampled each second and at each read).
+    pub peak: u64,
+    pub rss: u64,
+    /// rss / used_memory (Redis's `mem_fragmentation_ratio`); 0 when RSS is unknown.
+    pub fragmentation_ratio: f64,
+    /// rss - used_memory; negative when RSS is unknown or smaller.
+    pub fragmentation_bytes: i64,
+}
+
+impl MemoryFigures {
+    /// The figures for `dataset` accounted bytes with the host's facts; `peak` is the largest
+    /// `used_memory` seen before (the result's peak includes this reading).
+    pub fn new(dataset: u64, host: &HostFacts, peak: u64) -> MemoryFigures {
+        let (used, startup) = if host.allocator_bytes > 0 {
+            // The allocator's figure covers the data; the accounting models the allocator's
+            // sizes, so it cannot honestly exceed it, but a reading a second old can lag.
+            (host.allocator_bytes.max(dataset), host.allocator_startup_bytes)
+        } else {
+            (dataset + FIXED_OVERHEAD_BYTES, FIXED_OVERHEAD_BYTES)
+        };
+        let rss = host.rss_bytes;
+        MemoryFigures {
+            used_memory: used,
+            dataset,
+            overhead: used - dataset,
+            startup,
+            peak: peak.max(used),
+            rss,
+            fragmentation_ratio: if rss == 0 { 0.0 } else { rss as f64 / used as f64 },
+            fragmentation_bytes: rss as i64 - used as i64,
+        }
+    }
 }
 
 /// Calls, failures, refusals and time of one command since start or the last
@@ -243,7 +332,11 @@ pub struct StatsSnapshot {
     pub version: &'static str,
     pub now_ms: u64,
     pub uptime_s: u64,
+    /// The accounted bytes of every key and value: the data, which `maxmemory` limits (INFO's
+    /// `used_memory_dataset`; `memory.used_memory` is INFO's `used_memory`).
     pub used_memory: u64,
+    /// INFO memory's figures (data and overhead, peak, fragmentation).
+    pub memory: MemoryFigures,
     pub maxmemory: u64,
     pub maxmemory_policy: &'static str,
     pub maxmemory_samples: usize,

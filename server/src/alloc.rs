@@ -41,12 +41,24 @@ pub fn init() {
 /// from 1.3 ms to 1.6-2.1 ms.)
 pub fn release_freed_memory() -> bool {
     // jemalloc's MALLCTL_ARENAS_ALL: the control applies to every arena.
-    const ALL_ARENAS_DECAY: &[u8] = b"arena.4096.decay\0";
-    // SAFETY: `arena.<i>.decay` takes no value and returns none: every pointer is null and
-    // the name is a NUL-terminated string, as mallctl requires for such a control.
+    every_arena(b"arena.4096.decay\0")
+}
+
+/// Gives every dirty page back to the system now, whatever its age (MEMORY PURGE, as Redis
+/// purges its jemalloc arenas). Returns whether jemalloc accepted the request.
+pub fn purge() -> bool {
+    every_arena(b"arena.4096.purge\0")
+}
+
+/// Runs a jemalloc arena control that takes and returns nothing; `control` is its name,
+/// NUL-terminated.
+fn every_arena(control: &'static [u8]) -> bool {
+    debug_assert_eq!(control.last(), Some(&0));
+    // SAFETY: `arena.<i>.decay` and `.purge` take no value and return none: every pointer is
+    // null and the name is a NUL-terminated string, as mallctl requires for such a control.
     let status = unsafe {
         tikv_jemalloc_sys::mallctl(
-            ALL_ARENAS_DECAY.as_ptr().cast(),
+            control.as_ptr().cast(),
             std::ptr::null_mut(),
             std::ptr::null_mut(),
             std::ptr::null_mut(),
@@ -60,10 +72,56 @@ pub fn release_freed_memory() -> bool {
 /// in-use heap and mmapped blocks (INFO's `allocator_allocated`, the dashboard's allocator
 /// bytes). 0 for a part that cannot be read.
 pub fn allocated_bytes() -> u64 {
+    usage().allocated
+}
+
+/// The allocators' figures at one moment (INFO's `allocator_allocated`, `_active` and
+/// `_resident`): jemalloc's `stats.allocated`, `stats.active` (its pages in use) and
+/// `stats.resident` (its pages in RAM), each plus glibc's large blocks, which are mapped
+/// and in use as a whole.
+#[derive(Debug, Clone, Copy)]
+pub struct Usage {
+    pub allocated: u64,
+    pub active: u64,
+    pub resident: u64,
+}
+
+pub fn usage() -> Usage {
+    use tikv_jemalloc_ctl::stats;
     // jemalloc caches its statistics until the epoch advances.
-    let jemalloc =
-        tikv_jemalloc_ctl::epoch::advance().and_then(|_| tikv_jemalloc_ctl::stats::allocated::read()).unwrap_or(0);
-    jemalloc as u64 + system_bytes()
+    let advanced = tikv_jemalloc_ctl::epoch::advance().is_ok();
+    let read = |r: tikv_jemalloc_ctl::Result<usize>| if advanced { r.unwrap_or(0) as u64 } else { 0 };
+    let system = system_bytes();
+    Usage {
+        allocated: read(stats::allocated::read()) + system,
+        active: read(stats::active::read()) + system,
+        resident: read(stats::resident::read()) + system,
+    }
+}
+
+/// INFO's `mem_allocator`: `jemalloc-5.3.0`, as Redis names its own.
+pub fn name() -> String {
+    let version = tikv_jemalloc_ctl::version::read().unwrap_or("");
+    format!("jemalloc-{}", version.split('-').next().unwrap_or(version))
+}
+
+/// jemalloc's statistics report (MEMORY MALLOC-STATS), as `malloc_stats_print` writes it.
+pub fn stats_text() -> String {
+    unsafe extern "C" fn append(out: *mut std::ffi::c_void, text: *const std::ffi::c_char) {
+        // SAFETY: `out` is the `String` passed below, alive for the whole call, and jemalloc
+        // hands its callback NUL-terminated text.
+        unsafe {
+            let out = &mut *out.cast::<String>();
+            out.push_str(&std::ffi::CStr::from_ptr(text).to_string_lossy());
+        }
+    }
+    let mut out = String::new();
+    // SAFETY: the callback only appends to `out`, which outlives the call; a null options
+    // string asks for the default report.
+    unsafe {
+        tikv_jemalloc_sys::malloc_stats_print(Some(append), (&mut out as *mut String).cast(), std::ptr::null());
+    }
+    out
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -148,6 +206,17 @@ mod tests {
         let blocks: Vec<Vec<u8>> = (0..1000).map(|i| vec![i as u8; 4096]).collect();
         drop(blocks);
         assert!(super::release_freed_memory(), "jemalloc refused arena.4096.decay");
+    }
+
+    #[test]
+    fn purge_is_accepted_and_the_report_is_jemallocs() {
+        assert!(super::purge(), "jemalloc refused arena.4096.purge");
+        let text = super::stats_text();
+        assert!(text.starts_with("___ Begin jemalloc statistics ___"), "{}", &text[..text.len().min(200)]);
+        assert!(text.contains("End jemalloc statistics"));
+        assert!(super::name().starts_with("jemalloc-5."), "{}", super::name());
+        let u = super::usage();
+        assert!(u.allocated > 0 && u.active >= u.allocated / 2 && u.resident >= u.active / 2, "{u:?}");
     }
 
     #[test]

@@ -119,11 +119,13 @@ impl Server {
         let facts = HostFacts {
             process_id: std::process::id(),
             tcp_port: port,
-            rss_bytes: 0,
-            allocator_bytes: 0,
             threads: threads as u32,
             executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
+            allocator_name: alloc::name(),
+            ..HostFacts::default()
         };
+        engine
+            .set_allocator_hooks(vitrine_engine::AllocatorHooks { stats_text: alloc::stats_text, purge: alloc::purge });
         tokio::spawn(maintenance::run(engine.clone(), facts, shutdown_rx.clone()));
         resp::clamp_maxclients_to_fd_limit(&engine);
         // The admin port's connections get descriptors of their own, taken from RESP's share.

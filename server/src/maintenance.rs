@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::time::Instant;
-use vitrine_engine::HostFacts;
 use vitrine_engine::{inspect, Engine};
+use vitrine_engine::{CpuTimes, HostFacts};
 
 use crate::now_ms;
 
@@ -20,8 +20,10 @@ const FACTS_EVERY: Duration = Duration::from_secs(1);
 /// Runs until shutdown. `facts` carries the fixed facts (pid, port, threads, executable);
 /// RSS and the allocators' bytes are read afresh each second.
 pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch::Receiver<bool>) {
-    facts.rss_bytes = rss_bytes();
-    facts.allocator_bytes = crate::alloc::allocated_bytes();
+    read_facts(&mut facts);
+    facts.total_system_memory = total_system_memory();
+    // The server is ready and holds no data yet: Redis's `used_memory_startup`.
+    facts.allocator_startup_bytes = facts.allocator_bytes;
     engine.set_host_facts(facts.clone());
     let mut facts_at = Instant::now();
     loop {
@@ -36,12 +38,62 @@ pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch:
             if !crate::alloc::release_freed_memory() {
                 tracing::debug!("jemalloc refused to decay its arenas");
             }
-            facts.rss_bytes = rss_bytes();
-            facts.allocator_bytes = crate::alloc::allocated_bytes();
+            read_facts(&mut facts);
             engine.set_host_facts(facts.clone());
             facts_at = Instant::now();
         }
     }
+}
+
+/// The facts that change: RSS, the allocators' figures, CPU time.
+fn read_facts(facts: &mut HostFacts) {
+    facts.rss_bytes = rss_bytes();
+    let usage = crate::alloc::usage();
+    facts.allocator_bytes = usage.allocated;
+    facts.allocator_active = usage.active;
+    facts.allocator_resident = usage.resident;
+    facts.cpu = cpu_times();
+}
+
+/// CPU seconds of the process, its waited-for children and its main thread, from procfs
+/// (`/proc/self/stat`, and the main thread's `/proc/self/task/<pid>/stat`), as INFO's
+/// `# CPU` reports them; 0 where there is no procfs.
+pub fn cpu_times() -> CpuTimes {
+    let read = |path: &str| std::fs::read_to_string(path).ok().and_then(|s| parse_stat(&s));
+    let process = read("/proc/self/stat").unwrap_or_default();
+    let main = read(&format!("/proc/self/task/{}/stat", std::process::id())).unwrap_or_default();
+    CpuTimes {
+        sys: process.stime,
+        user: process.utime,
+        sys_children: process.cstime,
+        user_children: process.cutime,
+        sys_main_thread: main.stime,
+        user_main_thread: main.utime,
+    }
+}
+
+/// The CPU times of a `stat` file, in seconds.
+#[derive(Debug, Default, PartialEq)]
+struct StatTimes {
+    utime: f64,
+    stime: f64,
+    cutime: f64,
+    cstime: f64,
+}
+
+/// procfs counts CPU time in USER_HZ ticks, which Linux fixes at 100 a second for every
+/// architecture (whatever the kernel's own HZ).
+const USER_HZ: f64 = 100.0;
+
+/// utime, stime, cutime and cstime (fields 14 to 17) of a `/proc/.../stat` line. The command
+/// name (field 2, in parentheses) may hold spaces and parentheses, so fields are counted after
+/// its last closing parenthesis.
+fn parse_stat(stat: &str) -> Option<StatTimes> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Field 3 (state) is the first after the name, so field n is at n - 3.
+    let secs = |n: usize| -> Option<f64> { Some(fields.get(n - 3)?.parse::<f64>().ok()? / USER_HZ) };
+    Some(StatTimes { utime: secs(14)?, stime: secs(15)?, cutime: secs(16)?, cstime: secs(17)? })
 }
 
 /// One active-expiry cycle (the engine's, as the playground runs it), bounded by time here:
@@ -67,8 +119,18 @@ pub fn rss_bytes() -> u64 {
 }
 
 fn parse_vm_rss(status: &str) -> Option<u64> {
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kb: u64 = line["VmRSS:".len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+    parse_kb(status, "VmRSS:")
+}
+
+/// The machine's RAM, from `/proc/meminfo` (`MemTotal`); 0 where there is no procfs.
+fn total_system_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| parse_kb(&s, "MemTotal:")).unwrap_or(0)
+}
+
+/// The `<field> <n> kB` line of a procfs file, in bytes.
+fn parse_kb(text: &str, field: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(field))?;
+    let kb: u64 = line[field.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb * 1024)
 }
 
@@ -96,6 +158,40 @@ mod tests {
     fn rss_of_this_process_is_plausible() {
         let rss = rss_bytes();
         assert!(rss > 100 * 1024 && rss < 64 << 30, "rss {rss}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn total_system_memory_is_plausible() {
+        let total = total_system_memory();
+        assert!(total > 64 << 20 && total < 1 << 50, "{total}");
+    }
+
+    #[test]
+    fn stat_gives_cpu_seconds() {
+        let stat = "4242 (vitrine (main) x) S 1 4242 4242 0 -1 4194560 500 0 0 0 250 30 7 4 20 0 9 0";
+        let want = StatTimes { utime: 2.5, stime: 0.3, cutime: 0.07, cstime: 0.04 };
+        assert_eq!(parse_stat(stat), Some(want));
+        assert_eq!(parse_stat("4242 (x) S 1"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn cpu_times_grow_with_work() {
+        // procfs counts in 10 ms ticks and the machine may be busy: spin until a tick or
+        // two has passed, for at most 5 s.
+        let before = cpu_times();
+        let start = std::time::Instant::now();
+        let mut x = 0u64;
+        let mut after = before;
+        while after.user + after.sys <= before.user + before.sys + 0.015 && start.elapsed() < Duration::from_secs(5) {
+            for _ in 0..100_000 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+            }
+            after = cpu_times();
+        }
+        assert!(after.user + after.sys > before.user + before.sys, "{before:?} -> {after:?}");
+        assert!(after.user_main_thread + after.sys_main_thread > 0.0 || after.user > 0.0, "{after:?}");
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Memory under an adversarial write flood, against the real `vitrine` binary: several
 //! connections pipeline SETs of random key and value sizes (values up to 64 KiB) into a 4 MiB
-//! cache while a sampler thread outside the writers reads `used_memory` (`INFO memory` over
-//! its own connection) and the process's VmRSS (`/proc/PID/status`) every 20 ms. Every sample
-//! must show `used_memory <= maxmemory`, and RSS must stay within a stated bound of the limit.
+//! cache while a sampler thread outside the writers reads the data's bytes (`INFO memory`'s
+//! `used_memory_dataset`, over its own connection; below, `used_memory` means that figure,
+//! which `maxmemory` limits) and the process's VmRSS (`/proc/PID/status`) every 20 ms. Every
+//! sample must show `used_memory <= maxmemory`, and RSS must stay within a stated bound of the
+//! limit.
 //! A single SET larger than the whole limit is refused with `-OOM` without the value being
 //! copied into the keyspace (peak RSS grows by at most the receive buffer that held it).
 //!
@@ -53,7 +55,8 @@ fn read_bulk(s: &mut TcpStream) -> Vec<u8> {
     body
 }
 
-/// `used_memory` and `maxmemory` from `INFO memory`.
+/// The data's bytes (`used_memory_dataset`, which `maxmemory` limits; INFO's `used_memory`
+/// adds the server's overhead) and `maxmemory` from `INFO memory`.
 fn info_memory(s: &mut TcpStream) -> (u64, u64) {
     s.write_all(&cmd(&["INFO", "memory"])).expect("write INFO");
     let text = String::from_utf8(read_bulk(s)).expect("INFO is text");
@@ -63,7 +66,7 @@ fn info_memory(s: &mut TcpStream) -> (u64, u64) {
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or_else(|| panic!("no {name} in INFO memory:\n{text}"))
     };
-    (field("used_memory"), field("maxmemory"))
+    (field("used_memory_dataset"), field("maxmemory"))
 }
 
 #[derive(Debug, Default)]

@@ -179,12 +179,88 @@ fn human(bytes: u64) -> String {
     }
 }
 
+/// Sections INFO gives only when named or asked for `all`/`everything`.
+const NOT_DEFAULT_SECTIONS: &[&str] = &["commandstats", "latencystats"];
+
+/// INFO memory, with Redis 7's fields in its order (`used_memory` the data and overhead, see
+/// `MemoryFigures`; the fields of features Vitrine lacks, Lua, replication, AOF buffers, as
+/// Redis reports them without those features).
+fn memory_info(snap: &crate::stats::StatsSnapshot, maxmemory: u64) -> String {
+    let m = &snap.memory;
+    let h = &snap.host;
+    let pct = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 };
+    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    // Redis's dataset percentage is of what the server took beyond its start-up.
+    let dataset_perc = pct(m.dataset, m.used_memory.saturating_sub(m.startup));
+    let allocator = if h.allocator_name.is_empty() { "libc" } else { h.allocator_name.as_str() };
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "used_memory:{used}\r\nused_memory_human:{}\r\nused_memory_rss:{rss}\r\nused_memory_rss_human:{}\r\nused_memory_peak:{peak}\r\nused_memory_peak_human:{}\r\nused_memory_peak_perc:{:.2}%\r\nused_memory_overhead:{}\r\nused_memory_startup:{}\r\nused_memory_dataset:{}\r\nused_memory_dataset_perc:{dataset_perc:.2}%\r\nallocator_allocated:{}\r\nallocator_active:{}\r\nallocator_resident:{}\r\ntotal_system_memory:{}\r\ntotal_system_memory_human:{}\r\n",
+        human(m.used_memory),
+        human(m.rss),
+        human(m.peak),
+        pct(m.used_memory, m.peak),
+        m.overhead,
+        m.startup,
+        m.dataset,
+        h.allocator_bytes,
+        h.allocator_active,
+        h.allocator_resident,
+        h.total_system_memory,
+        human(h.total_system_memory),
+        used = m.used_memory,
+        rss = m.rss,
+        peak = m.peak,
+    );
+    let _ = write!(
+        out,
+        "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\nused_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\nnumber_of_functions:0\r\nnumber_of_libraries:0\r\nused_memory_vm_functions:0\r\nused_memory_vm_total:0\r\nused_memory_vm_total_human:0B\r\nused_memory_functions:0\r\nused_memory_scripts:0\r\nused_memory_scripts_human:0B\r\nmaxmemory:{maxmemory}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\nmaxmemory_samples:{}\r\n",
+        human(maxmemory),
+        snap.maxmemory_policy,
+        snap.maxmemory_samples,
+    );
+    let (active, resident) = (h.allocator_active, h.allocator_resident);
+    let _ = write!(
+        out,
+        "allocator_frag_ratio:{:.2}\r\nallocator_frag_bytes:{}\r\nallocator_rss_ratio:{:.2}\r\nallocator_rss_bytes:{}\r\nrss_overhead_ratio:{:.2}\r\nrss_overhead_bytes:{}\r\nmem_fragmentation_ratio:{:.2}\r\nmem_fragmentation_bytes:{}\r\nmem_not_counted_for_evict:0\r\nmem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\nmem_clients_normal:0\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\nmem_allocator:{allocator}\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
+        ratio(active, h.allocator_bytes),
+        active as i64 - h.allocator_bytes as i64,
+        ratio(resident, active),
+        resident as i64 - active as i64,
+        ratio(m.rss, resident),
+        m.rss as i64 - resident as i64,
+        m.fragmentation_ratio,
+        m.fragmentation_bytes,
+    );
+    out
+}
+
+/// INFO persistence: no RDB (Redis's figures before any save, the last save time being the
+/// start, as LASTSAVE answers), and the host's AOF fields when it keeps one.
+fn persistence_info(ctx: &Ctx<'_>) -> String {
+    let host = ctx.engine.propagation().host_info();
+    let aof = if host.is_empty() {
+        "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\naof_last_cow_size:0\r\n".to_string()
+    } else {
+        host
+    };
+    format!(
+        "loading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:0\r\nrdb_bgsave_in_progress:0\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:ok\r\nrdb_last_bgsave_time_sec:-1\r\nrdb_current_bgsave_time_sec:-1\r\nrdb_saves:0\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\n{aof}module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+        ctx.engine.start_ms() / 1000
+    )
+}
+
 /// The INFO text for the requested sections, with Redis's section and field names.
 pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
     let snap = ctx.engine.snapshot_in(&mut ctx.db, ctx.now);
     let cfg = ctx.engine.config();
-    let all = sections.is_empty() || sections.iter().any(|s| s == "all" || s == "everything" || s == "default");
-    let want = |name: &str| all || sections.iter().any(|s| s == name);
+    // As Redis: no section or `default` gives the default sections, `all` and `everything`
+    // every section (Vitrine has no modules, so the two are the same), a name its section.
+    let every = sections.iter().any(|s| s == "all" || s == "everything");
+    let default = sections.is_empty() || sections.iter().any(|s| s == "default");
+    let want =
+        |name: &str| every || sections.iter().any(|s| s == name) || (default && !NOT_DEFAULT_SECTIONS.contains(&name));
     let mut out = String::new();
     let mut section = |title: &str, body: String| {
         if !out.is_empty() {
@@ -225,44 +301,32 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
         );
     }
     if want("memory") {
-        let rss = snap.host.rss_bytes;
-        let frag = if snap.used_memory == 0 { 0.0 } else { rss as f64 / snap.used_memory as f64 };
-        section(
-            "Memory",
-            format!(
-                "used_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{rss}\r\nused_memory_rss_human:{}\r\nused_memory_dataset:{}\r\nallocator_allocated:{}\r\nmaxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\nmaxmemory_samples:{}\r\nmem_fragmentation_ratio:{frag:.2}\r\n",
-                snap.used_memory,
-                human(snap.used_memory),
-                human(rss),
-                snap.used_memory,
-                snap.host.allocator_bytes,
-                snap.maxmemory,
-                human(snap.maxmemory),
-                snap.maxmemory_policy,
-                snap.maxmemory_samples,
-            ),
-        );
+        section("Memory", memory_info(&snap, ctx.engine.config().maxmemory()));
     }
     if want("persistence") {
-        let host = ctx.engine.propagation().host_info();
-        let text = if host.is_empty() { "aof_enabled:0\r\n".to_string() } else { host };
-        section("Persistence", format!("loading:0\r\n{text}rdb_changes_since_last_save:0\r\n"));
+        section("Persistence", persistence_info(ctx));
     }
     if want("stats") {
+        let pubsub = &ctx.engine.pubsub;
         section(
             "Stats",
             format!(
-                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\nrejected_connections:{}\r\nexpired_keys:{}\r\nevicted_keys:{}\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\ntotal_error_replies:{}\r\nrejected_oom_commands:{}\r\nprotocol_errors:{}\r\nclient_output_buffer_limit_disconnections:{}\r\nacl_access_denied_auth:{}\r\n",
+                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\ntotal_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:{:.2}\r\ninstantaneous_output_kbps:{:.2}\r\ninstantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\nrejected_connections:{}\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\nexpired_keys:{}\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:0\r\nevicted_keys:{}\r\nevicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\ntracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\nunexpected_error_replies:0\r\ntotal_error_replies:{}\r\ndump_payload_sanitizations:0\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\nrejected_oom_commands:{}\r\nprotocol_errors:{}\r\nclient_output_buffer_limit_disconnections:{}\r\nacl_access_denied_auth:{}\r\n",
                 snap.connections_received,
                 snap.commands_processed,
                 snap.ops_per_sec as u64,
                 snap.net_input_bytes,
                 snap.net_output_bytes,
+                snap.net_input_per_sec / 1024.0,
+                snap.net_output_per_sec / 1024.0,
                 snap.rejected_connections,
                 snap.expired_keys,
                 snap.evicted_keys,
                 snap.hits,
                 snap.misses,
+                pubsub.channels(false, None).len(),
+                pubsub.numpat(),
+                pubsub.channels(true, None).len(),
                 snap.error_replies,
                 snap.rejected_oom,
                 snap.protocol_errors,
@@ -271,7 +335,27 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
             ),
         );
     }
-    if want("commandstats") && (sections.iter().any(|s| s == "commandstats" || s == "all" || s == "everything")) {
+    if want("replication") {
+        // A lone master, as Redis with no replicas reports itself.
+        section(
+            "Replication",
+            "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\nmaster_replid:0000000000000000000000000000000000000000\r\nmaster_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\nrepl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n".into(),
+        );
+    }
+    if want("cpu") {
+        let c = snap.host.cpu;
+        section(
+            "CPU",
+            format!(
+                "used_cpu_sys:{:.6}\r\nused_cpu_user:{:.6}\r\nused_cpu_sys_children:{:.6}\r\nused_cpu_user_children:{:.6}\r\nused_cpu_sys_main_thread:{:.6}\r\nused_cpu_user_main_thread:{:.6}\r\n",
+                c.sys, c.user, c.sys_children, c.user_children, c.sys_main_thread, c.user_main_thread
+            ),
+        );
+    }
+    if want("modules") {
+        section("Modules", String::new());
+    }
+    if want("commandstats") {
         let mut body = String::new();
         for c in &snap.commands {
             let per_call = if c.calls == 0 { 0.0 } else { c.usec as f64 / c.calls as f64 };
@@ -292,7 +376,7 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
             ctx.engine.timing().errors().iter().map(|(code, n)| format!("errorstat_{code}:count={n}\r\n")).collect();
         section("Errorstats", body);
     }
-    if sections.iter().any(|s| s == "latencystats" || s == "all" || s == "everything") {
+    if want("latencystats") {
         let mut body = String::new();
         if cfg.latency_tracking() {
             let percentiles = cfg.latency_percentiles();
@@ -307,6 +391,9 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
             }
         }
         section("Latencystats", body);
+    }
+    if want("cluster") {
+        section("Cluster", "cluster_enabled:0\r\n".into());
     }
     if want("keyspace") {
         // One line per non-empty database; avg_ttl is in ms, as Redis prints it.
@@ -497,6 +584,105 @@ mod tests {
         }
         let Reply::Verbatim(mem) = t.run(&["INFO", "memory"]) else { panic!("not text") };
         assert!(mem.starts_with("# Memory\r\n") && !mem.contains("# Server"));
+    }
+
+    /// The value of `field` in an INFO text.
+    fn info_field(info: &str, field: &str) -> String {
+        let prefix = format!("{field}:");
+        info.lines().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_else(|| panic!("no {field} in {info}")).into()
+    }
+
+    fn info(t: &mut TestEngine, args: &[&str]) -> String {
+        let mut cmd = vec!["INFO"];
+        cmd.extend_from_slice(args);
+        let Reply::Verbatim(text) = t.run(&cmd) else { panic!("not text") };
+        text
+    }
+
+    #[test]
+    fn used_memory_counts_data_and_overhead_as_redis() {
+        let mut t = TestEngine::default();
+        t.run(&["SET", "k", &"v".repeat(1000)]);
+        let data = t.used_memory() as u64;
+        let fixed = crate::stats::FIXED_OVERHEAD_BYTES;
+        // No allocator figures (the playground): the data plus the engine's fixed overhead.
+        let mem = info(&mut t, &["memory"]);
+        assert_eq!(info_field(&mem, "used_memory"), (data + fixed).to_string());
+        assert_eq!(info_field(&mem, "used_memory_dataset"), data.to_string());
+        assert_eq!(info_field(&mem, "used_memory_overhead"), fixed.to_string());
+        assert_eq!(info_field(&mem, "used_memory_startup"), fixed.to_string());
+        assert_eq!(info_field(&mem, "mem_allocator"), "libc");
+        assert_eq!(info_field(&mem, "lazyfree_pending_objects"), "0");
+        // With the host's figures: used_memory is the allocator's, and the fragmentation ratio
+        // RSS over it (not over the data alone, which read ~50,000 on an empty server).
+        t.engine.set_host_facts(crate::HostFacts {
+            rss_bytes: 8_000_000,
+            allocator_bytes: 2_000_000,
+            allocator_active: 2_500_000,
+            allocator_resident: 5_000_000,
+            allocator_startup_bytes: 1_500_000,
+            allocator_name: "jemalloc-5.3.0".into(),
+            total_system_memory: 16 << 30,
+            ..Default::default()
+        });
+        let mem = info(&mut t, &["memory"]);
+        assert_eq!(info_field(&mem, "used_memory"), "2000000");
+        assert_eq!(info_field(&mem, "used_memory_human"), "1.91M");
+        assert_eq!(info_field(&mem, "used_memory_overhead"), (2_000_000 - data).to_string());
+        assert_eq!(info_field(&mem, "used_memory_startup"), "1500000");
+        assert_eq!(info_field(&mem, "mem_fragmentation_ratio"), "4.00");
+        assert_eq!(info_field(&mem, "mem_fragmentation_bytes"), "6000000");
+        assert_eq!(info_field(&mem, "allocator_frag_ratio"), "1.25");
+        assert_eq!(info_field(&mem, "allocator_rss_bytes"), "2500000");
+        assert_eq!(info_field(&mem, "rss_overhead_ratio"), "1.60");
+        assert_eq!(info_field(&mem, "mem_allocator"), "jemalloc-5.3.0");
+        assert_eq!(info_field(&mem, "total_system_memory_human"), "16.00G");
+        // The peak stays when memory goes down.
+        t.engine.set_host_facts(crate::HostFacts { allocator_bytes: 1_800_000, rss_bytes: 1, ..Default::default() });
+        let mem = info(&mut t, &["memory"]);
+        assert_eq!(info_field(&mem, "used_memory"), "1800000");
+        assert_eq!(info_field(&mem, "used_memory_peak"), "2000000");
+        assert_eq!(info_field(&mem, "used_memory_peak_perc"), "90.00%");
+    }
+
+    #[test]
+    fn info_sections_default_all_and_everything_as_redis() {
+        let mut t = TestEngine::default();
+        t.run(&["SET", "k", "v"]);
+        let titles = |text: &str| text.lines().filter(|l| l.starts_with("# ")).map(String::from).collect::<Vec<_>>();
+        let default = [
+            "# Server",
+            "# Clients",
+            "# Memory",
+            "# Persistence",
+            "# Stats",
+            "# Replication",
+            "# CPU",
+            "# Modules",
+            "# Errorstats",
+            "# Cluster",
+            "# Keyspace",
+        ];
+        assert_eq!(titles(&info(&mut t, &[])), default);
+        assert_eq!(titles(&info(&mut t, &["default"])), default);
+        for every in ["all", "everything", "ALL"] {
+            let text = info(&mut t, &[every]);
+            assert!(titles(&text).contains(&"# Commandstats".to_string()), "{every}");
+            assert!(text.contains("cmdstat_set:calls=1"), "{every}");
+        }
+        assert_eq!(titles(&info(&mut t, &["cpu", "persistence"])), ["# Persistence", "# CPU"]);
+        let cpu = info(&mut t, &["cpu"]);
+        for f in ["used_cpu_sys", "used_cpu_user", "used_cpu_sys_children", "used_cpu_user_main_thread"] {
+            assert_eq!(info_field(&cpu, f), "0.000000");
+        }
+        let p = info(&mut t, &["persistence"]);
+        assert_eq!(info_field(&p, "rdb_last_bgsave_status"), "ok");
+        assert_eq!(info_field(&p, "aof_enabled"), "0");
+        assert_eq!(info_field(&p, "rdb_last_save_time"), (t.engine.start_ms() / 1000).to_string());
+        let stats = info(&mut t, &["stats"]);
+        assert_eq!(info_field(&stats, "pubsub_channels"), "0");
+        assert_eq!(info_field(&stats, "instantaneous_input_kbps"), "0.00");
+        assert_eq!(info_field(&info(&mut t, &["replication"]), "role"), "master");
     }
 
     #[test]

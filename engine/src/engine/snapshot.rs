@@ -49,6 +49,7 @@ impl Engine {
             now_ms,
             uptime_s: now_ms.saturating_sub(self.start_ms) / 1000,
             used_memory: self.store.used_memory() as u64,
+            memory: self.memory_figures(),
             maxmemory: self.config().maxmemory(),
             maxmemory_policy: self.config().policy().name(),
             maxmemory_samples: self.config().samples(),

@@ -168,11 +168,6 @@ impl<'a> Locked<'a> {
         (0..self.store.stripes.len()).map(|i| self.shard_at(i).len()).sum()
     }
 
-    /// Number of keys with a TTL in this database.
-    pub fn volatile_len(&mut self) -> usize {
-        (0..self.store.stripes.len()).map(|i| self.shard_at(i).volatile_len()).sum()
-    }
-
     /// The live counts of every database, one stripe at a time (O(stripes × databases),
     /// never a walk of the keys).
     pub fn all_dbs(&mut self) -> Vec<DbCounts> {

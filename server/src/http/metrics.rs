@@ -80,7 +80,7 @@ pub fn render(state: &AppState) -> String {
     out.one(
         "vitrine_memory_used_bytes",
         "gauge",
-        "Accounted bytes of all keys and values (used_memory).",
+        "Accounted bytes of all keys and values, which maxmemory limits (INFO's used_memory_dataset).",
         c(snap.used_memory),
     );
     out.one("vitrine_memory_max_bytes", "gauge", "The maxmemory limit in bytes (0 = none).", c(snap.maxmemory));

@@ -284,7 +284,7 @@ fn read_line_io(s: &mut TcpStream) -> std::io::Result<Vec<u8>> {
 }
 
 /// A port nobody listens on right now (never Redis's default, 6379).
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     loop {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let port = listener.local_addr().expect("local addr").port();

@@ -790,6 +790,50 @@ fn memory_usage_reports_the_accounted_size() {
 }
 
 #[test]
+fn memory_usage_measures_every_type_whatever_the_samples() {
+    let mut t = TestEngine::default();
+    let members: Vec<String> = (0..200).map(|i| format!("member-{i}")).collect();
+    let m: Vec<&str> = members.iter().map(String::as_str).collect();
+    let scored: Vec<&str> = m.iter().flat_map(|x| ["1", *x]).collect();
+    let cmds: [(&str, Vec<&str>); 5] = [
+        ("str", vec!["SET", "str", "value"]),
+        ("list", [&["RPUSH", "list"][..], &m].concat()),
+        ("set", [&["SADD", "set"][..], &m].concat()),
+        ("zset", [&["ZADD", "zset"][..], &scored].concat()),
+        ("hash", [&["HSET", "hash"][..], &scored].concat()),
+    ];
+    for (key, cmd) in cmds {
+        let before = t.used_memory() as i64;
+        t.run(&cmd);
+        // Values are measured exactly (the accounted bytes), so the answer is the key's whole
+        // share of the data, whatever SAMPLES asks.
+        let grown = int(t.used_memory() as i64 - before);
+        for samples in [None, Some("0"), Some("1"), Some("5"), Some("1000")] {
+            let mut usage = vec!["MEMORY", "USAGE", key];
+            usage.extend(samples.map(|n| ["SAMPLES", n]).iter().flatten());
+            assert_eq!(t.run(&usage), grown, "{key} {samples:?}");
+        }
+    }
+}
+
+#[test]
+fn malloc_stats_and_purge_ask_the_hosts_allocator() {
+    let mut t = TestEngine::default();
+    // No allocator to ask: Redis's answers without jemalloc.
+    assert_eq!(
+        t.run(&["MEMORY", "MALLOC-STATS"]),
+        Reply::Verbatim("Stats not supported for the current allocator".into())
+    );
+    assert_eq!(t.run(&["MEMORY", "PURGE"]), ok());
+    t.engine.set_allocator_hooks(crate::AllocatorHooks {
+        stats_text: || "___ Begin jemalloc statistics ___\n".into(),
+        purge: || false,
+    });
+    assert_eq!(t.run(&["MEMORY", "MALLOC-STATS"]), Reply::Verbatim("___ Begin jemalloc statistics ___\n".into()));
+    assert_eq!(t.run(&["MEMORY", "PURGE"]), err("ERR Error purging dirty pages"));
+}
+
+#[test]
 fn memory_usage_errors() {
     let mut t = TestEngine::default();
     put(&t, "k", "v", 0);
@@ -814,14 +858,85 @@ fn memory_stats_reports_the_keyspace() {
         fields.iter().find(|(k, _)| *k == bulk(name)).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {name}"))
     };
     assert_eq!(field("keys.count"), int(10));
-    assert_eq!(field("expires.count"), int(3));
+    // No allocator to ask (as in the playground): the data plus the engine's fixed overhead.
+    let fixed = crate::stats::FIXED_OVERHEAD_BYTES as i64;
     assert_eq!(field("dataset.bytes"), int(used));
-    assert_eq!(field("total.allocated"), int(used));
-    assert_eq!(field("peak.allocated"), int(used));
+    assert_eq!(field("total.allocated"), int(used + fixed));
+    assert_eq!(field("startup.allocated"), int(fixed));
+    assert_eq!(field("overhead.total"), int(fixed));
+    assert_eq!(field("peak.allocated"), int(used + fixed));
+    assert_eq!(field("keys.bytes-per-key"), int(used / 10));
     assert_eq!(field("dataset.percentage"), Reply::Double(100.0));
+    let zero = int(0);
+    let db0 = ["overhead.hashtable.main", "overhead.hashtable.expires", "overhead.hashtable.slot-to-keys"];
+    assert_eq!(field("db.0"), Reply::Map(db0.iter().map(|k| (bulk(k), zero.clone())).collect()));
+    // Redis 7.0.15's fields, in its order (checked against redis-server's reply).
+    let names: Vec<Reply> = fields.iter().map(|(k, _)| k.clone()).collect();
+    let redis = [
+        "peak.allocated",
+        "total.allocated",
+        "startup.allocated",
+        "replication.backlog",
+        "clients.slaves",
+        "clients.normal",
+        "cluster.links",
+        "aof.buffer",
+        "lua.caches",
+        "functions.caches",
+        "db.0",
+        "overhead.total",
+        "keys.count",
+        "keys.bytes-per-key",
+        "dataset.bytes",
+        "dataset.percentage",
+        "peak.percentage",
+        "allocator.allocated",
+        "allocator.active",
+        "allocator.resident",
+        "allocator-fragmentation.ratio",
+        "allocator-fragmentation.bytes",
+        "allocator-rss.ratio",
+        "allocator-rss.bytes",
+        "rss-overhead.ratio",
+        "rss-overhead.bytes",
+        "fragmentation",
+        "fragmentation.bytes",
+    ];
+    assert_eq!(names, redis.iter().map(|n| bulk(n)).collect::<Vec<_>>());
     // RESP2 flattens the map into an array of name/value pairs.
     assert!(t.resp(&["MEMORY", "STATS"]).starts_with(&format!("*{}\r\n$14\r\npeak.allocated\r\n", fields.len() * 2)));
     assert_eq!(t.run(&["MEMORY", "STATS", "x"]), err("ERR wrong number of arguments for 'memory|stats' command"));
+}
+
+#[test]
+fn memory_doctor_reports_redis_peak_and_fragmentation_findings() {
+    let mut t = TestEngine::default();
+    let mb = 1 << 20;
+    let doctor = |t: &mut TestEngine| match t.run(&["MEMORY", "DOCTOR"]) {
+        Reply::Verbatim(text) => text,
+        other => panic!("{other:?}"),
+    };
+    let facts = |allocated: u64, active: u64, resident: u64, rss: u64| crate::HostFacts {
+        allocator_bytes: allocated * mb,
+        allocator_active: active * mb,
+        allocator_resident: resident * mb,
+        rss_bytes: rss * mb,
+        ..Default::default()
+    };
+    // 20 MB allocated, healthy ratios: nothing to report.
+    t.engine.set_host_facts(facts(20, 21, 22, 23));
+    assert!(doctor(&mut t).starts_with("Hi Sam, I can't find any memory issue"));
+    // A 100 MB peak, then 20 MB allocated in 40 MB resident and 60 MB of RSS.
+    t.engine.set_host_facts(facts(100, 101, 102, 103));
+    t.engine.set_host_facts(facts(20, 21, 40, 60));
+    let text = doctor(&mut t);
+    for finding in
+        [" * Peak memory:", " * High total RSS:", " * High allocator RSS overhead:", " * High process RSS overhead:"]
+    {
+        assert!(text.contains(finding), "no {finding} in {text}");
+    }
+    assert!(!text.contains("High allocator fragmentation"), "{text}");
+    assert!(text.ends_with("I'm here to keep you safe, Sam. I want to help you.\n"), "{text}");
 }
 
 #[test]

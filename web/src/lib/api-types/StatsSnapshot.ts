@@ -3,11 +3,21 @@ import type { CommandStat } from "./CommandStat";
 import type { DbKeyspace } from "./DbKeyspace";
 import type { HostFacts } from "./HostFacts";
 import type { KeysByType } from "./KeysByType";
+import type { MemoryFigures } from "./MemoryFigures";
 
 /**
  * Everything there is to know about the engine at one moment.
  */
-export type StatsSnapshot = { version: string, now_ms: number, uptime_s: number, used_memory: number, maxmemory: number, maxmemory_policy: string, maxmemory_samples: number, keys: number, keys_with_ttl: number, 
+export type StatsSnapshot = { version: string, now_ms: number, uptime_s: number, 
+/**
+ * The accounted bytes of every key and value: the data, which `maxmemory` limits (INFO's
+ * `used_memory_dataset`; `memory.used_memory` is INFO's `used_memory`).
+ */
+used_memory: number, 
+/**
+ * INFO memory's figures (data and overhead, peak, fragmentation).
+ */
+memory: MemoryFigures, maxmemory: number, maxmemory_policy: string, maxmemory_samples: number, keys: number, keys_with_ttl: number, 
 /**
  * How many databases there are (`databases`).
  */
