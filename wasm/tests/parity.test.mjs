@@ -36,6 +36,9 @@ const SEED = 24301;
 if (!existsSync(wasmPath)) {
   throw new Error(`no wasm build in ${pkg}: build it first (scripts/test does, or build_wasm_if_present in scripts/lib.sh)`);
 }
+// The playground times commands with performance.now(); the native replay lends its engine no
+// clock. Frozen here, every duration is 0 in both, so INFO and the stats compare byte for byte.
+performance.now = () => 0;
 const { initSync, Playground } = await import(pathToFileURL(path.join(pkg, 'vitrine_wasm.js')).href);
 initSync({ module: readFileSync(wasmPath) });
 

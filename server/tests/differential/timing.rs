@@ -3,7 +3,6 @@
 //! rest (errors, counts, empty logs, HISTORY of a missing event, RESET counts) exactly.
 //!
 //! Deliberate differences, avoided here:
-//! - HELP texts are not compared (Vitrine's lists its own subcommands, in Redis's words).
 //! - LATENCY DOCTOR and GRAPH are verbatim text with measured numbers: only GRAPH's error.
 //! - Whether a command crosses a latency threshold depends on the machine: the latency
 //!   monitor is only asked about while it is off, or for events that cannot have happened.
@@ -49,6 +48,8 @@ fn slowlog_and_latency_replies_match_redis() {
         args!["LATENCY", "RESET"],
         args!["LATENCY", "RESET", "command", "nosuch"],
         args!["LATENCY", "HISTOGRAM", "nosuch"],
+        args!["SLOWLOG", "HELP"],
+        args!["LATENCY", "HELP"],
         args!["CONFIG", "SET", "latency-monitor-threshold", "-1"],
         // Every command slow: each logged with its arguments (cut as Redis cuts them).
         args!["CONFIG", "SET", "slowlog-log-slower-than", "0"],
