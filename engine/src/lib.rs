@@ -35,6 +35,7 @@ mod counter;
 mod engine;
 mod error;
 mod glob;
+mod monitor;
 pub mod inspect;
 mod num;
 mod prefetch;
@@ -53,6 +54,7 @@ pub mod testing;
 
 pub use config::{BufferLimit, Config, ConfigFile, SetError};
 pub use engine::Engine;
+pub use monitor::MonitorEvent;
 pub use error::{CmdError, ProtocolError};
 pub use reply::Reply;
 pub use session::Session;

@@ -157,6 +157,7 @@ impl TestApp {
     pub fn with(mut setup: Setup) -> TestApp {
         let dir = TempDir::new("app");
         let engine = Arc::new(Engine::new(std::mem::take(&mut setup.config), now_ms(), 7));
+        engine.set_micros_clock(crate::now_us);
         TestApp::over(engine, setup, dir)
     }
 
