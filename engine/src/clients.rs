@@ -221,7 +221,7 @@ impl Client {
 
     /// CLIENT LIST's `flags`: `O` monitor, `P` subscriber, `x` in MULTI, `e` no-evict,
     /// `T` no-touch, else `N`.
-    fn flags(&self) -> String {
+    pub fn flags(&self) -> String {
         let mut f = String::new();
         if self.monitor.load(Relaxed) {
             f.push('O');

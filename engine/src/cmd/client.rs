@@ -6,9 +6,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use crate::args::Args;
 use crate::clients::{Client, ClientType};
 use crate::engine::Ctx;
-use crate::session::ReplyMode;
 use crate::error::CmdError;
 use crate::reply::Reply;
+use crate::session::ReplyMode;
 use crate::table;
 
 use super::help_reply;
@@ -48,28 +48,23 @@ fn client_type(name: &[u8]) -> Result<ClientType, CmdError> {
 /// CLIENT LIST [TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]
 /// ```
 pub fn list(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let mut ids: Option<Vec<u64>> = None;
-    let mut kind: Option<ClientType> = None;
-    while !args.is_empty() {
-        if args.flag("TYPE") {
-            kind = Some(client_type(args.bytes()?)?);
-        } else if args.flag("ID") {
-            let mut list = vec![];
-            while let Some(a) = args.peek() {
-                let id =
-                    crate::num::parse_i64(a).filter(|n| *n > 0).ok_or_else(|| CmdError::err("Invalid client ID"))?;
-                list.push(id as u64);
-                args.bytes()?;
-            }
-            ids = Some(list);
-        } else {
-            return Err(CmdError::Syntax);
+    // Redis's forms: TYPE alone, or ID with one or more ids (any integer; those that name
+    // no client are skipped).
+    let (mut ids, mut kind): (Option<Vec<i64>>, Option<ClientType>) = (None, None);
+    let rest = args.rest();
+    match rest {
+        [] => {}
+        [opt, t] if opt.eq_ignore_ascii_case(b"TYPE") => kind = Some(client_type(t)?),
+        [opt, list @ ..] if opt.eq_ignore_ascii_case(b"ID") && !list.is_empty() => {
+            let parsed: Option<Vec<i64>> = list.iter().map(|a| crate::num::parse_i64(a)).collect();
+            ids = Some(parsed.ok_or_else(|| CmdError::err("Invalid client ID"))?);
         }
+        _ => return Err(CmdError::Syntax),
     }
     let mut out = String::new();
     let me = ctx.session.id();
     for c in ctx.engine.clients.all() {
-        if ids.as_ref().is_none_or(|ids| ids.contains(&c.id)) && kind.is_none_or(|k| k == c.kind()) {
+        if ids.as_ref().is_none_or(|ids| ids.contains(&(c.id as i64))) && kind.is_none_or(|k| k == c.kind()) {
             let argv_mem = if c.id == me { argv_mem(ctx) } else { 0 };
             out.push_str(&c.describe(ctx.now, table::name_of, argv_mem));
             out.push('\n');
@@ -224,6 +219,9 @@ impl KillFilter {
 /// CLIENT PAUSE timeout [WRITE | ALL]
 /// ```
 pub fn pause(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    if args.len() > 2 {
+        return Err(too_many(ctx));
+    }
     let timeout = args.bytes()?;
     let write_only = match args.rest().first() {
         None => false,
@@ -231,7 +229,8 @@ pub fn pause(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
         Some(m) if m.eq_ignore_ascii_case(b"ALL") => false,
         Some(_) => return Err(CmdError::err("CLIENT PAUSE mode must be WRITE or ALL")),
     };
-    let ms = crate::num::parse_i64(timeout).ok_or_else(|| CmdError::err("timeout is not an integer or out of range"))?;
+    let ms =
+        crate::num::parse_i64(timeout).ok_or_else(|| CmdError::err("timeout is not an integer or out of range"))?;
     if ms < 0 {
         return Err(CmdError::err("timeout is negative"));
     }
@@ -336,10 +335,7 @@ pub fn monitor(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdErro
 /// ```
 pub fn unblock(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     if args.len() > 2 {
-        return Err(CmdError::err(format!(
-            "unknown subcommand or wrong number of arguments for '{}'. Try CLIENT HELP.",
-            String::from_utf8_lossy(ctx.argv[1]),
-        )));
+        return Err(too_many(ctx));
     }
     let id = crate::num::parse_i64(args.bytes()?).ok_or(CmdError::NotInteger)?;
     let error = match args.rest().first() {
@@ -350,6 +346,15 @@ pub fn unblock(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
     };
     let unblocked = u64::try_from(id).is_ok_and(|id| ctx.engine.unblock_client(id, error));
     Ok(Reply::Int(unblocked as i64))
+}
+
+/// Redis's error for a subcommand whose own check counts its arguments (arity allows more),
+/// naming the subcommand as sent.
+fn too_many(ctx: &Ctx<'_>) -> CmdError {
+    CmdError::err(format!(
+        "unknown subcommand or wrong number of arguments for '{}'. Try CLIENT HELP.",
+        String::from_utf8_lossy(ctx.argv[1]),
+    ))
 }
 
 /// CLIENT's subcommands, as Redis's CLIENT HELP lists them.

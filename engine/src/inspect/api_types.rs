@@ -30,6 +30,8 @@ fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     EvictionsView::export_all(&cfg)?;
     ConsoleReply::export_all(&cfg)?;
     ConfigView::export_all(&cfg)?;
+    ClientsView::export_all(&cfg)?;
+    MonitorView::export_all(&cfg)?;
     commands::CommandsShape::export_all(&cfg)?;
     // One module to import from: `import type { Sample } from '$lib/api-types'`.
     let mut names: Vec<String> = std::fs::read_dir(dir)?

@@ -38,6 +38,7 @@ mod common;
 
 mod harness;
 
+mod clients;
 mod config;
 mod databases;
 mod hashes_sets;
