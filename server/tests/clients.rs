@@ -151,3 +151,26 @@ fn redis_cli_monitor_prints_the_lines() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("OK") && stdout.contains("\"SET\" \"seen\" \"yes\""), "{stdout}");
 }
+
+#[test]
+fn admin_api_lists_and_closes_clients_and_shows_the_monitor() {
+    let server = Server::start(&[]);
+    let mut c = server.connect();
+    roundtrip(&mut c, &cmd(&["CLIENT", "SETNAME", "worker"]), b"+OK\r\n");
+    let view = common::http::get(server.http_port, "/api/clients").expect(200);
+    let rows = view["clients"].as_array().unwrap();
+    let worker = rows.iter().find(|r| r["name"] == "worker").expect("the named client is listed");
+    assert_eq!(worker["last_command"], "client|setname");
+    let id = worker["id"].as_u64().unwrap();
+    // The monitor view: recording starts when first asked.
+    let first = common::http::get(server.http_port, "/api/monitor").expect(200);
+    roundtrip(&mut c, &cmd(&["SET", "k", "v"]), b"+OK\r\n");
+    let since = first["last_seq"].as_u64().unwrap();
+    let next = common::http::get(server.http_port, &format!("/api/monitor?since={since}")).expect(200);
+    let events = next["events"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["command"] == "set" && e["args"][0] == "\"k\""), "{next}");
+    common::http::request(server.http_port, "DELETE", &format!("/api/clients/{id}"), &[], None).expect(200);
+    expect_closed(&mut c);
+    common::http::request(server.http_port, "DELETE", &format!("/api/clients/{id}"), &[], None).expect(404);
+    common::http::request(server.http_port, "DELETE", "/api/clients/x", &[], None).expect(400);
+}

@@ -74,12 +74,7 @@ pub fn clients(engine: &Engine, now_ms: u64) -> ClientsView {
             resp: c.resp.load(Relaxed),
         })
         .collect();
-    ClientsView {
-        now_ms,
-        clients,
-        monitors: engine.monitor_count() as u32,
-        paused_until_ms: engine.pause_end(now_ms),
-    }
+    ClientsView { now_ms, clients, monitors: engine.monitor_count() as u32, paused_until_ms: engine.pause_end(now_ms) }
 }
 
 /// Closes connection `id` (as CLIENT KILL ID); false when there is none.
