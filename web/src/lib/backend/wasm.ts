@@ -12,6 +12,7 @@
 import { ApiError } from '../api';
 import { commandLine } from '../bytes';
 import { formatBytes } from '../format';
+import type { ClientsView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -37,6 +38,9 @@ export interface WasmEngine {
   put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
   delete_key(key_json: string, now_ms: number, db: number): string;
   evictions_json(now_ms: number): string;
+  clients_json(now_ms: number): string;
+  kill_client(id: number, now_ms: number): string;
+  monitor_json(since: number, now_ms: number): string;
   config_json(): string;
   patch_config(body_json: string, now_ms: number): string;
   console(line: string, now_ms: number): string;
@@ -282,6 +286,22 @@ export class WasmBackend implements Backend {
 
   async recentEvents(): Promise<RecentEvents> {
     return JSON.parse(this.#engine.evictions_json(this.#time())) as RecentEvents;
+  }
+
+  async clients(): Promise<ClientsView> {
+    return JSON.parse(this.#engine.clients_json(this.#time())) as ClientsView;
+  }
+
+  async killClient(id: number): Promise<{ killed: boolean }> {
+    try {
+      return JSON.parse(this.#engine.kill_client(id, this.#time())) as { killed: boolean };
+    } catch (e) {
+      throw new ApiError(404, 'not_found', e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  async monitor(since: number): Promise<MonitorView> {
+    return JSON.parse(this.#engine.monitor_json(since, this.#time())) as MonitorView;
   }
 
   async commands(): Promise<{ commands: CommandInfo[] }> {
