@@ -10,7 +10,7 @@
 import { tick } from 'svelte';
 import type { Backend } from './backend/backend';
 
-export type PageId = 'overview' | 'evictions' | 'keys' | 'benchmarks' | 'console' | 'config' | 'playground';
+export type PageId = 'overview' | 'evictions' | 'keys' | 'clients' | 'monitor' | 'benchmarks' | 'console' | 'config' | 'playground';
 
 export interface RouteDef {
   /** Path within the shell ('/' is its first page). */
@@ -32,6 +32,8 @@ const PAGES: Record<PageId, string> = {
   overview: 'Overview',
   evictions: 'Evictions',
   keys: 'Keys',
+  clients: 'Clients',
+  monitor: 'Monitor',
   benchmarks: 'Benchmarks',
   console: 'Console',
   config: 'Config',
@@ -49,6 +51,8 @@ export function routesFor(backend: Pick<Backend, 'bench' | 'playground'>): Route
     ...(backend.playground ? [route('/', 'playground'), route('/overview', 'overview')] : [route('/', 'overview')]),
     route('/evictions', 'evictions'),
     route('/keys', 'keys'),
+    route('/clients', 'clients'),
+    route('/monitor', 'monitor'),
     ...(backend.bench ? [route('/benchmarks', 'benchmarks')] : []),
     route('/console', 'console'),
     route('/config', 'config'),
