@@ -84,7 +84,10 @@ export class MonitorFeed {
     this.#intervalMs = intervalMs;
   }
 
-  /** Starts polling; the first poll only learns where the stream is (older commands are not shown). */
+  /**
+   * Starts polling; the first poll brings what the engine's ring holds (it records only while
+   * somebody reads it, so that is what ran since the page was last open, if lately).
+   */
   open(): void {
     if (this.#open) return;
     this.#open = true;
@@ -116,7 +119,9 @@ export class MonitorFeed {
 
   async #first(): Promise<void> {
     try {
-      this.#since = (await this.#fetch(0)).last_seq;
+      const view = await this.#fetch(0);
+      this.#since = view.last_seq;
+      this.events = appendBounded([], view.events);
       this.error = null;
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e);

@@ -44,7 +44,7 @@ describe('monitor filters', () => {
 });
 
 describe('MonitorFeed', () => {
-  it('shows what comes after opening, and holds it while paused', async () => {
+  it('shows what the ring holds, what comes next, and holds it while paused', async () => {
     const batches = [
       { events: [ev(1, 'old')], last_seq: 1 },
       { events: [ev(2, 'get')], last_seq: 2 },
@@ -58,7 +58,8 @@ describe('MonitorFeed', () => {
     }, 60_000);
     feed.open();
     await new Promise((r) => setTimeout(r, 0));
-    expect(feed.events).toEqual([]);
+    expect(feed.events.map((e) => e.command)).toEqual(['old']);
+    feed.clear();
     await feed.poll();
     expect(feed.events.map((e) => e.command)).toEqual(['get']);
     feed.pause();
