@@ -174,3 +174,24 @@ fn admin_api_lists_and_closes_clients_and_shows_the_monitor() {
     common::http::request(server.http_port, "DELETE", &format!("/api/clients/{id}"), &[], None).expect(404);
     common::http::request(server.http_port, "DELETE", "/api/clients/x", &[], None).expect(400);
 }
+
+#[test]
+fn monitor_stream_sends_commands_as_server_sent_events() {
+    let server = Server::start(&[]);
+    let mut sse = common::http::open(server.http_port, "GET", "/api/monitor/stream", &[], None);
+    common::http::read_until(&mut sse, Duration::from_secs(5), |t| t.contains("text/event-stream"));
+    // The stream starts with what runs after it opened: a writer keeps writing meanwhile.
+    let addr = server.addr();
+    let writer = std::thread::spawn(move || {
+        let mut c = common::connect_to(addr);
+        for _ in 0..30 {
+            roundtrip(&mut c, &cmd(&["SET", "streamed", "1"]), b"+OK\r\n");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    let text = common::http::read_until(&mut sse, Duration::from_secs(10), |t| {
+        t.contains("event: commands") && t.contains("streamed")
+    });
+    writer.join().unwrap();
+    assert!(text.contains("\"command\":\"set\""), "{text}");
+}
