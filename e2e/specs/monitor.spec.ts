@@ -21,17 +21,17 @@ for (const target of TARGETS) {
       await expect(items.filter({ hasText: /set\s+"user:1" "alice"/ })).toBeVisible();
 
       // Filters: by command, by key pattern, by client.
-      await page.getByLabel('Command').fill('get');
+      await page.getByRole('textbox', { name: 'Command', exact: true }).fill('get');
       await expect(items).toHaveCount(1);
       await expect(items.first()).toContainText('"user:1"');
-      await page.getByLabel('Command').fill('');
-      await page.getByLabel('Key pattern').fill('order:*');
+      await page.getByRole('textbox', { name: 'Command', exact: true }).fill('');
+      await page.getByRole('textbox', { name: 'Key pattern', exact: true }).fill('order:*');
       await expect(items).toHaveCount(1);
       await expect(items.first()).toContainText('"pending"');
-      await page.getByLabel('Key pattern').fill('');
-      await page.getByLabel('Client').fill('no-such-client');
+      await page.getByRole('textbox', { name: 'Key pattern', exact: true }).fill('');
+      await page.getByRole('textbox', { name: 'Client', exact: true }).fill('no-such-client');
       await expect(stream).toContainText('No command matches the filters.');
-      await page.getByLabel('Client').fill('');
+      await page.getByRole('textbox', { name: 'Client', exact: true }).fill('');
 
       // Paused, new commands wait; resumed, they show.
       if (target.name === 'server') {
