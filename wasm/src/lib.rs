@@ -419,7 +419,7 @@ mod tests {
     }
 
     #[test]
-        fn settings_and_fill_evict() {
+    fn settings_and_fill_evict() {
         let mut pg = Playground::new(T0, 1.0);
         pg.set_config("maxmemory", "64kb", T0).unwrap();
         pg.set_config("maxmemory-policy", "allkeys-lru", T0).unwrap();

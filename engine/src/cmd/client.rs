@@ -556,7 +556,7 @@ mod tests {
         let a = t.engine.new_session("10.0.0.1:1", "127.0.0.1:6379", t.now);
         t.advance(10_000);
         let mut b = t.engine.new_session("10.0.0.2:2", "127.0.0.1:6380", t.now);
-        assert_eq!(t.engine.call(&mut b, &["SUBSCRIBE", "c"], t.now).is_error(), false);
+        assert!(!t.engine.call(&mut b, &["SUBSCRIBE", "c"], t.now).is_error());
         assert_eq!(t.run(&["CLIENT", "KILL", "TYPE", "bogus"]), err("ERR Unknown client type 'bogus'"));
         assert_eq!(t.run(&["CLIENT", "LIST", "TYPE", "Bogus"]), err("ERR Unknown client type 'Bogus'"));
         assert_eq!(t.run(&["CLIENT", "KILL", "USER", "nobody"]), err("ERR No such user 'nobody'"));

@@ -81,8 +81,8 @@ fn client_controls_match_redis() {
             .filter(|k| k != "lib-name" && k != "lib-ver")
             .collect()
     };
-    let v = names(peers.vitrine.call(&args!["CLIENT", "INFO"]).unwrap());
-    let r = names(peers.redis.call(&args!["CLIENT", "INFO"]).unwrap());
+    let v = names(peers.vitrine.call(&words(&["CLIENT", "INFO"])).unwrap());
+    let r = names(peers.redis.call(&words(&["CLIENT", "INFO"])).unwrap());
     assert_eq!(v, r, "CLIENT INFO's fields");
     // The values that mean the same in both.
     let fields = |r: Resp| -> Vec<String> {
@@ -97,9 +97,14 @@ fn client_controls_match_redis() {
     for argv in [args!["CLIENT", "SETNAME", "differential"], args!["SELECT", "2"], args!["CLIENT", "NO-EVICT", "on"]] {
         peers.call(&argv, Check::Exact);
     }
-    let v = fields(peers.vitrine.call(&args!["CLIENT", "LIST", "TYPE", "normal"]).unwrap());
-    let r = fields(peers.redis.call(&args!["CLIENT", "LIST", "TYPE", "normal"]).unwrap());
+    let v = fields(peers.vitrine.call(&words(&["CLIENT", "LIST", "TYPE", "normal"])).unwrap());
+    let r = fields(peers.redis.call(&words(&["CLIENT", "LIST", "TYPE", "normal"])).unwrap());
     assert_eq!(v, r, "CLIENT LIST's comparable values");
+}
+
+/// A command's arguments from words.
+fn words(w: &[&str]) -> Vec<Vec<u8>> {
+    w.iter().map(|a| a.as_bytes().to_vec()).collect()
 }
 
 /// Everything a connection receives within `wait` of sending `bytes`.
