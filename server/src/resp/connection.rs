@@ -499,11 +499,11 @@ impl Connection {
     }
 
     /// When the connection is closed for having sent nothing for `timeout` seconds. As in
-    /// Redis, a subscriber waiting for messages is not idle, nor a blocked client.
+    /// Redis, a subscriber waiting for messages is not idle, nor a blocked (or paused) client.
     #[inline]
     fn idle_deadline(&self) -> Option<Instant> {
         let session = &self.open.session;
-        if session.subs.any() || session.blocked.is_some() {
+        if session.subs.any() || session.blocked.is_some() || session.paused {
             return None;
         }
         match self.open.engine.config().timeout_s() {
