@@ -40,6 +40,65 @@ pub struct Client {
     /// The database the client has selected (CLIENT LIST's `db`); the session's copy is
     /// the one commands use, this one is for other clients to see.
     pub db: AtomicUsize,
+    /// CLIENT NO-EVICT ON (flag `e`).
+    pub no_evict: AtomicBool,
+    /// CLIENT NO-TOUCH ON (flag `T`): its reads leave keys' LRU/LFU as they were.
+    pub no_touch: AtomicBool,
+    /// In MONITOR mode (flag `O`): every command run by others is pushed to it.
+    pub monitor: AtomicBool,
+    /// Bytes of commands queued by MULTI (CLIENT LIST's `multi-mem`).
+    pub multi_mem: AtomicUsize,
+    /// What the host reports of the connection's buffers (CLIENT LIST's `qbuf`, ...).
+    pub io: IoFigures,
+}
+
+/// A connection's buffers as its host last saw them: the engine has no socket, so the
+/// server reports these after each read and write; zero where the host has none (the
+/// playground).
+#[derive(Default)]
+pub struct IoFigures {
+    /// Unprocessed input bytes, and the room left in the input buffer.
+    pub qbuf: AtomicUsize,
+    pub qbuf_free: AtomicUsize,
+    /// Replies made and not yet written.
+    pub obl: AtomicUsize,
+    /// The output buffer's capacity (CLIENT LIST's `rbs`, `rbp`, and part of `tot-mem`).
+    pub out_cap: AtomicUsize,
+}
+
+impl IoFigures {
+    /// The host's report after a read, a feed or a write.
+    pub fn report(&self, qbuf: usize, qbuf_free: usize, obl: usize, out_cap: usize) {
+        self.qbuf.store(qbuf, Relaxed);
+        self.qbuf_free.store(qbuf_free, Relaxed);
+        self.obl.store(obl, Relaxed);
+        self.out_cap.store(out_cap, Relaxed);
+    }
+}
+
+/// The fixed part of a client's memory in `tot-mem`: the session and its registry entry.
+const CLIENT_STRUCT_BYTES: usize = 1024;
+
+/// CLIENT LIST/KILL's TYPE classes, as Redis's getClientType sorts a client.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ClientType {
+    Normal,
+    Replica,
+    PubSub,
+    Master,
+}
+
+impl ClientType {
+    /// Redis's names (`slave` and `replica` are one class); `None` for anything else.
+    pub fn parse(name: &[u8]) -> Option<ClientType> {
+        match name.to_ascii_lowercase().as_slice() {
+            b"normal" => Some(ClientType::Normal),
+            b"slave" | b"replica" => Some(ClientType::Replica),
+            b"pubsub" => Some(ClientType::PubSub),
+            b"master" => Some(ClientType::Master),
+            _ => None,
+        }
+    }
 }
 
 /// Pub/sub messages for one client, already encoded for its protocol. PUBLISH appends and
@@ -129,14 +188,55 @@ impl Client {
         self.sub.load(Relaxed) + self.psub.load(Relaxed) + self.ssub.load(Relaxed) > 0
     }
 
-    /// CLIENT LIST's `flags`: `P` subscriber, `x` in MULTI, else `N`.
-    fn flags(&self) -> String {
+    /// The class CLIENT LIST TYPE and CLIENT KILL TYPE select (a monitor is a normal client).
+    pub fn kind(&self) -> ClientType {
+        if self.is_subscriber() {
+            ClientType::PubSub
+        } else {
+            ClientType::Normal
+        }
+    }
+
+    /// Seconds since the connection opened.
+    pub fn age_s(&self, now_ms: u64) -> u64 {
+        now_ms.saturating_sub(self.created_ms) / 1000
+    }
+
+    /// CLIENT LIST's `omem`: replies and pushes waiting to be written.
+    pub fn output_bytes(&self) -> usize {
+        self.io.obl.load(Relaxed) + self.pending_pushes()
+    }
+
+    /// CLIENT LIST's `tot-mem`: buffers, queued commands and the client itself.
+    pub fn total_memory(&self, argv_mem: usize) -> usize {
+        let io = &self.io;
+        io.qbuf.load(Relaxed)
+            + io.qbuf_free.load(Relaxed)
+            + io.out_cap.load(Relaxed).max(io.obl.load(Relaxed))
+            + self.pending_pushes()
+            + argv_mem
+            + self.multi_mem.load(Relaxed)
+            + CLIENT_STRUCT_BYTES
+    }
+
+    /// CLIENT LIST's `flags`: `O` monitor, `P` subscriber, `x` in MULTI, `e` no-evict,
+    /// `T` no-touch, else `N`.
+    pub fn flags(&self) -> String {
         let mut f = String::new();
+        if self.monitor.load(Relaxed) {
+            f.push('O');
+        }
         if self.is_subscriber() {
             f.push('P');
         }
         if self.multi.load(Relaxed) >= 0 {
             f.push('x');
+        }
+        if self.no_evict.load(Relaxed) {
+            f.push('e');
+        }
+        if self.no_touch.load(Relaxed) {
+            f.push('T');
         }
         if f.is_empty() {
             f.push('N');
@@ -145,14 +245,15 @@ impl Client {
     }
 
     /// One `CLIENT LIST` line, with Redis's field names; `name_of` names the last command's
-    /// table index (the table sits above this registry).
-    pub fn describe(&self, now_ms: u64, name_of: fn(usize) -> Option<String>) -> String {
+    /// table index (the table sits above this registry); `argv_mem` is the bytes of the
+    /// command running now (the caller's own line), else 0.
+    pub fn describe(&self, now_ms: u64, name_of: fn(usize) -> Option<String>, argv_mem: usize) -> String {
         let text = |m: &Mutex<Option<Vec<u8>>>| {
             m.lock().as_ref().map(|v| String::from_utf8_lossy(v).replace(' ', "_")).unwrap_or_default()
         };
         let cmd = name_of(self.last_cmd.load(Relaxed)).unwrap_or_else(|| "NULL".into());
         format!(
-            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} oll={} omem={} tot-mem={} events={} cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
             self.id,
             self.addr,
             self.laddr,
@@ -165,7 +266,17 @@ impl Client {
             self.psub.load(Relaxed),
             self.ssub.load(Relaxed),
             self.multi.load(Relaxed),
-            self.pending_pushes(),
+            self.io.qbuf.load(Relaxed),
+            self.io.qbuf_free.load(Relaxed),
+            argv_mem,
+            self.multi_mem.load(Relaxed),
+            self.io.out_cap.load(Relaxed),
+            self.io.out_cap.load(Relaxed),
+            self.io.obl.load(Relaxed).min(16 * 1024),
+            usize::from(self.pending_pushes() > 0),
+            self.output_bytes(),
+            self.total_memory(argv_mem),
+            if self.output_bytes() > 0 { "rw" } else { "r" },
             cmd,
             self.resp.load(Relaxed),
             text(&self.lib_name),
@@ -203,6 +314,11 @@ impl Clients {
             ssub: AtomicUsize::new(0),
             multi: AtomicI64::new(-1),
             db: AtomicUsize::new(0),
+            no_evict: AtomicBool::new(false),
+            no_touch: AtomicBool::new(false),
+            monitor: AtomicBool::new(false),
+            multi_mem: AtomicUsize::new(0),
+            io: IoFigures::default(),
         });
         self.by_id.lock().insert(id, client.clone());
         client
@@ -210,6 +326,10 @@ impl Clients {
 
     pub fn unregister(&self, id: u64) {
         self.by_id.lock().remove(&id);
+    }
+
+    pub fn get(&self, id: u64) -> Option<Arc<Client>> {
+        self.by_id.lock().get(&id).cloned()
     }
 
     pub fn all(&self) -> Vec<Arc<Client>> {

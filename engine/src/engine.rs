@@ -2,8 +2,8 @@
 //! one already-split command, `sweep` expires keys actively, `snapshot` reports stats. One
 //! dispatch path does lookup, arity, auth, memory admission, locking, stats and encoding.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
 use smallvec::SmallVec;
@@ -16,17 +16,18 @@ use crate::cmd::pubsub;
 use crate::cmd::tx;
 use crate::config::Config;
 use crate::error::{c_str, c_str_lossy, CmdError, ProtocolError};
+use crate::monitor::{Monitors, Seen};
 use crate::prefetch::Prefetcher;
 use crate::propagate::Propagation;
 use crate::pubsub::{PubSub, Subscriptions};
 use crate::reply::{encode_error, Reply};
 use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
 use crate::session::tx::Transaction;
-use crate::session::Session;
+use crate::session::{ReplyMode, Session};
 use crate::stats::{AllocatorHooks, HostFacts, MemoryFigures, Stats};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
 use crate::store::{KeyEvent, Locked, Store, SweepReport};
-use crate::table::{self, Command, ALL_SHARDS, DENYOOM, FAST, NOAUTH, WRITE};
+use crate::table::{self, Command, ADMIN, ALL_SHARDS, DENYOOM, FAST, NOAUTH, READONLY, WRITE};
 use crate::timing::{SlowLogSettings, Timing};
 
 mod blocked;
@@ -85,6 +86,18 @@ pub struct Engine {
     peak_memory: AtomicU64,
     allocator: std::sync::OnceLock<AllocatorHooks>,
     start_ms: u64,
+    pub(crate) monitors: Monitors,
+    pause: Pause,
+    /// The host's wall clock in microseconds (MONITOR's timestamps); without one, the
+    /// command's millisecond time.
+    micros: OnceLock<fn() -> u64>,
+}
+
+/// CLIENT PAUSE: until when (engine ms; 0 = no pause) and whether only writes wait.
+#[derive(Default)]
+struct Pause {
+    until_ms: AtomicU64,
+    write_only: AtomicBool,
 }
 
 impl Engine {
@@ -107,6 +120,9 @@ impl Engine {
             peak_memory: AtomicU64::new(0),
             allocator: std::sync::OnceLock::new(),
             start_ms: now_ms,
+            monitors: Monitors::default(),
+            pause: Pause::default(),
+            micros: OnceLock::new(),
         }
     }
 
@@ -216,7 +232,110 @@ impl Engine {
             blocked: None,
             prop_batch: None,
             auth_failures: 0,
+            reply_mode: ReplyMode::On,
+            paused: false,
         }
+    }
+
+    /// Gives the engine a wall clock in microseconds, for MONITOR's timestamps (the engine
+    /// keeps no clock of its own; without one they are the command's millisecond time).
+    pub fn set_micros_clock(&self, clock: fn() -> u64) {
+        let _ = self.micros.set(clock);
+    }
+
+    fn now_us(&self, now_ms: u64) -> u64 {
+        self.micros.get().map_or(now_ms.saturating_mul(1000), |f| f())
+    }
+
+    /// Pauses clients until `until_ms` (CLIENT PAUSE): all commands, or only those that
+    /// write (`write_only`). A pause already running keeps the later end and the stricter
+    /// mode, as Redis does.
+    pub(crate) fn pause_clients(&self, until_ms: u64, write_only: bool, now_ms: u64) {
+        let running = self.pause.until_ms.load(Relaxed) > now_ms;
+        let write_only = write_only && (!running || self.pause.write_only.load(Relaxed));
+        let was_strict = running && !self.pause.write_only.load(Relaxed);
+        self.pause.write_only.store(write_only, Relaxed);
+        let until = if running { until_ms.max(self.pause.until_ms.load(Relaxed)) } else { until_ms };
+        self.pause.until_ms.store(until, Relaxed);
+        if was_strict && write_only {
+            self.wake_all_clients();
+        }
+    }
+
+    /// Ends the pause (CLIENT UNPAUSE); the paused clients' connections are woken.
+    pub(crate) fn unpause_clients(&self) {
+        self.pause.until_ms.store(0, Relaxed);
+        self.wake_all_clients();
+    }
+
+    /// When the running CLIENT PAUSE ends (engine ms), if one runs: a host holding a
+    /// `session.paused` connection's input tries it again then (or when woken).
+    pub fn pause_end(&self, now_ms: u64) -> Option<u64> {
+        let until = self.pause.until_ms.load(Relaxed);
+        (until > now_ms).then_some(until)
+    }
+
+    /// Whether the command `argv` must wait for the pause to end: every command under
+    /// PAUSE ALL; under PAUSE WRITE, those that write or may replicate (PUBLISH, PFCOUNT,
+    /// EVAL and FCALL, as Redis's `may_replicate`) and an EXEC with one queued.
+    fn paused_by(&self, session: &Session, argv: &[&[u8]], now_ms: u64) -> bool {
+        if self.pause.until_ms.load(Relaxed) <= now_ms {
+            return false;
+        }
+        if !self.pause.write_only.load(Relaxed) {
+            return true;
+        }
+        let Some((index, cmd)) = table::lookup(argv[0]) else { return false };
+        let cmd = match argv.get(1) {
+            Some(sub) if cmd.is_container() => table::lookup_subcommand(index, cmd, sub).map_or(cmd, |(_, c)| c),
+            _ => cmd,
+        };
+        if cmd.name == "EXEC" {
+            let mut queued = session.tx.queue.iter().flatten();
+            return queued.any(|q| table::rows().get(q.index).is_some_and(|c| may_replicate(c)));
+        }
+        may_replicate(cmd)
+    }
+
+    /// Clients in MONITOR mode.
+    pub fn monitor_count(&self) -> usize {
+        self.monitors.count()
+    }
+
+    /// The dashboard's monitor: commands run after the event `since` (0 = all kept), oldest
+    /// first. Reading keeps the engine recording them for a few seconds more.
+    pub fn monitor_events(&self, since: u64, now_ms: u64) -> Vec<crate::MonitorEvent> {
+        self.monitors.events_since(since, now_ms)
+    }
+
+    /// Shows a command that ran to the monitors, as Redis's `call` does: not administrative
+    /// commands, and with AUTH's and HELLO ... AUTH's credentials redacted.
+    fn feed_monitors(&self, cmd: &Command, session: &Session, argv: &[&[u8]], now_ms: u64) {
+        if cmd.flags & ADMIN != 0 {
+            return;
+        }
+        let redacted: Vec<&[u8]>;
+        let argv = match cmd.name {
+            "AUTH" => {
+                redacted = argv.iter().enumerate().map(|(i, a)| if i == 0 { *a } else { &b"(redacted)"[..] }).collect();
+                &redacted[..]
+            }
+            "HELLO" => {
+                let at = argv.iter().position(|a| a.eq_ignore_ascii_case(b"AUTH"));
+                redacted = argv
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| match at {
+                        Some(at) if i > at && i <= at + 2 => &b"(redacted)"[..],
+                        _ => *a,
+                    })
+                    .collect();
+                &redacted[..]
+            }
+            _ => argv,
+        };
+        let seen = Seen { client: &session.client, db: session.db, argv, time_us: self.now_us(now_ms), now_ms };
+        self.monitors.feed(&seen, self.config().normal_output_limit());
     }
 
     /// The write commands propagated for the host's append-only file (see `crate::propagate`).
@@ -264,6 +383,9 @@ impl Engine {
         tx::forget_watches(self, session);
         self.pubsub.forget(session);
         self.forget_blocked(session);
+        if session.client.monitor.load(Relaxed) {
+            self.monitors.remove(session.id(), 0);
+        }
         self.clients.unregister(session.id());
         self.stats().connected_clients.fetch_sub(1, Relaxed);
     }
@@ -312,6 +434,7 @@ impl Engine {
         // passed on as a stack array, so a GET or SET allocates nothing to be decoded.
         let mut args: CommandArgs<'_> = Vec::new();
         let mut prefetch = Prefetcher::default();
+        session.paused = false;
         // When the next command begins (see `dispatch_at`).
         let mut clock = self.timing.now_us();
         while pos < input.len() && !session.closing && session.blocked.is_none() && out.len() < out_limit {
@@ -348,6 +471,12 @@ impl Engine {
                 heap = args.iter().map(|a| a.as_ref()).collect();
                 &heap
             };
+            if self.paused_by(session, argv, now_ms) {
+                // Not consumed: it runs when the pause ends (Redis postpones the client).
+                pos -= used;
+                session.paused = true;
+                break;
+            }
             let failures = session.auth_failures;
             let reply = self.dispatch_at(session, argv, now_ms, &mut clock);
             // Pub/sub messages published before this reply go before it, as in Redis.
@@ -360,7 +489,14 @@ impl Engine {
                 }
                 continue;
             }
-            reply.encode(session.resp3, out);
+            // CLIENT REPLY OFF/SKIP: the reply is dropped (REPLY OFF and SKIP themselves get
+            // none); SKIP's next command is the one skipped.
+            match session.reply_mode {
+                ReplyMode::On => reply.encode(session.resp3, out),
+                ReplyMode::Off => {}
+                ReplyMode::SkipNext => session.reply_mode = ReplyMode::Skip,
+                ReplyMode::Skip => session.reply_mode = ReplyMode::On,
+            }
             if session.auth_failures != failures {
                 break;
             }
@@ -377,6 +513,11 @@ impl Engine {
         let reply = self.dispatch(session, &argv, now_ms);
         // Nothing waits here: a blocking command answers at once, as its timeout would.
         session.blocked = None;
+        // Nor can a reply-per-call caller stream a monitor's lines.
+        if session.client.monitor.load(Relaxed) {
+            self.monitors.remove(session.id(), now_ms);
+            return Reply::Error("ERR MONITOR isn't allowed for DENY BLOCKING client".into());
+        }
         reply
     }
 
@@ -571,6 +712,10 @@ impl Engine {
     ) -> Result<Reply, CmdError> {
         *rejected = true;
         Self::admit(cmd, session, argv)?;
+        // A monitor is a replica to Redis, which may not touch the keyspace.
+        if session.client.monitor.load(Relaxed) && (cmd.flags & (WRITE | READONLY) != 0 || may_replicate(cmd)) {
+            return Err(CmdError::err("Replica can't interact with the keyspace"));
+        }
         if cmd.flags & WRITE != 0 {
             if let Some(why) = self.propagation().refusal() {
                 return Err(CmdError::Other(why));
@@ -619,6 +764,9 @@ impl Engine {
         // The value types read the encoding thresholds from this thread's copy.
         self.config.encodings().enter();
         let watched = self.watched_keys(cmd, &mut db, argv, now_ms);
+        if session.client.no_touch.load(Relaxed) && cmd.name != "TOUCH" {
+            db.set_no_touch(true);
+        }
         let mut ctx = Ctx { engine: self, cmd, session, db, now: now_ms, argv, unchanged: 0 };
         let mut args = Args::new(&argv[cmd.args_start()..]);
         let result = (cmd.handler)(&mut ctx, &mut args);
@@ -637,6 +785,9 @@ impl Engine {
                     self.store.watches.touch(ctx.db.db(), key);
                 }
             }
+        }
+        if self.monitors.any() {
+            self.feed_monitors(cmd, ctx.session, argv, now_ms);
         }
         result
     }
@@ -722,6 +873,12 @@ impl Engine {
     pub(crate) fn recent_events(&self) -> Vec<KeyEvent> {
         self.store.recent_events()
     }
+}
+
+/// Redis's `may_replicate` test for CLIENT PAUSE WRITE: writes, and the commands that may
+/// add to the replication stream without the write flag.
+fn may_replicate(cmd: &Command) -> bool {
+    cmd.flags & WRITE != 0 || matches!(cmd.name, "PUBLISH" | "SPUBLISH" | "PFCOUNT" | "EVAL" | "EVALSHA" | "FCALL")
 }
 
 /// The arguments an "unknown command" error quotes, as Redis builds them: each as `%.*s`

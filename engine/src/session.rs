@@ -30,6 +30,21 @@ pub struct Session {
     /// Wrong passwords given on this connection (AUTH, HELLO ... AUTH). `feed` stops after
     /// each, so the host can hold the connection back before the next guess runs.
     pub auth_failures: u32,
+    /// CLIENT REPLY: which replies `feed` sends.
+    pub reply_mode: ReplyMode,
+    /// `feed` stopped before a command because clients are paused (CLIENT PAUSE): the
+    /// command and those after it wait in the host's buffer until `Engine::pause_end`.
+    pub paused: bool,
+}
+
+/// CLIENT REPLY's modes. `SkipNext` is SKIP's own command; the next one is then `Skip`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum ReplyMode {
+    #[default]
+    On,
+    Off,
+    SkipNext,
+    Skip,
 }
 
 impl Session {

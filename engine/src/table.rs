@@ -479,6 +479,7 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     // Server and connection
     "PING", -1, FAST, [], "connection", server::ping, "[message]", "Returns the server's liveliness response.";
     "ECHO", 2, FAST, [], "connection", server::echo, "message", "Returns the given string.";
+    "MONITOR", 1, ADMIN, [], "server", client::monitor, "", "Listens for all requests received by the server in real-time.";
     "QUIT", -1, FAST | NOAUTH, [], "connection", server::quit, "", "Closes the connection.";
     "RESET", 1, FAST | NOAUTH, [], "connection", server::reset, "", "Resets the connection.";
     "SELECT", 2, FAST, [], "connection", keys::select, "index", "Changes the selected database.";
@@ -510,6 +511,9 @@ const CLIENT_SUBCOMMANDS: &[Command] = rows! { args from 2;
     "CLIENT|UNBLOCK", -3, ADMIN, [], "connection", client::unblock, "client-id [TIMEOUT | ERROR]", "Unblocks a client blocked by a blocking command from a different connection.";
     "CLIENT|NO-EVICT", 3, ADMIN, [], "connection", client::no_evict, "<ON | OFF>", "Sets the client eviction mode of the connection.";
     "CLIENT|NO-TOUCH", 3, 0, [], "connection", client::no_touch, "<ON | OFF>", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.";
+    "CLIENT|PAUSE", -3, ADMIN, [], "connection", client::pause, "timeout [WRITE | ALL]", "Suspends commands processing.";
+    "CLIENT|UNPAUSE", 2, ADMIN, [], "connection", client::unpause, "", "Resumes processing commands from paused clients.";
+    "CLIENT|REPLY", 3, 0, [], "connection", client::reply, "<ON | OFF | SKIP>", "Instructs the server whether to reply to commands.";
     "CLIENT|HELP", 2, 0, [], "connection", client::help, "", "Returns helpful text about the different subcommands.";
 };
 

@@ -14,7 +14,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("leaves", &["num", "glob", "error", "reply", "reply_json", "reply_cli", "resp", "counter", "clock"]),
     ("store", &["store"]),
     ("stats and config", &["stats", "config", "timing"]),
-    ("sessions and their services", &["session", "clients", "pubsub", "blocking", "propagate"]),
+    ("sessions and their services", &["session", "clients", "monitor", "pubsub", "blocking", "propagate"]),
     ("families, table and dispatch", &["cmd", "args", "table", "engine", "prefetch"]),
     ("host views and the test harness", &["inspect", "testing"]),
 ];

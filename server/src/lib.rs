@@ -87,6 +87,7 @@ impl Server {
         http::check_exposure(http_ip, admin_token.as_deref(), config.admin_insecure)?;
         let engine = Arc::new(Engine::new(engine_config, now_ms(), random_seed()));
         clock::lend_clock(&engine);
+        engine.set_micros_clock(now_us);
         // Loaded before any port opens: a client never sees a half-loaded cache, and a file that
         // cannot be read stops the start instead of serving an empty one over it.
         let aof = if config.appendonly == "yes" {
@@ -243,6 +244,11 @@ impl Server {
 /// The wall clock in unix milliseconds: the only clock the engine ever sees.
 pub(crate) fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// The wall clock in unix microseconds, for MONITOR's timestamps.
+pub(crate) fn now_us() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0)
 }
 
 /// A seed for the engine's hashers and samplers that a client cannot predict: `RandomState`

@@ -158,6 +158,7 @@ impl TestApp {
         let dir = TempDir::new("app");
         let engine = Arc::new(Engine::new(std::mem::take(&mut setup.config), now_ms(), 7));
         crate::clock::lend_clock(&engine);
+        engine.set_micros_clock(crate::now_us);
         TestApp::over(engine, setup, dir)
     }
 

@@ -944,7 +944,7 @@ async fn openapi_describes_exactly_the_routes() {
         let uri = path.replace("{key}", "some-key").replace("{id}", "1");
         let method = Method::from_bytes(method.as_bytes()).unwrap();
         let body = matches!(method, Method::POST | Method::PUT | Method::PATCH).then(|| json!({}));
-        if uri == "/api/stats/stream" {
+        if uri.ends_with("/stream") {
             // An endless body: look at the status only.
             let response = t.app.clone().oneshot(req(method, &uri, body)).await.unwrap();
             assert_eq!(response.status(), StatusCode::OK);

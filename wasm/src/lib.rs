@@ -247,6 +247,31 @@ impl Playground {
         to_json(&inspect::latency(&self.engine))
     }
 
+    /// `GET /api/clients`: the connections (the playground's own session is the one).
+    pub fn clients_json(&self, now_ms: f64) -> String {
+        to_json(&inspect::clients(&self.engine, ms(now_ms)))
+    }
+
+    /// `DELETE /api/clients/{id}`: closes that client. Closing the playground's own session
+    /// opens a new one in its place, as a client that reconnects.
+    pub fn kill_client(&mut self, id: f64, now_ms: f64) -> Result<String, String> {
+        let id = ms(id);
+        if !inspect::kill_client(&self.engine, id) {
+            return Err(format!("no client with id {id}"));
+        }
+        if id == self.session.id() {
+            self.engine.end_session(&self.session);
+            self.session = self.engine.new_session("browser:0", "playground:0", ms(now_ms));
+        }
+        Ok(r#"{"killed":true}"#.into())
+    }
+
+    /// `GET /api/monitor?since=N`: the commands run after event `since` (the engine keeps the
+    /// latest while the page polls).
+    pub fn monitor_json(&self, since: f64, now_ms: f64) -> String {
+        to_json(&inspect::monitor(&self.engine, ms(since), ms(now_ms)))
+    }
+
     /// `GET /api/commands`: the command table, for help and autocomplete.
     pub fn commands_json() -> String {
         inspect::commands_json().to_string()
@@ -419,6 +444,23 @@ mod tests {
             pg.call(vec!["INCR".into()], T0),
             r#"{"type":"error","value":"ERR wrong number of arguments for 'incr' command"}"#
         );
+    }
+
+    #[test]
+    fn clients_kill_and_monitor() {
+        let mut pg = Playground::new(T0, 1.0);
+        let view: Json = serde_json::from_str(&pg.clients_json(T0)).unwrap();
+        let id = view["clients"][0]["id"].as_f64().unwrap();
+        assert_eq!(view["clients"].as_array().unwrap().len(), 1);
+        assert_eq!(serde_json::from_str::<Json>(&pg.monitor_json(0.0, T0)).unwrap()["events"], serde_json::json!([]));
+        line(&mut pg, "SET k v");
+        let mon: Json = serde_json::from_str(&pg.monitor_json(0.0, T0)).unwrap();
+        assert_eq!(mon["events"][0]["command"], "set");
+        assert_eq!(pg.kill_client(id, T0).unwrap(), r#"{"killed":true}"#);
+        let view: Json = serde_json::from_str(&pg.clients_json(T0)).unwrap();
+        assert_ne!(view["clients"][0]["id"].as_f64().unwrap(), id, "a new session took its place");
+        assert_eq!(line(&mut pg, "GET k")["text"], "\"v\"\n");
+        assert!(pg.kill_client(id, T0).is_err());
     }
 
     #[test]

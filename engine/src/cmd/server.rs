@@ -65,6 +65,13 @@ pub fn reset(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError>
     ctx.session.db = 0;
     *ctx.session.client.name.lock() = None;
     ctx.session.authenticated = !ctx.engine.config().auth_required();
+    // And out of monitor mode, with every reply and the default client flags.
+    if ctx.session.client.monitor.load(Relaxed) {
+        ctx.engine.monitors.remove(ctx.session.id(), ctx.now);
+    }
+    ctx.session.reply_mode = crate::session::ReplyMode::On;
+    ctx.session.client.no_touch.store(false, Relaxed);
+    ctx.session.client.no_evict.store(false, Relaxed);
     Ok(Reply::status("RESET"))
 }
 

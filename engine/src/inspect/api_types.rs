@@ -30,6 +30,8 @@ fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     EvictionsView::export_all(&cfg)?;
     ConsoleReply::export_all(&cfg)?;
     ConfigView::export_all(&cfg)?;
+    ClientsView::export_all(&cfg)?;
+    MonitorView::export_all(&cfg)?;
     commands::CommandsShape::export_all(&cfg)?;
     SlowLogView::export_all(&cfg)?;
     LatencyView::export_all(&cfg)?;

@@ -5,6 +5,7 @@
 //! - [`keys`]: key pages (one SCAN step), key detail, writing and deleting a key;
 //! - [`events`]: recent evictions and expirations, and the active expiry cycle;
 //! - [`console`]: a console line split as redis-cli does, run, and printed as redis-cli prints;
+//! - [`clients`]: the connections, closing one, and the monitor's recent commands;
 //! - [`commands`]: the command table for help and autocomplete; [`config`]: the settings view;
 //! - [`timing`]: the slow log and per-command latency.
 //!
@@ -18,6 +19,7 @@
 
 #[cfg(test)]
 mod api_types;
+pub mod clients;
 pub mod commands;
 pub mod config;
 pub mod console;
@@ -31,6 +33,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use ts_rs::TS;
 
+pub use clients::{clients, kill_client, monitor, ClientRow, ClientsView, MonitorEventView, MonitorView};
 pub use commands::{command_counters, command_names, commands_json, help, is_command, CommandCounter};
 pub use config::{config_view, hide_secrets, patch_config, ConfigParam, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};

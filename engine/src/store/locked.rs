@@ -13,6 +13,8 @@ pub struct Locked<'a> {
     store: &'a Store,
     db: usize,
     guards: SmallVec<[(usize, Held<'a>); 2]>,
+    /// Whether reads and write lookups update LRU/LFU (not for a CLIENT NO-TOUCH client).
+    touch: Touch,
 }
 
 /// A stripe a `Locked` holds: its own lock, or one borrowed from an enclosing `Locked` (each
@@ -119,7 +121,13 @@ pub struct DbCounts {
 impl<'a> Locked<'a> {
     pub(super) fn new(store: &'a Store, db: usize, guards: SmallVec<[(usize, Held<'a>); 2]>) -> Locked<'a> {
         debug_assert!(db < store.databases, "database {db} out of range");
-        Locked { store, db, guards }
+        Locked { store, db, guards, touch: Touch::Yes }
+    }
+
+    /// Lookups through this lock leave the keys' LRU/LFU stamps as they were (the command
+    /// comes from a CLIENT NO-TOUCH client).
+    pub fn set_no_touch(&mut self, no_touch: bool) {
+        self.touch = if no_touch { Touch::No } else { Touch::Yes };
     }
 
     /// The database this command's keys are in.
@@ -139,6 +147,7 @@ impl<'a> Locked<'a> {
             store: self.store,
             db,
             guards: self.guards.iter_mut().map(|(i, held)| (*i, Held::Borrowed(held))).collect(),
+            touch: Touch::Yes,
         }
     }
 
@@ -353,8 +362,8 @@ impl<'a> Locked<'a> {
     /// A read lookup: lazy expiry, touch, and the keyspace hit/miss counters (a miss also
     /// counts under its cause: never seen, expired or evicted).
     pub fn read(&mut self, key: &[u8], now_ms: u64) -> Option<Entry<'_>> {
-        let (store, db) = (self.store, self.db);
-        let found = self.shard(key).lookup(key, now_ms, Touch::Yes);
+        let (store, db, touch) = (self.store, self.db, self.touch);
+        let found = self.shard(key).lookup(key, now_ms, touch);
         if found.is_some() {
             store.common.counters.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         } else {
@@ -365,7 +374,8 @@ impl<'a> Locked<'a> {
 
     /// A write lookup: lazy expiry and touch, no hit/miss counting.
     pub fn lookup(&mut self, key: &[u8], now_ms: u64) -> Option<Entry<'_>> {
-        self.shard(key).lookup(key, now_ms, Touch::Yes)
+        let touch = self.touch;
+        self.shard(key).lookup(key, now_ms, touch)
     }
 
     /// An inspection that neither touches nor counts (TTL, TYPE, OBJECT).

@@ -15,6 +15,7 @@
 pub mod accept;
 pub mod admin;
 pub mod bench_api;
+pub mod clients;
 pub mod dashboard;
 pub mod error;
 pub mod keys;
@@ -206,6 +207,7 @@ pub fn route_table() -> RouteTable {
     stats::routes(&mut t);
     keys::routes(&mut t);
     admin::routes(&mut t);
+    clients::routes(&mut t);
     bench_api::routes(&mut t);
     timing::routes(&mut t);
     t.api(Method::GET, "/openapi.json", openapi);

@@ -254,7 +254,7 @@ impl Connection {
         let delayed = self.held.delayed();
         // Commands held back by a full output buffer or a wrong password's delay run once
         // the client has read enough, or the delay has passed.
-        if self.held.commands && !delayed && self.pending() <= policy.resume_at() {
+        if self.held.commands && !delayed && !self.paused() && self.pending() <= policy.resume_at() {
             return self.run_held(&policy).await;
         }
         self.check_output(&policy)?;
@@ -283,6 +283,31 @@ impl Connection {
             Event::Idle => Err(End::Idle),
             Event::AuthTimeout => Err(End::AuthTimeout),
         }
+    }
+
+    /// Its commands wait for a CLIENT PAUSE to end (`Engine::pause_end`; CLIENT UNPAUSE
+    /// wakes every connection).
+    #[inline]
+    fn paused(&self) -> bool {
+        self.open.session.paused && self.open.engine.pause_end(now_ms()).is_some()
+    }
+
+    /// When the pause holding this connection's commands ends, on tokio's clock.
+    fn pause_deadline(&self) -> Option<Instant> {
+        if !self.open.session.paused {
+            return None;
+        }
+        let now = now_ms();
+        let end = self.open.engine.pause_end(now)?;
+        Instant::now().checked_add(Duration::from_millis(end - now))
+    }
+
+    /// Tells the engine how full this connection's buffers are (CLIENT LIST's `qbuf`,
+    /// `qbuf-free`, `obl`, `omem`, `tot-mem`).
+    #[inline]
+    fn report_io(&self) {
+        let (input, out) = (&self.input, &self.out);
+        self.open.session.client.io.report(input.len(), input.capacity() - input.len(), self.pending(), out.capacity());
     }
 
     /// Killed by another client, or the server is shutting down.
@@ -382,6 +407,7 @@ impl Connection {
         if self.held.until.is_none() {
             self.try_flush()?;
         }
+        self.report_io();
         Ok(())
     }
 
@@ -458,17 +484,26 @@ impl Connection {
             block_at: block_deadline(&self.open.session),
             idle_at: self.idle_deadline(),
             auth_at: if self.open.session.authenticated { None } else { self.auth_deadline },
-            // The end of a wrong password's delay, or when the soft limit's seconds run out.
-            recheck_at: if delayed { self.held.until } else { self.soft_clock.deadline(policy).map(Instant::from_std) },
+            // The end of a wrong password's delay, or when the soft limit's seconds run out,
+            // or a CLIENT PAUSE ends.
+            recheck_at: if delayed {
+                self.held.until
+            } else {
+                let soft = self.soft_clock.deadline(policy).map(Instant::from_std);
+                match (soft, self.pause_deadline()) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            },
         }
     }
 
     /// When the connection is closed for having sent nothing for `timeout` seconds. As in
-    /// Redis, a subscriber waiting for messages is not idle, nor a blocked client.
+    /// Redis, a subscriber waiting for messages is not idle, nor a blocked (or paused) client.
     #[inline]
     fn idle_deadline(&self) -> Option<Instant> {
         let session = &self.open.session;
-        if session.subs.any() || session.blocked.is_some() {
+        if session.subs.any() || session.blocked.is_some() || session.paused {
             return None;
         }
         match self.open.engine.config().timeout_s() {
@@ -521,6 +556,7 @@ impl Connection {
                 self.out = Vec::with_capacity(READ_CHUNK);
             }
         }
+        self.report_io();
     }
 
     #[inline]

@@ -20,7 +20,8 @@ pub(super) fn block_deadline(session: &Session) -> Option<Instant> {
 }
 
 /// Commands a connection holds back instead of running: the rest of its input after its
-/// output reached the limit, after a blocked command answered, or after a wrong password (and
+/// output reached the limit, during a CLIENT PAUSE, after a blocked command answered, or
+/// after a wrong password (and
 /// then the delay before anything more is sent or run).
 #[derive(Default)]
 pub(super) struct HeldBack {
@@ -44,7 +45,7 @@ impl HeldBack {
             self.failures = session.auth_failures;
             self.until = Instant::now().checked_add(crate::guard::auth_failure_delay(self.failures));
         }
-        self.commands = input_left && session.blocked.is_none() && (output_full || failed);
+        self.commands = input_left && session.blocked.is_none() && (output_full || failed || session.paused);
         self.by_output = self.commands && output_full;
     }
 

@@ -14,6 +14,8 @@ export type PageId =
   | 'overview'
   | 'evictions'
   | 'keys'
+  | 'clients'
+  | 'monitor'
   | 'slowlog'
   | 'latency'
   | 'benchmarks'
@@ -41,6 +43,8 @@ const PAGES: Record<PageId, string> = {
   overview: 'Overview',
   evictions: 'Evictions',
   keys: 'Keys',
+  clients: 'Clients',
+  monitor: 'Monitor',
   slowlog: 'Slow log',
   latency: 'Latency',
   benchmarks: 'Benchmarks',
@@ -60,6 +64,8 @@ export function routesFor(backend: Pick<Backend, 'bench' | 'playground'>): Route
     ...(backend.playground ? [route('/', 'playground'), route('/overview', 'overview')] : [route('/', 'overview')]),
     route('/evictions', 'evictions'),
     route('/keys', 'keys'),
+    route('/clients', 'clients'),
+    route('/monitor', 'monitor'),
     route('/slowlog', 'slowlog'),
     route('/latency', 'latency'),
     ...(backend.bench ? [route('/benchmarks', 'benchmarks')] : []),

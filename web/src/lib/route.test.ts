@@ -6,13 +6,26 @@ const playground = { playground: { lines: [], restore: () => ({ notice: null, tr
 
 describe('routes', () => {
   it('has one page per heading the specs look for, by what the backend can do', () => {
-    expect(routesFor(server).map((r) => r.title)).toEqual(['Overview', 'Evictions', 'Keys', 'Slow log', 'Latency', 'Benchmarks', 'Console', 'Config']);
+    expect(routesFor(server).map((r) => r.title)).toEqual([
+      'Overview',
+      'Evictions',
+      'Keys',
+      'Clients',
+      'Monitor',
+      'Slow log',
+      'Latency',
+      'Benchmarks',
+      'Console',
+      'Config',
+    ]);
     // No benchmarks in the tab; the playground's own page comes first.
     expect(routesFor(playground).map((r) => `${r.path} ${r.title}`)).toEqual([
       '/ Playground',
       '/overview Overview',
       '/evictions Evictions',
       '/keys Keys',
+      '/clients Clients',
+      '/monitor Monitor',
       '/slowlog Slow log',
       '/latency Latency',
       '/console Console',

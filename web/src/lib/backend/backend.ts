@@ -10,6 +10,7 @@
 
 import type { Auth } from '../auth.svelte';
 import type { BenchApi } from '../bench.svelte';
+import type { ClientsView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -104,6 +105,12 @@ export interface Backend {
   latency(): Promise<LatencyView>;
   /** The command table, for the console's hints and completion. */
   commands(): Promise<{ commands: CommandInfo[] }>;
+  /** The connections (GET /api/clients). */
+  clients(): Promise<ClientsView>;
+  /** Closes a connection (CLIENT KILL ID); rejects with ApiError 404 when it is gone. */
+  killClient(id: number): Promise<{ killed: boolean }>;
+  /** The commands run after event `since` (GET /api/monitor), oldest first. */
+  monitor(since: number): Promise<MonitorView>;
   config(): Promise<ConfigView>;
   /** Applies settings all at once, as one CONFIG SET. */
   patchConfig(changes: Record<string, string>): Promise<ConfigView>;

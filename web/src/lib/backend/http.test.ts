@@ -70,6 +70,19 @@ describe('HttpBackend', () => {
     expect(calls.every((c) => c.method === 'GET')).toBe(true);
   });
 
+  it('lists and closes clients and polls the monitor', async () => {
+    const calls = serve({
+      'GET /api/clients': () => json({ now_ms: 1, clients: [], monitors: 0, paused_until_ms: null }),
+      'DELETE /api/clients/7': () => json({ killed: true }),
+      'GET /api/monitor?since=12': () => json({ events: [], last_seq: 12 }),
+    });
+    const b = new HttpBackend();
+    expect((await b.clients()).now_ms).toBe(1);
+    expect(await b.killClient(7)).toEqual({ killed: true });
+    expect((await b.monitor(12)).last_seq).toBe(12);
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toContain('DELETE /api/clients/7');
+  });
+
   it('writes keys, settings and console lines with the API bodies', async () => {
     const calls = serve({
       'PUT /api/keys/k': () => json({ key: 'k' }),

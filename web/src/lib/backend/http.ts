@@ -6,6 +6,7 @@ import { auth, type Auth } from '../auth.svelte';
 import { httpBenchApi, type BenchApi } from '../bench.svelte';
 import { keyPath } from '../bytes';
 import { streamEvents } from '../sse';
+import type { ClientsView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -98,6 +99,18 @@ export class HttpBackend implements Backend {
 
   commands(): Promise<{ commands: CommandInfo[] }> {
     return api<{ commands: CommandInfo[] }>('/api/commands');
+  }
+
+  clients(): Promise<ClientsView> {
+    return api<ClientsView>('/api/clients');
+  }
+
+  killClient(id: number): Promise<{ killed: boolean }> {
+    return api<{ killed: boolean }>(`/api/clients/${id}`, { method: 'DELETE' });
+  }
+
+  monitor(since: number): Promise<MonitorView> {
+    return api<MonitorView>(`/api/monitor?since=${since}`);
   }
 
   config(): Promise<ConfigView> {

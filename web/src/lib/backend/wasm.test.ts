@@ -91,6 +91,16 @@ class FakeEngine implements WasmEngine {
   latency_json() {
     return JSON.stringify({ tracking: true, monitor_threshold_ms: 0, timed: true, commands: [], events: [] });
   }
+  clients_json(now: number) {
+    return JSON.stringify({ now_ms: now, clients: [], monitors: 0, paused_until_ms: null });
+  }
+  kill_client(id: number) {
+    if (id !== 1) throw `no client with id ${id}`;
+    return JSON.stringify({ killed: true });
+  }
+  monitor_json(since: number) {
+    return JSON.stringify({ events: [], last_seq: since });
+  }
   config_json() {
     return JSON.stringify({ config: { maxmemory: '0' }, writable: ['maxmemory'] });
   }
@@ -178,6 +188,10 @@ describe('WasmBackend', () => {
     expect(await backend.key('a')).toMatchObject({ key: 'a', value: '1' });
     expect(await backend.key('nope')).toBeNull();
     expect((await backend.recentEvents()).now_ms).toBe(T0 + 5);
+    expect((await backend.clients()).now_ms).toBe(T0 + 5);
+    expect(await backend.killClient(1)).toEqual({ killed: true });
+    await expect(backend.killClient(2)).rejects.toMatchObject({ status: 404, message: 'no client with id 2' });
+    expect((await backend.monitor(7)).last_seq).toBe(7);
     expect(engine().calls).toContain('console SET a 1 1700000000005');
     expect(engine().calls).toContain('keys a* string 0 10 db0');
   });

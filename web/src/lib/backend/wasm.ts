@@ -12,6 +12,7 @@
 import { ApiError } from '../api';
 import { commandLine } from '../bytes';
 import { formatBytes } from '../format';
+import type { ClientsView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -42,6 +43,9 @@ export interface WasmEngine {
   slowlog_json(count?: number): string;
   reset_slowlog(): string;
   latency_json(): string;
+  clients_json(now_ms: number): string;
+  kill_client(id: number, now_ms: number): string;
+  monitor_json(since: number, now_ms: number): string;
   config_json(): string;
   patch_config(body_json: string, now_ms: number): string;
   console(line: string, now_ms: number): string;
@@ -301,6 +305,22 @@ export class WasmBackend implements Backend {
 
   async recentEvents(): Promise<RecentEvents> {
     return JSON.parse(this.#engine.evictions_json(this.#time())) as RecentEvents;
+  }
+
+  async clients(): Promise<ClientsView> {
+    return JSON.parse(this.#engine.clients_json(this.#time())) as ClientsView;
+  }
+
+  async killClient(id: number): Promise<{ killed: boolean }> {
+    try {
+      return JSON.parse(this.#engine.kill_client(id, this.#time())) as { killed: boolean };
+    } catch (e) {
+      throw new ApiError(404, 'not_found', e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  async monitor(since: number): Promise<MonitorView> {
+    return JSON.parse(this.#engine.monitor_json(since, this.#time())) as MonitorView;
   }
 
   async commands(): Promise<{ commands: CommandInfo[] }> {
