@@ -72,7 +72,9 @@ fn subcommand_errors_match_redis() {
         args!["CLIENT", "FOO"],
         args!["client", "foo", "bar"],
         args!["CLIENT", ""],
-        args!["CLIENT", "LIST\0X"],
+        // Not `CLIENT "LIST\0X"`: redis-server compares subcommand names as C strings, and
+        // whether its lookup gets to that comparison depends on its random hash seed, so it
+        // answers the list or an error from run to run.
         args!["CLIENT", "x".repeat(300)],
         args!["CLIENT", "SETNAME"],
         args!["client", "setname", "a", "b"],
