@@ -138,3 +138,19 @@ export class LatencyHistory {
     this.#prevAt = 0;
   }
 }
+
+const histories = new WeakMap<object, LatencyHistory>();
+
+/**
+ * The history of one backend, kept while the app lives: leaving the Latency page and coming
+ * back goes on from the last snapshot (the interval in between is one long one), rather than
+ * waiting for two new polls.
+ */
+export function historyOf(backend: object): LatencyHistory {
+  let h = histories.get(backend);
+  if (!h) {
+    h = new LatencyHistory();
+    histories.set(backend, h);
+  }
+  return h;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { intervalBuckets, intervalPoint, LatencyHistory, percentile, pushBounded, total, type Buckets, type LatencyPoint } from './latency.svelte';
+import { historyOf, intervalBuckets, intervalPoint, LatencyHistory, percentile, pushBounded, total, type Buckets, type LatencyPoint } from './latency.svelte';
 import type { LatencyView } from './types';
 
 function view(commands: Record<string, Buckets>): LatencyView {
@@ -145,5 +145,13 @@ describe('LatencyHistory', () => {
     expect(h.points.get[0].t).toBe(11);
     for (let i = 21; i <= 31; i++) h.push(view({}), i * 1000);
     expect(h.points.get).toBeUndefined();
+  });
+});
+
+describe('historyOf', () => {
+  it('keeps one history per backend', () => {
+    const a = {};
+    expect(historyOf(a)).toBe(historyOf(a));
+    expect(historyOf(a)).not.toBe(historyOf({}));
   });
 });
