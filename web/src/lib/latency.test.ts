@@ -133,8 +133,8 @@ describe('LatencyHistory', () => {
     expect(h.points.get.map((p) => p.calls)).toEqual([10, 0, 3]);
     expect(h.points.get[2].p99).toBe(8);
     // A reset between two polls with the command still listed: fewer calls than before.
-    h.push(view({ get: [[1, 2]] }), 4000);
-    expect(h.points.get[3]).toMatchObject({ calls: 2, p50: 1 });
+    h.push(view({ get: [[8, 1]] }), 4000);
+    expect(h.points.get[3]).toMatchObject({ calls: 1, p50: 8 });
   });
 
   it('bounds each ring by the window and forgets commands gone for longer', () => {
