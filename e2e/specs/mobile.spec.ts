@@ -316,5 +316,6 @@ test('Slow log and Latency fit a phone, with long commands logged', async ({ pag
   await openFromMenu(page, 'Latency');
   await page.getByRole('button', { name: 'set', exact: true }).click();
   await expect(page.getByRole('list', { name: 'Calls by latency of set' })).toBeVisible();
+  await expect(page.getByRole('img', { name: /^Latency percentiles of set over time/ })).toBeVisible();
   await expectFitsPhone(page, testInfo, 'latency');
 });
