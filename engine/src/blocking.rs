@@ -69,6 +69,8 @@ pub(crate) struct Waiter {
     keys: Vec<Vec<u8>>,
     pub(crate) op: BlockOp,
     pub(crate) client: Arc<Client>,
+    /// It gives up at a deadline (Redis keeps such clients in its timeout table).
+    timed: bool,
 }
 
 #[derive(Default)]
@@ -115,6 +117,11 @@ impl Registry {
         self.inner.lock().waiters.len()
     }
 
+    /// How many of them wait with a timeout (INFO's `clients_in_timeout_table`).
+    pub(crate) fn with_timeout(&self) -> usize {
+        self.inner.lock().waiters.values().filter(|w| w.timed).count()
+    }
+
     /// Every (database, key) some client waits on.
     pub(crate) fn waited_keys(&self) -> Vec<(usize, Vec<u8>)> {
         self.inner.lock().by_key.keys().cloned().collect()
@@ -136,7 +143,17 @@ impl Registry {
                 inner.by_key.entry((blocked.db, key.clone())).or_default().push_back(id);
             }
         }
-        inner.waiters.insert(id, Waiter { ticket, db: blocked.db, keys, op: blocked.op.clone(), client });
+        inner.waiters.insert(
+            id,
+            Waiter {
+                ticket,
+                db: blocked.db,
+                keys,
+                op: blocked.op.clone(),
+                client,
+                timed: blocked.deadline_ms.is_some(),
+            },
+        );
         ready.add_waiting();
     }
 

@@ -62,8 +62,12 @@ pub struct IoFigures {
     pub qbuf_free: AtomicUsize,
     /// Replies made and not yet written.
     pub obl: AtomicUsize,
-    /// The output buffer's capacity (CLIENT LIST's `rbs`, `rbp`, and part of `tot-mem`).
+    /// The output buffer's capacity (CLIENT LIST's `rbs`, and part of `tot-mem`).
     pub out_cap: AtomicUsize,
+    /// The most bytes the output buffer held at a write since the period began (CLIENT
+    /// LIST's `rbp`, Redis's peak use of its reply buffer over the last 5 s; see
+    /// `Clients::track_buffers`, which starts each period).
+    pub out_peak: AtomicUsize,
 }
 
 impl IoFigures {
@@ -74,6 +78,32 @@ impl IoFigures {
         self.obl.store(obl, Relaxed);
         self.out_cap.store(out_cap, Relaxed);
     }
+
+    /// The output buffer held `bytes` when the host wrote from it. A load and, only for a
+    /// new peak, a store: the client's own line, not a read-modify-write.
+    #[inline]
+    pub fn note_out_fill(&self, bytes: usize) {
+        if bytes > self.out_peak.load(Relaxed) {
+            self.out_peak.store(bytes, Relaxed);
+        }
+    }
+
+    /// The input buffer's size (Redis's query buffer allocation, for
+    /// `client_recent_max_input_buffer`).
+    fn input_size(&self) -> usize {
+        self.qbuf.load(Relaxed) + self.qbuf_free.load(Relaxed)
+    }
+}
+
+/// Redis's reply buffer and list blocks are 16 KiB (`PROTO_REPLY_CHUNK_BYTES`).
+const REPLY_CHUNK: usize = 16 * 1024;
+
+/// CLIENT LIST's `oll`, Redis's count of reply blocks queued behind its 16 KiB reply buffer.
+/// A connection here has one contiguous output buffer, so this counts what Redis would queue
+/// for the same unsent bytes: the 16 KiB blocks past the first 16 KiB, and the waiting
+/// pub/sub messages as one more.
+fn output_list_len(obl: usize, pushes: usize) -> usize {
+    obl.saturating_sub(REPLY_CHUNK).div_ceil(REPLY_CHUNK) + usize::from(pushes > 0)
 }
 
 /// The fixed part of a client's memory in `tot-mem`: the session and its registry entry.
@@ -271,9 +301,9 @@ impl Client {
             argv_mem,
             self.multi_mem.load(Relaxed),
             self.io.out_cap.load(Relaxed),
-            self.io.out_cap.load(Relaxed),
-            self.io.obl.load(Relaxed).min(16 * 1024),
-            usize::from(self.pending_pushes() > 0),
+            self.io.out_peak.load(Relaxed),
+            self.io.obl.load(Relaxed).min(REPLY_CHUNK),
+            output_list_len(self.io.obl.load(Relaxed), self.pending_pushes()),
             self.output_bytes(),
             self.total_memory(argv_mem),
             if self.output_bytes() > 0 { "rw" } else { "r" },
@@ -290,6 +320,24 @@ impl Client {
 pub struct Clients {
     next_id: AtomicU64,
     by_id: Mutex<BTreeMap<u64, Arc<Client>>>,
+    peaks: Mutex<BufferPeaks>,
+}
+
+/// Seconds of samples behind INFO's `client_recent_max_*_buffer` (Redis's
+/// `CLIENTS_PEAK_MEM_USAGE_SLOTS`).
+const PEAK_SLOTS: usize = 8;
+
+/// How long a CLIENT LIST `rbp` period lasts (Redis resets `buf_peak` every 5 s).
+const OUT_PEAK_PERIOD_MS: u64 = 5000;
+
+/// The largest input and output buffers seen in each of the last seconds, by unix second
+/// modulo `PEAK_SLOTS`, as Redis keeps them.
+#[derive(Default)]
+struct BufferPeaks {
+    input: [usize; PEAK_SLOTS],
+    output: [usize; PEAK_SLOTS],
+    /// When the current `rbp` period began (unix ms).
+    out_period_ms: u64,
 }
 
 impl Clients {
@@ -334,5 +382,34 @@ impl Clients {
 
     pub fn all(&self) -> Vec<Arc<Client>> {
         self.by_id.lock().values().cloned().collect()
+    }
+
+    /// One sample of every client's buffers, as Redis's `clientsCron` takes: the input
+    /// buffer's size and the unsent output (CLIENT LIST's `omem`) go into this second's
+    /// slot, and the next slot is cleared for the second after. Every 5 s each client's
+    /// `rbp` period starts over from what its output buffer holds now.
+    pub fn track_buffers(&self, now_ms: u64) {
+        let clients = self.all();
+        let mut peaks = self.peaks.lock();
+        let slot = (now_ms / 1000) as usize % PEAK_SLOTS;
+        peaks.input[(slot + 1) % PEAK_SLOTS] = 0;
+        peaks.output[(slot + 1) % PEAK_SLOTS] = 0;
+        let new_period = now_ms.saturating_sub(peaks.out_period_ms) >= OUT_PEAK_PERIOD_MS;
+        if new_period {
+            peaks.out_period_ms = now_ms;
+        }
+        for c in &clients {
+            peaks.input[slot] = peaks.input[slot].max(c.io.input_size());
+            peaks.output[slot] = peaks.output[slot].max(c.output_bytes());
+            if new_period {
+                c.io.out_peak.store(c.io.obl.load(Relaxed), Relaxed);
+            }
+        }
+    }
+
+    /// The largest input and output buffers sampled in the last `PEAK_SLOTS` seconds.
+    pub fn recent_max_buffers(&self) -> (usize, usize) {
+        let peaks = self.peaks.lock();
+        (peaks.input.iter().copied().max().unwrap_or(0), peaks.output.iter().copied().max().unwrap_or(0))
     }
 }

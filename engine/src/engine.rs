@@ -167,6 +167,24 @@ impl Engine {
         self.stats().net_output_bytes.fetch_add(bytes, Relaxed);
     }
 
+    /// A read from a client's socket, whatever it returned (data, end of file, an error).
+    pub fn count_read(&self) {
+        self.stats().reads_processed.fetch_add(1, Relaxed);
+    }
+
+    /// A write to a client's socket, whatever it took.
+    pub fn count_write(&self) {
+        self.stats().writes_processed.fetch_add(1, Relaxed);
+    }
+
+    /// Samples every client's buffers for INFO's `client_recent_max_input_buffer` and
+    /// `client_recent_max_output_buffer`, and starts CLIENT LIST's `rbp` period over every
+    /// 5 s; the host calls this about once a second, as Redis's `clientsCron` looks at each
+    /// client (see `Clients::track_buffers`).
+    pub fn track_client_buffers(&self, now_ms: u64) {
+        self.clients.track_buffers(now_ms);
+    }
+
     /// A connection refused (`maxclients`, protected mode).
     pub fn count_rejected_connection(&self) {
         self.stats().rejected_connections.fetch_add(1, Relaxed);
@@ -489,14 +507,8 @@ impl Engine {
                 }
                 continue;
             }
-            // CLIENT REPLY OFF/SKIP: the reply is dropped (REPLY OFF and SKIP themselves get
-            // none); SKIP's next command is the one skipped.
-            match session.reply_mode {
-                ReplyMode::On => reply.encode(session.resp3, out),
-                ReplyMode::Off => {}
-                ReplyMode::SkipNext => session.reply_mode = ReplyMode::Skip,
-                ReplyMode::Skip => session.reply_mode = ReplyMode::On,
-            }
+            // CLIENT REPLY OFF/SKIP may drop it.
+            session.send(&reply, out);
             if session.auth_failures != failures {
                 break;
             }

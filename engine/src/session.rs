@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::blocking::Blocked;
 use crate::clients::Client;
 use crate::pubsub::Subscriptions;
+use crate::reply::Reply;
 use tx::Transaction;
 
 /// Per-connection state.
@@ -50,5 +51,19 @@ pub enum ReplyMode {
 impl Session {
     pub fn id(&self) -> u64 {
         self.client.id
+    }
+
+    /// Writes `reply` to `out` as CLIENT REPLY allows: OFF drops every reply, SKIP the next
+    /// command's (REPLY OFF and SKIP themselves get none). As in Redis the mode is looked at
+    /// when the reply is made, so a blocked command's late reply (served, timed out or
+    /// unblocked) obeys the mode in force then, and SKIP's skipped command is the blocked one.
+    #[inline]
+    pub fn send(&mut self, reply: &Reply, out: &mut Vec<u8>) {
+        match self.reply_mode {
+            ReplyMode::On => reply.encode(self.resp3, out),
+            ReplyMode::Off => {}
+            ReplyMode::SkipNext => self.reply_mode = ReplyMode::Skip,
+            ReplyMode::Skip => self.reply_mode = ReplyMode::On,
+        }
     }
 }

@@ -29,6 +29,10 @@ pub struct Stats {
     pub rejected_connections: Counter,
     pub net_input_bytes: Counter,
     pub net_output_bytes: Counter,
+    /// Socket reads and writes the host did for clients (INFO's `total_reads_processed` and
+    /// `total_writes_processed`; Redis counts every read and write event it handles).
+    pub reads_processed: Counter,
+    pub writes_processed: Counter,
     pub protocol_errors: Counter,
     pub error_replies: Counter,
     /// Clients closed for passing an output buffer limit (Redis 7.4's name).
@@ -112,6 +116,8 @@ impl Stats {
             rejected_connections: Counter::default(),
             net_input_bytes: Counter::default(),
             net_output_bytes: Counter::default(),
+            reads_processed: Counter::default(),
+            writes_processed: Counter::default(),
             protocol_errors: Counter::default(),
             error_replies: Counter::default(),
             client_output_buffer_limit_disconnections: Counter::default(),
@@ -169,6 +175,8 @@ impl Stats {
             &self.rejected_connections,
             &self.net_input_bytes,
             &self.net_output_bytes,
+            &self.reads_processed,
+            &self.writes_processed,
             &self.protocol_errors,
             &self.error_replies,
             &self.client_output_buffer_limit_disconnections,
@@ -205,6 +213,26 @@ pub struct HostFacts {
     pub allocator_name: String,
     pub threads: u32,
     pub executable: String,
+    /// INFO's server section only (not in the HTTP payloads): `run_id`, 40 random hex
+    /// digits drawn at start; `config_file`, the absolute path of the file given at start
+    /// (empty without one); `monotonic_clock` and `multiplexing_api`, the clock that times
+    /// commands and the readiness API the event loops use, in Redis's words.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub run_id: String,
+    /// INFO's `redis_build_id`: hex digits that tell this build of the program from others.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub build_id: String,
+    #[serde(skip)]
+    #[ts(skip)]
+    pub config_file: String,
+    #[serde(skip)]
+    #[ts(skip)]
+    pub monotonic_clock: String,
+    #[serde(skip)]
+    #[ts(skip)]
+    pub multiplexing_api: String,
     /// The machine's RAM in bytes (INFO's `total_system_memory`); 0 when unknown.
     pub total_system_memory: u64,
     /// CPU time used, as INFO's `# CPU` section reports it.

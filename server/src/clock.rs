@@ -35,6 +35,23 @@ impl Clock for MonotonicClock {
     }
 }
 
+/// The clock, in the words of Redis's INFO `monotonic_clock`: the time-stamp counter and its
+/// ticks per microsecond, or the OS clock quanta falls back to. A counter clock scales its
+/// ticks to nanoseconds; the OS clock's readings already are nanoseconds.
+pub fn describe() -> String {
+    const TICKS: u64 = 1_000_000_000;
+    let ns = quanta::Clock::new().delta_as_nanos(0, TICKS);
+    if ns == TICKS || ns == 0 {
+        return "POSIX clock_gettime".into();
+    }
+    let per_us = TICKS * 1000 / ns;
+    if cfg!(target_arch = "aarch64") {
+        format!("ARM CNTVCT @ {per_us} ticks/us")
+    } else {
+        format!("X86 TSC @ {per_us} ticks/us")
+    }
+}
+
 /// Lends `engine` the server's clock, so its commands are timed.
 pub fn lend_clock(engine: &Engine) {
     engine.set_clock(Arc::new(MonotonicClock::new()));

@@ -123,6 +123,15 @@ impl Server {
             threads: threads as u32,
             executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
             allocator_name: alloc::name(),
+            run_id: maintenance::run_id(),
+            build_id: maintenance::build_id(),
+            config_file: config
+                .config_file
+                .as_ref()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()).display().to_string())
+                .unwrap_or_default(),
+            monotonic_clock: clock::describe(),
+            multiplexing_api: maintenance::MULTIPLEXING_API.into(),
             ..HostFacts::default()
         };
         engine

@@ -11,6 +11,46 @@ use vitrine_engine::{CpuTimes, HostFacts};
 
 use crate::now_ms;
 
+/// The readiness API tokio's event loops use (mio's), as INFO's `multiplexing_api` names it.
+pub const MULTIPLEXING_API: &str = if cfg!(any(target_os = "linux", target_os = "android")) {
+    "epoll"
+} else if cfg!(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+)) {
+    "kqueue"
+} else {
+    "poll"
+};
+
+/// INFO's `run_id`: 40 random hex digits drawn at start. std's `RandomState` keys its hashers
+/// from the OS's random source, so each hasher's output on no input is a random word.
+pub fn run_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    (0..3)
+        .map(|_| format!("{:016x}", std::collections::hash_map::RandomState::new().build_hasher().finish()))
+        .collect::<String>()[..40]
+        .to_string()
+}
+
+/// INFO's `redis_build_id`: a hash of the version and of the executable's size and
+/// modification time, so two builds of one version differ (Redis hashes its version, the
+/// build host and the build date).
+pub fn build_id() -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    env!("CARGO_PKG_VERSION").hash(&mut h);
+    if let Some(meta) = std::env::current_exe().ok().and_then(|p| std::fs::metadata(p).ok()) {
+        meta.len().hash(&mut h);
+        meta.modified().ok().hash(&mut h);
+    }
+    format!("{:x}", h.finish())
+}
+
 /// Most time one expiry cycle may take at `active-expire-effort 1`, as Redis's slow cycle (25%
 /// of a 100 ms tick at hz 10).
 const CYCLE_TIME_LIMIT: Duration = Duration::from_millis(25);
@@ -35,6 +75,7 @@ pub async fn run(engine: Arc<Engine>, mut facts: HostFacts, mut shutdown: watch:
         }
         expire_cycle(&engine);
         if facts_at.elapsed() >= FACTS_EVERY {
+            engine.track_client_buffers(now_ms());
             if !crate::alloc::release_freed_memory() {
                 tracing::debug!("jemalloc refused to decay its arenas");
             }

@@ -62,6 +62,53 @@ fn reply_off_and_skip_silence_replies() {
 }
 
 #[test]
+fn reply_off_silences_a_blocked_commands_late_reply() {
+    let server = Server::start(&[]);
+    let mut c = server.connect();
+    let mut pusher = server.connect();
+    let mut batch = cmd(&["CLIENT", "REPLY", "OFF"]);
+    batch.extend(cmd(&["BLPOP", "q", "0"]));
+    send(&mut c, &batch);
+    let blocked = Instant::now();
+    while common::proc::info_field(&mut pusher, "clients", "blocked_clients") != Some(1) {
+        assert!(blocked.elapsed() < Duration::from_secs(5), "BLPOP never blocked");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    roundtrip(&mut pusher, &cmd(&["RPUSH", "q", "x"]), b":1\r\n");
+    // Served (the element is gone), and nothing is sent until replies are back on.
+    roundtrip(&mut pusher, &cmd(&["LLEN", "q"]), b":0\r\n");
+    expect_silence(&mut c, Duration::from_millis(100));
+    let mut batch = cmd(&["CLIENT", "REPLY", "ON"]);
+    batch.extend(cmd(&["PING"]));
+    send(&mut c, &batch);
+    expect(&mut c, b"+OK\r\n+PONG\r\n");
+}
+
+#[test]
+fn info_counts_socket_reads_and_writes() {
+    let server = Server::start(&[]);
+    let mut c = server.connect();
+    let field = |c: &mut std::net::TcpStream, name: &str| {
+        common::proc::info_field(c, "stats", name).unwrap_or_else(|| panic!("no {name}"))
+    };
+    let (reads, writes) = (field(&mut c, "total_reads_processed"), field(&mut c, "total_writes_processed"));
+    for _ in 0..5 {
+        roundtrip(&mut c, &cmd(&["PING"]), b"+PONG\r\n");
+    }
+    // Each INFO and PING is one read and one write at least (the INFO just above included).
+    assert!(field(&mut c, "total_reads_processed") >= reads + 6);
+    assert!(field(&mut c, "total_writes_processed") >= writes + 6);
+    // A connection that closes is a read too (of the end of file).
+    let before = field(&mut c, "total_reads_processed");
+    drop(server.connect());
+    let start = Instant::now();
+    while field(&mut c, "total_reads_processed") < before + 2 {
+        assert!(start.elapsed() < Duration::from_secs(5), "the closed connection's read was not counted");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
 fn kill_filters_close_the_matching_connections() {
     let server = Server::start(&[]);
     let mut me = server.connect();

@@ -532,6 +532,41 @@ mod tests {
     }
 
     #[test]
+    fn reply_off_and_skip_silence_a_blocked_commands_late_reply() {
+        let mut t = TestEngine::default();
+        let mut s = t.engine.new_session("127.0.0.1:9", "127.0.0.1:6379", t.now);
+        let retry = |t: &TestEngine, s: &mut crate::Session| {
+            let mut out = Vec::new();
+            let served = t.engine.retry_blocked(s, &mut out, t.now);
+            (served, String::from_utf8_lossy(&out).into_owned())
+        };
+        // OFF: served by another client's push, the pop happens and nothing is sent.
+        assert_eq!(feed(&t, &mut s, "CLIENT REPLY OFF\r\nBLPOP q 0\r\n").1, "");
+        assert!(s.blocked.is_some());
+        t.run(&["RPUSH", "q", "a"]);
+        assert_eq!(retry(&t, &mut s), (true, String::new()));
+        assert_eq!(t.run(&["LLEN", "q"]), Reply::Int(0));
+        // Timed out, unblocked, or served at once: silent too.
+        feed(&t, &mut s, "BLPOP q 1\r\n");
+        let mut out = Vec::new();
+        t.engine.unblock_timeout(&mut s, &mut out);
+        assert!(out.is_empty() && s.blocked.is_none());
+        t.run(&["RPUSH", "q", "b"]);
+        assert_eq!(feed(&t, &mut s, "BLPOP q 0\r\n").1, "");
+        assert_eq!(t.run(&["LLEN", "q"]), Reply::Int(0));
+        // SKIP: the blocked command is the one skipped, the next one is answered.
+        assert_eq!(feed(&t, &mut s, "CLIENT REPLY ON\r\nCLIENT REPLY SKIP\r\nBLPOP q 0\r\n").1, "+OK\r\n");
+        t.run(&["RPUSH", "q", "c"]);
+        assert_eq!(retry(&t, &mut s), (true, String::new()));
+        assert_eq!(feed(&t, &mut s, "PING\r\n").1, "+PONG\r\n");
+        // ON: the late reply is sent.
+        feed(&t, &mut s, "BLPOP q 0\r\n");
+        t.run(&["RPUSH", "q", "d"]);
+        assert_eq!(retry(&t, &mut s), (true, "*2\r\n$1\r\nq\r\n$1\r\nd\r\n".into()));
+        t.engine.end_session(&s);
+    }
+
+    #[test]
     fn no_touch_leaves_idle_time_and_flags_show_modes() {
         let mut t = TestEngine::default();
         t.run(&["SET", "k", "v"]);

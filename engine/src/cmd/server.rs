@@ -258,6 +258,38 @@ fn persistence_info(ctx: &Ctx<'_>) -> String {
     )
 }
 
+/// INFO server, with Redis 7's fields in its order. The build fields are what Redis prints
+/// when built outside git (no commit, not dirty); `gcc_version` what it prints when no GCC
+/// built it (rustc does); `atomicvar_api` names Rust's atomics, LLVM's builtins under the C11
+/// memory model as Redis's `c11-builtin`; `lru_clock` is Redis's LRU clock, unix seconds
+/// modulo 2^24. The host gives the process's own facts (empty in the playground).
+fn server_info(ctx: &Ctx<'_>, snap: &crate::stats::StatsSnapshot) -> String {
+    let h = &snap.host;
+    let cfg = ctx.engine.config();
+    let or = |v: &str, absent: &'static str| if v.is_empty() { absent.to_string() } else { v.to_string() };
+    format!(
+        "redis_version:{REDIS_COMPAT_VERSION}\r\nvitrine_version:{}\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\nredis_build_id:{}\r\nredis_mode:standalone\r\nos:{}\r\narch_bits:{}\r\nmonotonic_clock:{}\r\nmultiplexing_api:{}\r\natomicvar_api:c11-builtin\r\ngcc_version:0.0.0\r\nprocess_id:{}\r\nprocess_supervised:no\r\nrun_id:{}\r\ntcp_port:{}\r\nserver_time_usec:{}\r\nuptime_in_seconds:{}\r\nuptime_in_days:{}\r\nhz:{}\r\nconfigured_hz:{}\r\nlru_clock:{}\r\nexecutable:{}\r\nconfig_file:{}\r\nio_threads_active:{}\r\n",
+        snap.version,
+        or(&h.build_id, "0"),
+        std::env::consts::OS,
+        usize::BITS,
+        or(&h.monotonic_clock, "POSIX clock_gettime"),
+        or(&h.multiplexing_api, "none"),
+        h.process_id,
+        or(&h.run_id, "0000000000000000000000000000000000000000"),
+        h.tcp_port,
+        ctx.now * 1000,
+        snap.uptime_s,
+        snap.uptime_s / 86400,
+        cfg.hz(),
+        cfg.hz(),
+        (ctx.now / 1000) & ((1 << 24) - 1),
+        h.executable,
+        h.config_file,
+        h.threads,
+    )
+}
+
 /// The INFO text for the requested sections, with Redis's section and field names.
 pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
     let snap = ctx.engine.snapshot_in(&mut ctx.db, ctx.now);
@@ -276,34 +308,18 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
         let _ = write!(out, "# {title}\r\n{body}");
     };
     if want("server") {
-        let h = &snap.host;
-        section(
-            "Server",
-            format!(
-                "redis_version:{REDIS_COMPAT_VERSION}\r\nvitrine_version:{}\r\nredis_mode:standalone\r\nos:{}\r\narch_bits:{}\r\nprocess_id:{}\r\ntcp_port:{}\r\nserver_time_usec:{}\r\nuptime_in_seconds:{}\r\nuptime_in_days:{}\r\nhz:{}\r\nconfigured_hz:{}\r\nio_threads_active:{}\r\nexecutable:{}\r\n",
-                snap.version,
-                std::env::consts::OS,
-                usize::BITS,
-                h.process_id,
-                h.tcp_port,
-                ctx.now * 1000,
-                snap.uptime_s,
-                snap.uptime_s / 86400,
-                cfg.hz(),
-                cfg.hz(),
-                h.threads,
-                h.executable,
-            ),
-        );
+        section("Server", server_info(ctx, &snap));
     }
     if want("clients") {
+        let (max_input, max_output) = ctx.engine.clients.recent_max_buffers();
         section(
             "Clients",
             format!(
-                "connected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\nblocked_clients:{}\r\ntracking_clients:0\r\n",
+                "connected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\nclient_recent_max_input_buffer:{max_input}\r\nclient_recent_max_output_buffer:{max_output}\r\nblocked_clients:{}\r\ntracking_clients:0\r\nclients_in_timeout_table:{}\r\n",
                 snap.connected_clients,
                 cfg.maxclients(),
-                ctx.engine.blocked_clients()
+                ctx.engine.blocked_clients(),
+                ctx.engine.blocked_clients_with_timeout(),
             ),
         );
     }
@@ -318,7 +334,7 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
         section(
             "Stats",
             format!(
-                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\ntotal_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:{:.2}\r\ninstantaneous_output_kbps:{:.2}\r\ninstantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\nrejected_connections:{}\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\nexpired_keys:{}\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:0\r\nevicted_keys:{}\r\nevicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\ntracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\nunexpected_error_replies:0\r\ntotal_error_replies:{}\r\ndump_payload_sanitizations:0\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\nrejected_oom_commands:{}\r\nprotocol_errors:{}\r\nclient_output_buffer_limit_disconnections:{}\r\nacl_access_denied_auth:{}\r\n",
+                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\ntotal_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:{:.2}\r\ninstantaneous_output_kbps:{:.2}\r\ninstantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\nrejected_connections:{}\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\nexpired_keys:{}\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:0\r\nevicted_keys:{}\r\nevicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\ntracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\nunexpected_error_replies:0\r\ntotal_error_replies:{}\r\ndump_payload_sanitizations:0\r\ntotal_reads_processed:{}\r\ntotal_writes_processed:{}\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\nrejected_oom_commands:{}\r\nprotocol_errors:{}\r\nclient_output_buffer_limit_disconnections:{}\r\nacl_access_denied_auth:{}\r\n",
                 snap.connections_received,
                 snap.commands_processed,
                 snap.ops_per_sec as u64,
@@ -335,6 +351,8 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
                 pubsub.numpat(),
                 pubsub.channels(true, None).len(),
                 snap.error_replies,
+                ctx.engine.stats().reads_processed.load(Relaxed),
+                ctx.engine.stats().writes_processed.load(Relaxed),
                 snap.rejected_oom,
                 snap.protocol_errors,
                 snap.client_output_buffer_limit_disconnections,
@@ -650,6 +668,65 @@ mod tests {
         assert_eq!(info_field(&mem, "used_memory"), "1800000");
         assert_eq!(info_field(&mem, "used_memory_peak"), "2000000");
         assert_eq!(info_field(&mem, "used_memory_peak_perc"), "90.00%");
+    }
+
+    #[test]
+    fn info_clients_counts_timeouts_and_recent_buffer_peaks() {
+        let mut t = TestEngine::default();
+        let feed = |t: &TestEngine, s: &mut crate::Session, input: &str| {
+            let mut out = Vec::new();
+            t.engine.feed(s, input.as_bytes(), &mut out, t.now).unwrap_or(0)
+        };
+        let mut a = t.engine.new_session("127.0.0.1:1", "127.0.0.1:6379", t.now);
+        let mut b = t.engine.new_session("127.0.0.1:2", "127.0.0.1:6379", t.now);
+        feed(&t, &mut a, "BLPOP q 0\r\n");
+        feed(&t, &mut b, "BLPOP q 5\r\n");
+        let text = info(&mut t, &["clients"]);
+        assert_eq!(info_field(&text, "blocked_clients"), "2");
+        assert_eq!(info_field(&text, "clients_in_timeout_table"), "1");
+        // The host reports `a`'s buffers: 100 bytes of input in 16 KiB, 40,000 unsent.
+        a.client.io.report(100, 16_284, 40_000, 65_536);
+        b.client.io.report(0, 16_384, 0, 16_384);
+        t.engine.track_client_buffers(t.now);
+        let text = info(&mut t, &["clients"]);
+        assert_eq!(info_field(&text, "client_recent_max_input_buffer"), "16384");
+        assert_eq!(info_field(&text, "client_recent_max_output_buffer"), "40000");
+        // CLIENT LIST: the 16 KiB past the first 16 KiB make 2 blocks, as Redis's reply list.
+        a.client.io.note_out_fill(50_000);
+        let list = match t.run(&["CLIENT", "LIST", "ID", &a.id().to_string()]) {
+            Reply::Verbatim(s) => s,
+            Reply::Bulk(b) => String::from_utf8_lossy(&b).into_owned(),
+            other => panic!("{other:?}"),
+        };
+        assert!(list.contains(" rbs=65536 rbp=50000 obl=16384 oll=2 omem=40000 "), "{list}");
+        // Peaks last the 8 seconds Redis keeps, and `rbp` starts over every 5 s.
+        a.client.io.report(0, 16_384, 0, 16_384);
+        for _ in 0..8 {
+            t.advance(1000);
+            t.engine.track_client_buffers(t.now);
+        }
+        let text = info(&mut t, &["clients"]);
+        assert_eq!(info_field(&text, "client_recent_max_output_buffer"), "0");
+        assert_eq!(a.client.io.out_peak.load(std::sync::atomic::Ordering::Relaxed), 0);
+        t.engine.end_session(&a);
+        t.engine.end_session(&b);
+    }
+
+    #[test]
+    fn info_server_fields_as_redis() {
+        let mut t = TestEngine::default();
+        let text = info(&mut t, &["server"]);
+        assert_eq!(info_field(&text, "lru_clock"), ((t.now / 1000) % (1 << 24)).to_string());
+        assert_eq!(info_field(&text, "run_id").len(), 40);
+        assert_eq!(info_field(&text, "config_file"), "");
+        t.engine.set_host_facts(crate::HostFacts {
+            run_id: "ab".repeat(20),
+            config_file: "/etc/v.conf".into(),
+            ..Default::default()
+        });
+        let text = info(&mut t, &["server"]);
+        assert_eq!(info_field(&text, "run_id"), "ab".repeat(20));
+        assert_eq!(info_field(&text, "config_file"), "/etc/v.conf");
     }
 
     #[test]

@@ -52,7 +52,7 @@ impl Engine {
             Forgotten::Served(reply) => reply,
             Forgotten::Waiting | Forgotten::Unknown => Reply::NilArray,
         };
-        reply.encode(session.resp3, out);
+        session.send(&reply, out);
     }
 
     /// CLIENT UNBLOCK: ends client `id`'s wait, with the reply a timeout gives or with
@@ -74,6 +74,15 @@ impl Engine {
     pub fn blocked_clients(&self) -> usize {
         if self.store.common.ready.any_waiting() {
             self.blocking.len()
+        } else {
+            0
+        }
+    }
+
+    /// How many blocked clients wait with a timeout (Redis's `clients_in_timeout_table`).
+    pub fn blocked_clients_with_timeout(&self) -> usize {
+        if self.store.common.ready.any_waiting() {
+            self.blocking.with_timeout()
         } else {
             0
         }
@@ -107,7 +116,7 @@ impl Engine {
         match self.blocking.take_served(session.id()) {
             Some(reply) => {
                 session.blocked = None;
-                reply.encode(session.resp3, out);
+                session.send(&reply, out);
                 true
             }
             None => false,

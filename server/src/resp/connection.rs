@@ -213,7 +213,9 @@ impl Connection {
             let wake = wake.clone();
             open.session.client.set_waker(move || wake.notify());
         }
-        Connection {
+        // Redis starts a client's reply buffer peak (`rbp`) at the buffer's size.
+        open.session.client.io.out_peak.store(READ_CHUNK, std::sync::atomic::Ordering::Relaxed);
+        let connection = Connection {
             open,
             stream,
             input: Vec::with_capacity(READ_CHUNK),
@@ -226,7 +228,10 @@ impl Connection {
             shutdown,
             auth_deadline,
             _done: done,
-        }
+        };
+        // CLIENT LIST shows the buffers' sizes from the first command on.
+        connection.report_io();
+        connection
     }
 
     /// Serves the connection until it ends, then closes it.
@@ -273,6 +278,9 @@ impl Connection {
             () = sleep_or_never!(wait.auth_at) => Event::AuthTimeout,
             () = sleep_or_never!(wait.recheck_at) => Event::Woken,
         };
+        if matches!(event, Event::Read(_)) {
+            self.open.engine.count_read();
+        }
         match event {
             Event::Woken => Ok(()),
             Event::Wrote(written) => self.on_written(written),
@@ -514,6 +522,7 @@ impl Connection {
 
     #[inline]
     fn on_written(&mut self, written: io::Result<usize>) -> Result<(), End> {
+        self.open.engine.count_write();
         match written {
             Ok(0) => Err(End::Io(io::ErrorKind::WriteZero.into())),
             Ok(n) => {
@@ -533,6 +542,7 @@ impl Connection {
         if self.pending() == 0 {
             return Ok(());
         }
+        self.open.engine.count_write();
         match self.stream.try_write(&self.out[self.sent..]) {
             Ok(n) => {
                 self.wrote(n);
@@ -548,6 +558,8 @@ impl Connection {
     #[inline]
     fn wrote(&mut self, n: usize) {
         self.open.engine.count_net_output(n as u64);
+        // CLIENT LIST's `rbp`: the buffer is at its fullest when written from.
+        self.open.session.client.io.note_out_fill(self.out.len());
         self.sent += n;
         if self.sent == self.out.len() {
             self.sent = 0;
@@ -577,6 +589,7 @@ impl Connection {
         let id = self.open.session.id();
         if self.pending() > 0 {
             let rest = &self.out[self.sent..];
+            self.open.engine.count_write();
             match timeout(limit, self.stream.write_all(rest)).await {
                 Ok(Ok(())) => {
                     self.open.engine.count_net_output(rest.len() as u64);

@@ -315,3 +315,138 @@ impl Gen {
         vec![Step::Call(argv, Check::Exact)]
     }
 }
+
+/// The fields redis-server 7.0.15 prints in `INFO everything`, by section (its Keyspace lines
+/// name databases, not fields; its Commandstats, Errorstats and Latencystats lines depend on
+/// what ran). Vitrine prints each of them, with a real value or the one Redis gives without
+/// the feature; `info_has_every_field_redis_has` keeps this list in step with the real server.
+const REDIS_INFO_FIELDS: &[(&str, &str)] = &[
+    (
+        "Server",
+        "redis_version redis_git_sha1 redis_git_dirty redis_build_id redis_mode os arch_bits \
+         monotonic_clock multiplexing_api atomicvar_api gcc_version process_id process_supervised run_id \
+         tcp_port server_time_usec uptime_in_seconds uptime_in_days hz configured_hz lru_clock executable \
+         config_file io_threads_active",
+    ),
+    (
+        "Clients",
+        "connected_clients cluster_connections maxclients client_recent_max_input_buffer \
+         client_recent_max_output_buffer blocked_clients tracking_clients clients_in_timeout_table",
+    ),
+    (
+        "Memory",
+        "used_memory used_memory_human used_memory_rss used_memory_rss_human used_memory_peak \
+         used_memory_peak_human used_memory_peak_perc used_memory_overhead used_memory_startup \
+         used_memory_dataset used_memory_dataset_perc allocator_allocated allocator_active \
+         allocator_resident total_system_memory total_system_memory_human used_memory_lua \
+         used_memory_vm_eval used_memory_lua_human used_memory_scripts_eval number_of_cached_scripts \
+         number_of_functions number_of_libraries used_memory_vm_functions used_memory_vm_total \
+         used_memory_vm_total_human used_memory_functions used_memory_scripts used_memory_scripts_human \
+         maxmemory maxmemory_human maxmemory_policy allocator_frag_ratio allocator_frag_bytes \
+         allocator_rss_ratio allocator_rss_bytes rss_overhead_ratio rss_overhead_bytes \
+         mem_fragmentation_ratio mem_fragmentation_bytes mem_not_counted_for_evict \
+         mem_replication_backlog mem_total_replication_buffers mem_clients_slaves mem_clients_normal \
+         mem_cluster_links mem_aof_buffer mem_allocator active_defrag_running lazyfree_pending_objects \
+         lazyfreed_objects",
+    ),
+    (
+        "Persistence",
+        "loading async_loading current_cow_peak current_cow_size current_cow_size_age current_fork_perc \
+         current_save_keys_processed current_save_keys_total rdb_changes_since_last_save \
+         rdb_bgsave_in_progress rdb_last_save_time rdb_last_bgsave_status rdb_last_bgsave_time_sec \
+         rdb_current_bgsave_time_sec rdb_saves rdb_last_cow_size rdb_last_load_keys_expired \
+         rdb_last_load_keys_loaded aof_enabled aof_rewrite_in_progress aof_rewrite_scheduled \
+         aof_last_rewrite_time_sec aof_current_rewrite_time_sec aof_last_bgrewrite_status aof_rewrites \
+         aof_rewrites_consecutive_failures aof_last_write_status aof_last_cow_size \
+         module_fork_in_progress module_fork_last_cow_size",
+    ),
+    (
+        "Stats",
+        "total_connections_received total_commands_processed instantaneous_ops_per_sec \
+         total_net_input_bytes total_net_output_bytes total_net_repl_input_bytes \
+         total_net_repl_output_bytes instantaneous_input_kbps instantaneous_output_kbps \
+         instantaneous_input_repl_kbps instantaneous_output_repl_kbps rejected_connections sync_full \
+         sync_partial_ok sync_partial_err expired_keys expired_stale_perc expired_time_cap_reached_count \
+         expire_cycle_cpu_milliseconds evicted_keys evicted_clients total_eviction_exceeded_time \
+         current_eviction_exceeded_time keyspace_hits keyspace_misses pubsub_channels pubsub_patterns \
+         pubsubshard_channels latest_fork_usec total_forks migrate_cached_sockets \
+         slave_expires_tracked_keys active_defrag_hits active_defrag_misses active_defrag_key_hits \
+         active_defrag_key_misses total_active_defrag_time current_active_defrag_time tracking_total_keys \
+         tracking_total_items tracking_total_prefixes unexpected_error_replies total_error_replies \
+         dump_payload_sanitizations total_reads_processed total_writes_processed \
+         io_threaded_reads_processed io_threaded_writes_processed reply_buffer_shrinks \
+         reply_buffer_expands",
+    ),
+    (
+        "Replication",
+        "role connected_slaves master_failover_state master_replid master_replid2 master_repl_offset \
+         second_repl_offset repl_backlog_active repl_backlog_size repl_backlog_first_byte_offset \
+         repl_backlog_histlen",
+    ),
+    (
+        "CPU",
+        "used_cpu_sys used_cpu_user used_cpu_sys_children used_cpu_user_children used_cpu_sys_main_thread \
+         used_cpu_user_main_thread",
+    ),
+    ("Cluster", "cluster_enabled"),
+];
+
+/// Sections whose lines are per-database or per-command rather than fixed fields.
+const VARIABLE_SECTIONS: &[&str] = &["Keyspace", "Commandstats", "Errorstats", "Latencystats", "Modules"];
+
+/// `INFO everything`'s field names by section title, in order.
+fn info_fields(conn: &mut Conn) -> Vec<(String, Vec<String>)> {
+    let argv = args!["INFO", "everything"];
+    let text = match conn.call(&argv) {
+        Ok(Resp::Bulk(b)) => String::from_utf8_lossy(&b).into_owned(),
+        other => panic!("INFO everything: {other:?}"),
+    };
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        if let Some(title) = line.strip_prefix("# ") {
+            sections.push((title.to_string(), Vec::new()));
+        } else if let (Some((name, _)), Some(section)) = (line.split_once(':'), sections.last_mut()) {
+            section.1.push(name.to_string());
+        }
+    }
+    sections
+}
+
+/// The fields of `wanted` that `have` lacks, as "Section.field".
+fn missing_fields(have: &[(String, Vec<String>)], wanted: &[(&str, Vec<String>)]) -> Vec<String> {
+    let mut missing = Vec::new();
+    for (title, fields) in wanted {
+        let printed = have.iter().find(|(t, _)| t == title).map(|(_, f)| f.as_slice()).unwrap_or(&[]);
+        missing.extend(fields.iter().filter(|f| !printed.contains(f)).map(|f| format!("{title}.{f}")));
+    }
+    missing
+}
+
+fn listed_fields() -> Vec<(&'static str, Vec<String>)> {
+    REDIS_INFO_FIELDS.iter().map(|(t, f)| (*t, f.split_whitespace().map(String::from).collect())).collect()
+}
+
+/// Every field 7.0.15 prints (the list above) is in Vitrine's INFO, in the same section; runs
+/// without redis-server.
+#[test]
+fn info_prints_every_field_of_redis_7_0() {
+    let server = crate::common::Server::start(&[]);
+    let mut conn = Conn::new(server.connect());
+    let missing = missing_fields(&info_fields(&mut conn), &listed_fields());
+    assert!(missing.is_empty(), "Vitrine's INFO lacks {missing:?}");
+}
+
+/// The same against the real server: each field redis-server prints in a fixed section is in
+/// Vitrine's same section, and the list above is redis-server's own.
+#[test]
+fn info_has_every_field_redis_has() {
+    let Some(servers) = Servers::start_or_skip("info_has_every_field_redis_has") else { return };
+    let mut peers = servers.peers();
+    let redis: Vec<(String, Vec<String>)> =
+        info_fields(&mut peers.redis).into_iter().filter(|(t, _)| !VARIABLE_SECTIONS.contains(&t.as_str())).collect();
+    let wanted: Vec<(&str, Vec<String>)> = redis.iter().map(|(t, f)| (t.as_str(), f.clone())).collect();
+    let missing = missing_fields(&info_fields(&mut peers.vitrine), &wanted);
+    assert!(missing.is_empty(), "Vitrine's INFO lacks what redis-server prints: {missing:?}");
+    let listed: Vec<(String, Vec<String>)> = listed_fields().into_iter().map(|(t, f)| (t.to_string(), f)).collect();
+    assert_eq!(listed, redis, "REDIS_INFO_FIELDS is not what this redis-server prints");
+}
