@@ -220,6 +220,10 @@ pub struct HostFacts {
     #[serde(skip)]
     #[ts(skip)]
     pub run_id: String,
+    /// INFO's `os`: the kernel's name, release and machine, as `uname` gives them.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub os: String,
     /// INFO's `redis_build_id`: hex digits that tell this build of the program from others.
     #[serde(skip)]
     #[ts(skip)]

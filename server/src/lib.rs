@@ -124,6 +124,7 @@ impl Server {
             executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
             allocator_name: alloc::name(),
             run_id: maintenance::run_id(),
+            os: maintenance::os_name(),
             build_id: maintenance::build_id(),
             config_file: config
                 .config_file

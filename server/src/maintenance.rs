@@ -37,6 +37,17 @@ pub fn run_id() -> String {
         .to_string()
 }
 
+/// INFO's `os` as Redis prints it from `uname`: the kernel's name, release and machine
+/// (`Linux 6.1.0 x86_64`), read from procfs (no unsafe `uname` call); the build's OS name
+/// where there is no procfs.
+pub fn os_name() -> String {
+    let read = |name: &str| std::fs::read_to_string(format!("/proc/sys/kernel/{name}")).ok();
+    match (read("ostype"), read("osrelease")) {
+        (Some(os), Some(release)) => format!("{} {} {}", os.trim(), release.trim(), std::env::consts::ARCH),
+        _ => std::env::consts::OS.to_string(),
+    }
+}
+
 /// INFO's `redis_build_id`: a hash of the version and of the executable's size and
 /// modification time, so two builds of one version differ (Redis hashes its version, the
 /// build host and the build date).

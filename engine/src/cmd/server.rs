@@ -271,7 +271,7 @@ fn server_info(ctx: &Ctx<'_>, snap: &crate::stats::StatsSnapshot) -> String {
         "redis_version:{REDIS_COMPAT_VERSION}\r\nvitrine_version:{}\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\nredis_build_id:{}\r\nredis_mode:standalone\r\nos:{}\r\narch_bits:{}\r\nmonotonic_clock:{}\r\nmultiplexing_api:{}\r\natomicvar_api:c11-builtin\r\ngcc_version:0.0.0\r\nprocess_id:{}\r\nprocess_supervised:no\r\nrun_id:{}\r\ntcp_port:{}\r\nserver_time_usec:{}\r\nuptime_in_seconds:{}\r\nuptime_in_days:{}\r\nhz:{}\r\nconfigured_hz:{}\r\nlru_clock:{}\r\nexecutable:{}\r\nconfig_file:{}\r\nio_threads_active:{}\r\n",
         snap.version,
         or(&h.build_id, "0"),
-        std::env::consts::OS,
+        or(&h.os, std::env::consts::OS),
         usize::BITS,
         or(&h.monotonic_clock, "POSIX clock_gettime"),
         or(&h.multiplexing_api, "none"),
