@@ -454,7 +454,10 @@ mod tests {
         let mut pg = Playground::new(T0, 1.0);
         assert_eq!(line(&mut pg, "SELECT 2")["db"], 2);
         let out: Json = serde_json::from_str(&pg.console_in("SET k one", T0, 1).unwrap()).unwrap();
-        assert_eq!((out["kind"].as_str(), out["db"].as_u64(), out["text"].as_str()), (Some("reply"), Some(1), Some("OK\n")));
+        assert_eq!(
+            (out["kind"].as_str(), out["db"].as_u64(), out["text"].as_str()),
+            (Some("reply"), Some(1), Some("OK\n"))
+        );
         let out: Json = serde_json::from_str(&pg.console_in("EXPIRE k 100", T0, 1).unwrap()).unwrap();
         assert_eq!(out["text"], "(integer) 1\n");
         // The session is still in database 2, where there is no k.
