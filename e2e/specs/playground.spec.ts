@@ -119,3 +119,56 @@ test('the session survives a reload, and a shared link replays its commands', as
   await expect(other).toHaveURL(/\/playground$/);
   await other.close();
 });
+
+test('a key edited in another database replays there, with no SELECT in the transcript or the link', async ({ page, context }) => {
+  await page.goto('/playground');
+  await expect(page.getByLabel('Command', { exact: true })).toBeEnabled();
+  const command = page.getByLabel('Command', { exact: true });
+  await command.fill('SET here 0');
+  await command.press('Enter');
+  const output = page.getByRole('log', { name: 'Console output' });
+  await expect(output.locator('pre').last()).toHaveText('OK');
+
+  // A key in database 1, written and given a TTL from the Keys page; the console stays in 0.
+  await openPage(page, 'Keys');
+  await page.getByLabel('Database', { exact: true }).selectOption('1');
+  await page.getByRole('button', { name: 'New key' }).click();
+  await page.getByLabel('Key name').fill('in:one');
+  await page.getByLabel('Value', { exact: true }).fill('v1');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const panel = page.getByRole('region', { name: 'in:one' });
+  await expect(panel.getByLabel('Stored value')).toHaveText('v1');
+  await panel.getByLabel('TTL in seconds').fill('600');
+  await panel.getByRole('button', { name: 'Set TTL' }).click();
+  await expect(panel.getByRole('button', { name: 'Remove TTL' })).toBeVisible();
+
+  // Reloaded, the session replays into a new engine: the transcript is the console's line.
+  await page.reload();
+  await openPage(page, 'Playground');
+  await expect(output).toContainText('Restored');
+  await expect(output.locator('.cmd')).toHaveText(['SET here 0']);
+  await expect(output).not.toContainText('SELECT');
+  await expect(page.locator('form.input-row > .prompt')).toHaveText('playground>');
+
+  // The share link carries the page's lines with their database, and no SELECT.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByRole('button', { name: 'Copy link' }).click();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  const hash = new URL(link).hash.replace(/^#cmds=/, '');
+  const commands: unknown = JSON.parse(Buffer.from(hash, 'base64url').toString('utf8'));
+  expect(commands).toEqual(['SET here 0', { db: 1, line: 'SET in:one v1 NX' }, { db: 1, line: 'EXPIRE in:one 600' }]);
+
+  // Opened from the link, database 1 has the key with its TTL.
+  const other = await context.browser()!.newPage();
+  await other.goto(link);
+  const out2 = other.getByRole('log', { name: 'Console output' });
+  await expect(out2).toContainText('Replayed 3 commands from a shared link');
+  await expect(out2).not.toContainText('SELECT');
+  const cmd2 = other.getByLabel('Command', { exact: true });
+  for (const line of ['SELECT 1', 'TTL in:one']) {
+    await cmd2.fill(line);
+    await cmd2.press('Enter');
+  }
+  await expect(out2.locator('pre').last()).toHaveText(/^\(integer\) (59\d|600)$/);
+  await other.close();
+});

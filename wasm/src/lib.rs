@@ -143,6 +143,22 @@ impl Playground {
         to_json(&reply)
     }
 
+    /// Runs one line in database `db`, as `POST /api/console` with `"db"` does (the key
+    /// panel's EXPIRE and PERSIST): the session's own database is left as it was, so no
+    /// SELECT is needed around it, and the reply says `db`. Throws when there is no such
+    /// database.
+    pub fn console_in(&mut self, line: &str, now_ms: f64, db: u32) -> Result<String, String> {
+        let db = inspect::database(&self.engine, Some(db as usize)).map_err(refused)?;
+        let now = ms(now_ms);
+        let engine = &self.engine;
+        let session = &mut self.session;
+        let reply = inspect::console_line_with(line, |argv| {
+            let reply = inspect::call_in(engine, session, db, argv, now);
+            (reply, session.resp3, db)
+        });
+        Ok(to_json(&reply))
+    }
+
     /// Runs one already-split command, as `POST /api/command` does, and returns its tagged
     /// JSON reply (`{"type":"status","value":"OK"}`).
     pub fn call(&mut self, argv: Vec<String>, now_ms: f64) -> String {
@@ -431,6 +447,29 @@ mod tests {
         assert_eq!(line(&mut pg, "GET nope")["resp"], "_\r\n");
         assert_eq!(line(&mut pg, "QUIT")["text"], "OK\n");
         assert_eq!(line(&mut pg, "PING")["text"], "PONG\n");
+    }
+
+    #[test]
+    fn console_in_runs_in_a_database_and_leaves_the_session_where_it_was() {
+        let mut pg = Playground::new(T0, 1.0);
+        assert_eq!(line(&mut pg, "SELECT 2")["db"], 2);
+        let out: Json = serde_json::from_str(&pg.console_in("SET k one", T0, 1).unwrap()).unwrap();
+        assert_eq!(
+            (out["kind"].as_str(), out["db"].as_u64(), out["text"].as_str()),
+            (Some("reply"), Some(1), Some("OK\n"))
+        );
+        let out: Json = serde_json::from_str(&pg.console_in("EXPIRE k 100", T0, 1).unwrap()).unwrap();
+        assert_eq!(out["text"], "(integer) 1\n");
+        // The session is still in database 2, where there is no k.
+        let out = line(&mut pg, "EXISTS k");
+        assert_eq!((out["db"].as_u64(), out["text"].as_str()), (Some(2), Some("(integer) 0\n")));
+        assert_eq!(line(&mut pg, "SELECT 1")["text"], "OK\n");
+        assert_eq!(line(&mut pg, "TTL k")["text"], "(integer) 100\n");
+        // A SELECT inside the line does not move the session either.
+        let out: Json = serde_json::from_str(&pg.console_in("SELECT 5", T0, 3).unwrap()).unwrap();
+        assert_eq!(out["db"], 3);
+        assert_eq!(line(&mut pg, "PING")["db"], 1);
+        assert!(pg.console_in("PING", T0, 99).is_err());
     }
 
     #[test]

@@ -1,9 +1,12 @@
-// The Monitor page's feed: the commands the cache runs, polled from Backend.monitor (the
-// server's GET /api/monitor, the playground's engine ring) into a bounded buffer, with pause
-// and filters by command, key pattern and client. Pure parts (matching, the buffer's bound)
-// are plain functions, tested on their own.
+// The Monitor page's feed: the commands the cache runs, in a bounded buffer, with pause and
+// filters by command, key pattern and client. Where the backend streams them (the server's
+// GET /api/monitor/stream) the feed follows the stream, catching up once through
+// Backend.monitor each time it (re)connects, since a stream brings only what runs after it
+// opened; it reconnects with backoff when the stream drops, and polls (GET /api/monitor?since=)
+// only when the stream cannot be opened. Without a stream (the playground's engine ring) it
+// polls. Pure parts (matching, the buffer's bound) are plain functions, tested on their own.
 
-import type { MonitorEventView } from './api-types';
+import type { MonitorEventView, MonitorView } from './api-types';
 
 /** Commands kept on the page; older ones scroll away. */
 export const MONITOR_BUFFER = 500;
@@ -64,40 +67,78 @@ export function appendBounded<T>(kept: readonly T[], incoming: readonly T[], lim
   return all.length > limit ? all.slice(all.length - limit) : all;
 }
 
-/** Polls the backend's monitor while open; holds the last MONITOR_BUFFER commands. */
+/** Where the commands come from: Backend.monitor and, when it has one, Backend.monitorStream. */
+export interface MonitorSource {
+  /** The commands after event `since`, oldest first. */
+  poll(since: number): Promise<MonitorView>;
+  /** See Backend.monitorStream. */
+  stream?(onView: (v: MonitorView) => void, signal: AbortSignal, onOpen: () => void): Promise<void>;
+}
+
+export interface MonitorOptions {
+  /** How often to poll, without a stream or after it failed. */
+  intervalMs?: number;
+  /** First reconnect delay after the stream drops; doubles on each failure up to `maxBackoffMs`. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Attempts in a row that fail to open the stream before the feed polls instead. */
+  streamAttempts?: number;
+}
+
+/** How the feed gets its commands now: following the stream, or polling. */
+export type MonitorVia = 'stream' | 'poll' | null;
+
+/** Follows (or polls) the backend's monitor while open; holds the last MONITOR_BUFFER commands. */
 export class MonitorFeed {
   events = $state.raw<MonitorEventView[]>([]);
   paused = $state(false);
   error = $state<string | null>(null);
   /** Commands that arrived while paused (shown when resumed). */
   missed = $state(0);
+  /** 'stream' while the stream is up, 'poll' after falling back (or without a stream). */
+  via = $state<MonitorVia>(null);
 
-  readonly #fetch: (since: number) => Promise<{ events: MonitorEventView[]; last_seq: number }>;
+  readonly #source: MonitorSource;
   readonly #intervalMs: number;
+  readonly #initialBackoff: number;
+  readonly #maxBackoff: number;
+  readonly #attempts: number;
+  /** The newest event taken (`since` for the next poll); later ones only are new. */
   #since = 0;
   #held: MonitorEventView[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
+  #controller: AbortController | null = null;
+  /** Stream attempts in a row that did not open. */
+  #failures = 0;
   #open = false;
 
-  constructor(fetch: (since: number) => Promise<{ events: MonitorEventView[]; last_seq: number }>, intervalMs = 500) {
-    this.#fetch = fetch;
-    this.#intervalMs = intervalMs;
+  constructor(source: MonitorSource | ((since: number) => Promise<MonitorView>), options: MonitorOptions = {}) {
+    this.#source = typeof source === 'function' ? { poll: source } : source;
+    this.#intervalMs = options.intervalMs ?? 500;
+    this.#initialBackoff = options.initialBackoffMs ?? 1000;
+    this.#maxBackoff = options.maxBackoffMs ?? 15_000;
+    this.#attempts = options.streamAttempts ?? 3;
   }
 
   /**
-   * Starts polling; the first poll brings what the engine's ring holds (it records only while
-   * somebody reads it, so that is what ran since the page was last open, if lately).
+   * Starts following; the first catch-up brings what the engine's ring holds (it records only
+   * while somebody reads it, so that is what ran since the page was last open, if lately).
    */
   open(): void {
     if (this.#open) return;
     this.#open = true;
-    void this.#first();
+    this.#failures = 0;
+    if (this.#source.stream) void this.#follow();
+    else void this.#startPolling();
   }
 
   close(): void {
     this.#open = false;
+    this.#controller?.abort();
+    this.#controller = null;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    this.via = null;
   }
 
   pause(): void {
@@ -117,34 +158,97 @@ export class MonitorFeed {
     this.missed = 0;
   }
 
-  async #first(): Promise<void> {
-    try {
-      const view = await this.#fetch(0);
-      this.#since = view.last_seq;
-      this.events = appendBounded([], view.events);
-      this.error = null;
-    } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
-    }
-    this.#schedule();
-  }
-
-  /** One poll (also what the timer runs). */
+  /** One poll (also what the polling timer runs). */
   async poll(): Promise<void> {
     try {
-      const view = await this.#fetch(this.#since);
-      this.#since = view.last_seq;
+      this.#take(await this.#source.poll(this.#since));
       this.error = null;
-      if (view.events.length === 0) return;
-      if (this.paused) {
-        this.#held = appendBounded(this.#held, view.events);
-        this.missed += view.events.length;
-      } else {
-        this.events = appendBounded(this.events, view.events);
-      }
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = message(e);
     }
+  }
+
+  /** The delay before reconnect attempt number `failures` (1-based). */
+  backoff(failures: number): number {
+    return Math.min(this.#maxBackoff, this.#initialBackoff * 2 ** Math.max(0, failures - 1));
+  }
+
+  /** Adds a batch: only events newer than the last one taken, held while paused. */
+  #take(view: MonitorView): void {
+    // A counter behind ours: the server restarted, and numbers its commands from 1 again.
+    if (view.last_seq < this.#since) this.#since = 0;
+    const fresh = view.events.filter((e) => e.seq > this.#since);
+    this.#since = Math.max(this.#since, view.last_seq);
+    if (fresh.length === 0) return;
+    if (this.paused) {
+      this.#held = appendBounded(this.#held, fresh);
+      this.missed += fresh.length;
+    } else {
+      this.events = appendBounded(this.events, fresh);
+    }
+  }
+
+  /** One stream connection: catch up when it opens, then take what it brings until it ends. */
+  async #follow(): Promise<void> {
+    const stream = this.#source.stream;
+    if (!stream || !this.#open) return;
+    const controller = new AbortController();
+    this.#controller = controller;
+    let opened = false;
+    // Batches that arrive before the catch-up has answered wait for it, to stay in order.
+    let early: MonitorView[] | null = [];
+    const onOpen = () => {
+      if (this.#controller !== controller) return;
+      opened = true;
+      this.#failures = 0;
+      this.via = 'stream';
+      this.error = null;
+      void this.#source
+        .poll(this.#since)
+        .then(
+          (view) => this.#controller === controller && this.#take(view),
+          () => {}, // the catch-up is a nicety; the stream decides whether the server is there
+        )
+        .finally(() => {
+          const waiting = early ?? [];
+          early = null;
+          if (this.#controller === controller) for (const v of waiting) this.#take(v);
+        });
+    };
+    const onView = (v: MonitorView) => {
+      if (this.#controller !== controller) return;
+      if (early) early.push(v);
+      else this.#take(v);
+    };
+    let why: string;
+    try {
+      await stream(onView, controller.signal, onOpen);
+      why = 'The monitor stream ended.';
+    } catch (e) {
+      why = message(e);
+    }
+    if (!this.#open || this.#controller !== controller) return;
+    controller.abort();
+    this.#controller = null;
+    if (!opened) this.#failures++;
+    if (!opened && this.#failures >= this.#attempts) {
+      // The stream cannot be had here (a proxy that buffers, an older server): poll instead.
+      this.error = null;
+      void this.#startPolling();
+      return;
+    }
+    this.via = null;
+    this.error = `${why} Reconnecting…`;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      void this.#follow();
+    }, this.backoff(Math.max(1, this.#failures)));
+  }
+
+  async #startPolling(): Promise<void> {
+    this.via = 'poll';
+    await this.poll();
+    this.#schedule();
   }
 
   #schedule(): void {
@@ -154,4 +258,8 @@ export class MonitorFeed {
       this.#schedule();
     }, this.#intervalMs);
   }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appendBounded, globToRegExp, matches, MonitorFeed, unquote, type MonitorFilter } from './monitor.svelte';
-import type { MonitorEventView } from './api-types';
+import type { MonitorEventView, MonitorView } from './api-types';
 
 const ev = (seq: number, command: string, args: string[] = [], addr = '127.0.0.1:5000', name: string | null = null): MonitorEventView => ({
   seq,
@@ -55,7 +55,7 @@ describe('MonitorFeed', () => {
     const feed = new MonitorFeed(async (since) => {
       asked.push(since);
       return batches.shift() ?? { events: [], last_seq: since };
-    }, 60_000);
+    }, { intervalMs: 60_000 });
     feed.open();
     await new Promise((r) => setTimeout(r, 0));
     expect(feed.events.map((e) => e.command)).toEqual(['old']);
@@ -70,6 +70,141 @@ describe('MonitorFeed', () => {
     expect(feed.events.map((e) => e.command)).toEqual(['get', 'set']);
     await feed.poll();
     expect(asked).toEqual([0, 1, 2, 3]);
+    feed.close();
+  });
+});
+
+/** Lets pending promises and zero-delay timers run. */
+const settle = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+/** A stream the test drives: each connection is one entry of `conns`. */
+function fakeStream() {
+  const conns: { send: (v: MonitorView) => void; open: () => void; end: () => void; fail: (e: Error) => void; signal: AbortSignal }[] = [];
+  const stream = (onView: (v: MonitorView) => void, signal: AbortSignal, onOpen: () => void) =>
+    new Promise<void>((resolve, reject) => {
+      signal.addEventListener('abort', () => reject(signal.reason));
+      conns.push({ send: onView, open: onOpen, end: resolve, fail: reject, signal });
+    });
+  return { conns, stream };
+}
+
+const view = (...events: MonitorEventView[]): MonitorView => ({ events, last_seq: events.length ? events[events.length - 1].seq : 0 });
+const names = (f: MonitorFeed) => f.events.map((e) => e.command);
+
+describe('MonitorFeed on a stream', () => {
+  it('catches up once when the stream opens, then takes only what the stream brings, in order', async () => {
+    const { conns, stream } = fakeStream();
+    const asked: number[] = [];
+    let answer: (v: MonitorView) => void = () => {};
+    const feed = new MonitorFeed(
+      {
+        poll: (since) => {
+          asked.push(since);
+          return new Promise<MonitorView>((r) => (answer = r));
+        },
+        stream,
+      },
+      { intervalMs: 1 },
+    );
+    feed.open();
+    await settle();
+    expect(conns).toHaveLength(1);
+    expect(asked).toEqual([]);
+    conns[0].open();
+    expect(feed.via).toBe('stream');
+    expect(asked).toEqual([0]);
+    // A batch from the stream before the catch-up answered waits for it; the overlap counts once.
+    conns[0].send(view(ev(3, 'set'), ev(4, 'get')));
+    expect(names(feed)).toEqual([]);
+    answer(view(ev(1, 'old'), ev(2, 'del'), ev(3, 'set')));
+    await settle();
+    expect(names(feed)).toEqual(['old', 'del', 'set', 'get']);
+    conns[0].send(view(ev(5, 'incr')));
+    expect(names(feed)).toEqual(['old', 'del', 'set', 'get', 'incr']);
+    // No polling while the stream is up.
+    await settle(20);
+    expect(asked).toEqual([0]);
+    feed.close();
+    expect(conns[0].signal.aborted).toBe(true);
+  });
+
+  it('holds what the stream brings while paused and counts it as missed', async () => {
+    const { conns, stream } = fakeStream();
+    const feed = new MonitorFeed({ poll: async (since) => ({ events: [], last_seq: since }), stream });
+    feed.open();
+    await settle();
+    conns[0].open();
+    await settle();
+    conns[0].send(view(ev(1, 'get')));
+    feed.pause();
+    conns[0].send(view(ev(2, 'set'), ev(3, 'set')));
+    expect(names(feed)).toEqual(['get']);
+    expect(feed.missed).toBe(2);
+    feed.resume();
+    expect(names(feed)).toEqual(['get', 'set', 'set']);
+    expect(feed.missed).toBe(0);
+    feed.close();
+  });
+
+  it('reconnects when the stream drops and catches up from the last command it took', async () => {
+    const { conns, stream } = fakeStream();
+    const asked: number[] = [];
+    const feed = new MonitorFeed(
+      {
+        poll: async (since) => {
+          asked.push(since);
+          return since === 0 ? view(ev(1, 'old')) : view(ev(2, 'while-away'));
+        },
+        stream,
+      },
+      { initialBackoffMs: 5, intervalMs: 1 },
+    );
+    feed.open();
+    await settle();
+    conns[0].open();
+    await settle();
+    conns[0].end();
+    await settle();
+    expect(feed.via).toBeNull();
+    expect(feed.error).toMatch(/ended.*Reconnecting/);
+    await settle(20);
+    expect(conns).toHaveLength(2);
+    conns[1].open();
+    await settle();
+    expect(feed.error).toBeNull();
+    expect(feed.via).toBe('stream');
+    expect(asked).toEqual([0, 1]);
+    expect(names(feed)).toEqual(['old', 'while-away']);
+    feed.close();
+  });
+
+  it('polls only after the stream fails to open several times in a row', async () => {
+    const { conns, stream } = fakeStream();
+    const asked: number[] = [];
+    const feed = new MonitorFeed(
+      {
+        poll: async (since) => {
+          asked.push(since);
+          return since === 0 ? view(ev(1, 'get')) : { events: [], last_seq: since };
+        },
+        stream,
+      },
+      { initialBackoffMs: 1, intervalMs: 5, streamAttempts: 2 },
+    );
+    feed.open();
+    await settle();
+    conns[0].fail(new Error('HTTP 502'));
+    await settle();
+    expect(feed.error).toMatch(/502.*Reconnecting/);
+    expect(asked).toEqual([]);
+    await settle(10);
+    conns[1].fail(new Error('HTTP 502'));
+    await settle(30);
+    expect(feed.via).toBe('poll');
+    expect(feed.error).toBeNull();
+    expect(names(feed)).toEqual(['get']);
+    expect(asked.length).toBeGreaterThan(2);
+    expect(conns).toHaveLength(2);
     feed.close();
   });
 });

@@ -64,12 +64,15 @@ export class SseParser {
 
 /**
  * Opens `path` as an event stream and calls `onEvent` for each event until the stream ends
- * (resolves), fails (rejects) or `signal` aborts (rejects with the abort error).
+ * (resolves), fails (rejects) or `signal` aborts (rejects with the abort error). `onOpen`
+ * runs once the server has answered 200, before any event (a stream that only sends what
+ * happens from now on: the caller catches up on what came before).
  */
-export async function streamEvents(path: string, onEvent: (ev: SseEvent) => void, signal: AbortSignal): Promise<void> {
+export async function streamEvents(path: string, onEvent: (ev: SseEvent) => void, signal: AbortSignal, onOpen?: () => void): Promise<void> {
   const res = await request(path, { signal, headers: { Accept: 'text/event-stream' } });
   if (!res.ok) throw await errorFrom(res);
   if (!res.body) throw new Error('the stream has no body');
+  onOpen?.();
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   const parser = new SseParser();
   try {

@@ -55,15 +55,23 @@ export interface TranscriptLine {
   reply: ConsoleReply;
 }
 
+/**
+ * One entry of a playground session: a console line (in the console's database), or a line
+ * a page ran in database `db` outside the console's session (the key panel's EXPIRE, a key
+ * written in another database), replayed there without a SELECT around it.
+ */
+export type SessionCommand = string | { db: number; line: string };
+
 /** What the playground adds: its session, kept in the tab and shareable as a link. */
 export interface PlaygroundFeature {
   /** The lines this session ran, oldest first (what a share link carries). */
-  readonly lines: readonly string[];
+  readonly lines: readonly SessionCommand[];
   /**
    * Rebuilds the engine from `shared` (a share link's lines, run now) or else from the session
-   * kept in this tab (each line at its recorded time). Says what it did, and the transcript.
+   * kept in this tab (each line at its recorded time). Says what it did, and the transcript
+   * (the console's lines: those run in a database of their own are not in it).
    */
-  restore(shared: readonly string[] | null): { notice: string | null; transcript: TranscriptLine[] };
+  restore(shared: readonly SessionCommand[] | null): { notice: string | null; transcript: TranscriptLine[] };
   /** A fresh, empty engine and session. */
   reset(): void;
 }
@@ -111,6 +119,12 @@ export interface Backend {
   killClient(id: number): Promise<{ killed: boolean }>;
   /** The commands run after event `since` (GET /api/monitor), oldest first. */
   monitor(since: number): Promise<MonitorView>;
+  /**
+   * The commands as they run (GET /api/monitor/stream): `onOpen` once the stream is up (it
+   * brings only what runs from then on), then `onView` for each batch, until the stream ends
+   * (resolves), fails (rejects) or `signal` aborts. Absent: the Monitor page polls `monitor`.
+   */
+  monitorStream?(onView: (v: MonitorView) => void, signal: AbortSignal, onOpen: () => void): Promise<void>;
   config(): Promise<ConfigView>;
   /** Applies settings all at once, as one CONFIG SET. */
   patchConfig(changes: Record<string, string>): Promise<ConfigView>;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api';
+import { auth } from '../auth.svelte';
 import { StatsFeed } from '../stats.svelte';
 import { sample } from '../testing';
 import type { Sample } from '../types';
@@ -27,18 +28,21 @@ function serve(routes: Record<string, (body: unknown) => Response>) {
 
 const json = (v: unknown, status = 200) => new Response(JSON.stringify(v), { status, headers: { 'Content-Type': 'application/json' } });
 
-/** A text/event-stream body with `samples` as `sample` events, then the end. */
-function stream(samples: Sample[]): Response {
+/** A text/event-stream body with `events` as events of that name, then the end. */
+function sse(name: string, events: unknown[]): Response {
   const enc = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(c) {
       c.enqueue(enc.encode(': hello\n\n'));
-      for (const s of samples) c.enqueue(enc.encode(`event: sample\ndata: ${JSON.stringify(s)}\n\n`));
+      for (const s of events) c.enqueue(enc.encode(`event: ${name}\ndata: ${JSON.stringify(s)}\n\n`));
       c.close();
     },
   });
   return new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
 }
+
+/** A text/event-stream body with `samples` as `sample` events, then the end. */
+const stream = (samples: Sample[]): Response => sse('sample', samples);
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -81,6 +85,28 @@ describe('HttpBackend', () => {
     expect(await b.killClient(7)).toEqual({ killed: true });
     expect((await b.monitor(12)).last_seq).toBe(12);
     expect(calls.map((c) => `${c.method} ${c.path}`)).toContain('DELETE /api/clients/7');
+  });
+
+  it('streams the monitor from /api/monitor/stream with the admin token, saying when it opened', async () => {
+    const headers: Record<string, string>[] = [];
+    const batch = { events: [{ seq: 4, time_us: 1, db: 0, client_id: 1, addr: 'a', client_name: null, command: 'get', args: [] }], last_seq: 4 };
+    vi.stubGlobal('fetch', async (path: string, init: RequestInit) => {
+      headers.push(init.headers as Record<string, string>);
+      return path === '/api/monitor/stream' ? sse('commands', [batch]) : json({}, 404);
+    });
+    auth.token = 'secret';
+    try {
+      const seen: string[] = [];
+      await new HttpBackend().monitorStream(
+        (v) => seen.push(`view ${v.last_seq}`),
+        new AbortController().signal,
+        () => seen.push('open'),
+      );
+      expect(seen).toEqual(['open', 'view 4']);
+      expect(headers[0]).toMatchObject({ Accept: 'text/event-stream', Authorization: 'Bearer secret' });
+    } finally {
+      auth.token = null;
+    }
   });
 
   it('writes keys, settings and console lines with the API bodies', async () => {

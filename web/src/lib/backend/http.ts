@@ -113,6 +113,17 @@ export class HttpBackend implements Backend {
     return api<MonitorView>(`/api/monitor?since=${since}`);
   }
 
+  monitorStream(onView: (v: MonitorView) => void, signal: AbortSignal, onOpen: () => void): Promise<void> {
+    return streamEvents(
+      '/api/monitor/stream',
+      (ev) => {
+        if (ev.event === 'commands') onView(JSON.parse(ev.data) as MonitorView);
+      },
+      signal,
+      onOpen,
+    );
+  }
+
   config(): Promise<ConfigView> {
     return api<ConfigView>('/api/config');
   }

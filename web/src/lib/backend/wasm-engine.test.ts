@@ -62,6 +62,26 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     await expect(backend.keys({ match: '*', type: '', cursor: '0', count: 10, db: 16 })).rejects.toMatchObject({ status: 400 });
   });
 
+  it('runs a key panel line in another database through console_in: no SELECT in the session or its transcript', async () => {
+    const { backend, clock } = await make();
+    await backend.putKey('k', { value: 'v' }, 1);
+    expect(await backend.consoleIn('EXPIRE k 100', 1)).toMatchObject({ kind: 'reply', db: 1, text: '(integer) 1\n' });
+    expect((await backend.key('k', 1))?.ttl_ms).toBe(100_000);
+    expect((await backend.console('EXISTS k')).text).toBe('(integer) 0\n');
+    await expect(backend.consoleIn('PING', 16)).rejects.toMatchObject({ status: 400, message: 'db must be between 0 and 15' });
+    const lines = backend.playground.lines;
+    expect(lines).toEqual([
+      { db: 1, line: 'SET k v' },
+      { db: 1, line: 'EXPIRE k 100' },
+      'EXISTS k',
+    ]);
+    clock.now += 1000;
+    const { transcript } = backend.playground.restore(lines);
+    expect(transcript.map((t) => t.line)).toEqual(['EXISTS k']);
+    expect((await backend.key('k', 1))?.ttl_ms).toBe(100_000);
+    expect(await backend.console('PING')).toMatchObject({ db: 0 });
+  });
+
   it('evicts under a tiny limit, expires keys from the cycle, and samples into its history', async () => {
     const { backend, clock } = await make();
     const view = await backend.patchConfig({ maxmemory: '64kb', 'maxmemory-policy': 'allkeys-lru' });

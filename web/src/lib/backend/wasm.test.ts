@@ -138,6 +138,17 @@ class FakeEngine implements WasmEngine {
     } else r = { kind: 'reply', argv: [cmd], reply: { type: 'status', value: 'PONG' }, text: 'PONG\n', resp: '+PONG\r\n', db };
     return JSON.stringify(r);
   }
+  console_in(line: string, now: number, db: number) {
+    if (!(db >= 0 && db < 16)) throw 'db must be between 0 and 15';
+    this.calls.push(`console_in db${db} ${line} ${now}`);
+    const was = this.db;
+    this.db = db;
+    try {
+      return JSON.stringify({ ...(JSON.parse(this.console(line, now)) as object), db });
+    } finally {
+      this.db = was;
+    }
+  }
   expiry_cycle(now: number) {
     this.calls.push(`expire ${now}`);
     return 0;
@@ -214,33 +225,49 @@ describe('WasmBackend', () => {
     expect(await backend.key('k')).toBeNull();
     expect((await backend.keys({ match: '*', type: '', cursor: '0', count: 10, db: 3 })).keys.map((k) => k.key)).toEqual(['k']);
     expect((await backend.keys({ match: '*', type: '', cursor: '0', count: 10 })).keys).toEqual([]);
-    // In the console's own database a write is one line; elsewhere it is SELECTed and back.
+    // In the console's own database a write is a console line; elsewhere it is kept with its
+    // database, and no SELECT is added around it.
     await backend.console('SELECT 3');
     await backend.deleteKey('k', 3);
     await backend.putKey('z', { value: '0' }, 0);
-    expect(backend.playground.lines).toEqual(['SELECT 3', 'SET k three', 'SELECT 0', 'SELECT 3', 'DEL k', 'SELECT 0', 'SET z 0', 'SELECT 3']);
-    // Replayed, the lines leave every database as it was and the console where it was.
+    await backend.putKey('y', { value: '1' }, 3);
+    expect(backend.playground.lines).toEqual([{ db: 3, line: 'SET k three' }, 'SELECT 3', 'DEL k', { db: 0, line: 'SET z 0' }, 'SET y 1']);
+    // Replayed, the lines leave every database as it was and the console where it was; the
+    // transcript is the console's lines.
     const lines = backend.playground.lines;
-    backend.playground.restore(lines);
+    const { transcript } = backend.playground.restore(lines);
+    expect(transcript.map((t) => t.line)).toEqual(['SELECT 3', 'DEL k', 'SET y 1']);
     expect(engine().dbs[0].get('z')).toBe('0');
-    expect(engine().dbs[3].size).toBe(0);
+    expect([...engine().dbs[3].entries()]).toEqual([['y', '1']]);
     expect(engine().db).toBe(3);
+    expect(backend.playground.lines).toEqual(lines);
   });
 
-  it('runs a line in another database and comes back to the console\'s', async () => {
+  it('runs a line in another database beside the console, without a SELECT', async () => {
     const { backend, engine } = make();
     await backend.console('SELECT 2');
     const r = await backend.consoleIn('SET a 1', 5);
     expect(r).toMatchObject({ kind: 'reply', db: 5 });
     expect(engine().dbs[5].get('a')).toBe('1');
     expect(engine().db).toBe(2);
-    expect(backend.playground.lines).toEqual(['SELECT 2', 'SELECT 5', 'SET a 1', 'SELECT 2']);
+    expect(engine().calls.filter((c) => /SELECT/.test(c))).toEqual([`console SELECT 2 ${T0}`]);
+    expect(backend.playground.lines).toEqual(['SELECT 2', { db: 5, line: 'SET a 1' }]);
     // In the console's database: just the line.
     await backend.consoleIn('SET b 1', 2);
     expect(backend.playground.lines.at(-1)).toBe('SET b 1');
-    // A database that does not exist: SELECT's error, and nothing else runs.
-    expect((await backend.consoleIn('SET c 1', 99)).text).toMatch(/out of range/);
+    // A database that does not exist: the API's 400, nothing runs or is recorded.
+    await expect(backend.consoleIn('SET c 1', 99)).rejects.toMatchObject({ status: 400, message: /between 0 and 15/ });
+    expect(backend.playground.lines).toHaveLength(3);
     expect(engine().db).toBe(2);
+    // Replayed from the tab's storage or a link, the line runs in its database again, and the
+    // transcript holds only the console's lines.
+    const { transcript } = backend.playground.restore(null);
+    expect(transcript.map((t) => t.line)).toEqual(['SELECT 2', 'SET b 1']);
+    expect(engine().dbs[5].get('a')).toBe('1');
+    expect(engine().db).toBe(2);
+    backend.playground.restore([{ db: 99, line: 'SET bad 1' }, { db: 1, line: 'SET one 1' }]);
+    expect(engine().dbs[1].get('one')).toBe('1');
+    expect(backend.playground.lines).toEqual([{ db: 1, line: 'SET one 1' }]);
   });
 
   it('turns what the engine throws into the API error', async () => {

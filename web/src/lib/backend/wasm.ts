@@ -7,7 +7,9 @@
 // It also keeps the playground's session: every line that changed the engine, with its time,
 // saved in localStorage and replayed into a fresh engine on load, or replayed from a share
 // link. Writes from the Keys and Evictions pages are recorded as the command lines that do
-// the same, so a session is always a list of lines (see quoteArg).
+// the same, so a session is always a list of lines (see quoteArg); a line a page ran in
+// another database than the console's is kept with its database and replayed there
+// (`console_in`), so no SELECT lands in the session, its transcript or its share links.
 
 import { ApiError } from '../api';
 import { commandLine } from '../bytes';
@@ -28,7 +30,7 @@ import type {
   SlowLogView,
   StatsSnapshot,
 } from '../types';
-import type { Backend, BackendLabel, FeedSource, PageQuery, PlaygroundFeature, TranscriptLine } from './backend';
+import type { Backend, BackendLabel, FeedSource, PageQuery, PlaygroundFeature, SessionCommand, TranscriptLine } from './backend';
 
 /** The wasm-bindgen class (wasm/src/lib.rs; JSON text in, JSON text out). */
 export interface WasmEngine {
@@ -49,6 +51,8 @@ export interface WasmEngine {
   config_json(): string;
   patch_config(body_json: string, now_ms: number): string;
   console(line: string, now_ms: number): string;
+  /** `console` in database `db`, the session staying in its own; throws for no such database. */
+  console_in(line: string, now_ms: number, db: number): string;
   expiry_cycle(now_ms: number): number;
   fill(count: number, value_size: number, now_ms: number): string;
   free(): void;
@@ -78,6 +82,8 @@ export interface FillResult {
 export interface SessionLine {
   line: string;
   at: number;
+  /** Run in this database, outside the console's session (absent: a console line). */
+  db?: number;
 }
 
 export interface WasmOptions {
@@ -220,8 +226,8 @@ export class WasmBackend implements Backend {
       },
     };
     this.playground = {
-      get lines() {
-        return self.#session.map((s) => s.line);
+      get lines(): SessionCommand[] {
+        return self.#session.map((s) => (s.db === undefined ? s.line : { db: s.db, line: s.line }));
       },
       restore: (shared) => this.#restore(shared),
       reset: () => {
@@ -347,19 +353,16 @@ export class WasmBackend implements Backend {
   }
 
   /**
-   * The tab's one session is the console's: it SELECTs `db` for the line and then goes back,
-   * and the session keeps all three lines, so a replay does the same.
+   * The line runs in `db` beside the console's session (the engine's `console_in`, as the
+   * API's `"db"`), which stays in its database; the session keeps it with its database, so a
+   * replay runs it there too, and no SELECT shows in the transcript or a share link. Rejects
+   * as the API does when there is no such database.
    */
   async consoleIn(line: string, db: number): Promise<ConsoleReply> {
-    const back = this.#db;
-    if (db === back) return this.console(line);
-    const selected = await this.console(`SELECT ${db}`);
-    if (selected.kind !== 'reply' || selected.reply.type === 'error') return selected;
-    try {
-      return await this.console(line);
-    } finally {
-      await this.console(`SELECT ${back}`);
-    }
+    if (db === this.#db) return this.console(line);
+    const reply = this.#call(() => JSON.parse(this.#engine.console_in(line, this.#time(), db)) as ConsoleReply);
+    if (reply.kind === 'reply') this.#recordIn(db, line);
+    return reply;
   }
 
   /** Runs a line: FILL and its help here, everything else in the engine. */
@@ -411,24 +414,21 @@ export class WasmBackend implements Backend {
     return new this.#mod.Playground(now, this.#seed ?? Math.floor(Math.random() * 2 ** 32));
   }
 
-  /** Records a page's write in database `db` as the lines that do the same from the console's. */
+  /** Records a page's write in database `db`: a console line when the console is there. */
   #recordIn(db: number, line: string): void {
-    if (db === this.#db) return this.#record(line);
-    this.#record(`SELECT ${db}`);
-    this.#record(line);
-    this.#record(`SELECT ${this.#db}`);
+    this.#record(line, db === this.#db ? undefined : db);
   }
 
-  #record(line: string): void {
+  #record(line: string, db?: number): void {
     if (this.#clock !== null) return; // replaying: #restore records
-    this.#session.push({ line, at: this.#now() });
+    this.#session.push(db === undefined ? { line, at: this.#now() } : { line, at: this.#now(), db });
     if (this.#session.length > MAX_SESSION) this.#session.splice(0, this.#session.length - MAX_SESSION);
     this.#save();
   }
 
-  #restore(shared: readonly string[] | null): { notice: string | null; transcript: TranscriptLine[] } {
+  #restore(shared: readonly SessionCommand[] | null): { notice: string | null; transcript: TranscriptLine[] } {
     const now = this.#now();
-    const lines = shared ? shared.map((line) => ({ line, at: now })) : this.#load();
+    const lines = shared ? shared.map((c): SessionLine => (typeof c === 'string' ? { line: c, at: now } : { line: c.line, at: now, db: c.db })) : this.#load();
     const transcript = this.#replay(lines);
     if (shared) {
       this.#save();
@@ -448,13 +448,24 @@ export class WasmBackend implements Backend {
         this.#clock = s.at;
         // The expiry cycle would have run in between: expire what was due by then.
         this.#engine.expiry_cycle(s.at);
-        transcript.push({ line: s.line, reply: this.#line(s.line) });
+        if (s.db === undefined) transcript.push({ line: s.line, reply: this.#line(s.line) });
+        else if (!this.#replayIn(s.line, s.at, s.db)) continue;
         this.#session.push(s);
       }
     } finally {
       this.#clock = null;
     }
     return transcript;
+  }
+
+  /** A page's line in database `db`, replayed; false when there is no such database. */
+  #replayIn(line: string, at: number, db: number): boolean {
+    try {
+      this.#engine.console_in(line, at, db);
+      return true;
+    } catch {
+      return false; // a link naming a database this engine does not have: left out
+    }
   }
 
   #save(): void {
@@ -470,7 +481,10 @@ export class WasmBackend implements Backend {
       const v: unknown = JSON.parse(this.#storage?.getItem(SESSION_KEY) ?? '[]');
       if (!Array.isArray(v)) return [];
       return v
-        .filter((s): s is SessionLine => typeof s === 'object' && s !== null && typeof s.line === 'string' && Number.isFinite(s.at))
+        .filter(
+          (s): s is SessionLine =>
+            typeof s === 'object' && s !== null && typeof s.line === 'string' && Number.isFinite(s.at) && (s.db === undefined || (Number.isSafeInteger(s.db) && s.db >= 0)),
+        )
         .slice(-MAX_SESSION);
     } catch {
       return [];

@@ -16,6 +16,13 @@ describe('share links', () => {
     expect(decodeCommands(encodeCommands([]).slice(0, 1))).toBeNull();
     expect(decodeCommands(btoa('{"a":1}'))).toBeNull();
     expect(decodeCommands(btoa('[1,2]'))).toBeNull();
+    expect(decodeCommands(btoa('[{"db":-1,"line":"PING"}]'))).toBeNull();
+    expect(decodeCommands(btoa('[{"db":1}]'))).toBeNull();
+  });
+
+  it('carries lines run in a database of their own as {db, line}', () => {
+    const mixed = ['SET a 1', { db: 1, line: 'EXPIRE k 100' }, 'GET a'];
+    expect(decodeCommands(encodeCommands(mixed))).toEqual(mixed);
   });
 
   it('reads #cmds= and #/playground?cmds= and builds links on the current page', () => {
