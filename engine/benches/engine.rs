@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use vitrine_engine::testing::TestEngine;
+use vitrine_engine::testing::{encode_command, TestEngine};
 use vitrine_engine::testing::{parse_command, Limits};
 use vitrine_engine::Config;
 
@@ -36,15 +36,6 @@ fn spread(i: u64) -> u64 {
     i.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407) % KEYSPACE
 }
 
-fn resp_command(out: &mut Vec<u8>, argv: &[&[u8]]) {
-    out.extend_from_slice(format!("*{}\r\n", argv.len()).as_bytes());
-    for arg in argv {
-        out.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
-        out.extend_from_slice(arg);
-        out.extend_from_slice(b"\r\n");
-    }
-}
-
 /// `PIPELINE` commands back to back: all GETs, all SETs, or alternating.
 fn batch(kind: &str, first: u64) -> Vec<u8> {
     let mut buf = Vec::new();
@@ -56,9 +47,9 @@ fn batch(kind: &str, first: u64) -> Vec<u8> {
             _ => i % 2 == 0,
         };
         if set {
-            resp_command(&mut buf, &[b"SET", &k, &VALUE]);
+            encode_command(&mut buf, &[b"SET".as_slice(), &k, &VALUE]);
         } else {
-            resp_command(&mut buf, &[b"GET", &k]);
+            encode_command(&mut buf, &[b"GET".as_slice(), &k]);
         }
     }
     buf

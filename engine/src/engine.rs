@@ -252,6 +252,7 @@ impl Engine {
             auth_failures: 0,
             reply_mode: ReplyMode::On,
             paused: false,
+            tally: Default::default(),
         }
     }
 
@@ -446,6 +447,20 @@ impl Engine {
         now_ms: u64,
         out_limit: usize,
     ) -> Result<usize, ProtocolError> {
+        let result = self.feed_commands(session, input, out, now_ms, out_limit);
+        self.flush_calls(session);
+        result
+    }
+
+    /// `feed_until`'s loop; the caller adds the batch's tally of calls to the stats.
+    fn feed_commands(
+        &self,
+        session: &mut Session,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        now_ms: u64,
+        out_limit: usize,
+    ) -> Result<usize, ProtocolError> {
         let mut limits = self.limits();
         let mut pos = 0;
         // One argument vector for the whole batch; commands of up to 8 arguments are then
@@ -522,6 +537,25 @@ impl Engine {
         if argv.is_empty() {
             return Reply::Error("ERR empty command".into());
         }
+        // A paused server takes no writes from the admin API or the playground either. They
+        // are refused, not held: an HTTP call cannot wait out a pause of minutes, and reads
+        // and CLIENT UNPAUSE stay possible so the dashboard can end one (Redis holds every
+        // command of a client under PAUSE ALL).
+        if let Some(until) = self.pause_end(now_ms) {
+            let may_write = match table::lookup(argv[0]) {
+                Some((index, cmd)) if cmd.is_container() && argv.len() > 1 => {
+                    table::lookup_subcommand(index, cmd, argv[1]).is_some_and(|(_, c)| may_replicate(c))
+                }
+                Some((_, cmd)) => may_replicate(cmd) || cmd.name == "EXEC",
+                None => false,
+            };
+            if may_write {
+                return Reply::Error(format!(
+                    "ERR writes are paused by CLIENT PAUSE for {} ms more (CLIENT UNPAUSE ends it)",
+                    until - now_ms
+                ));
+            }
+        }
         let reply = self.dispatch(session, &argv, now_ms);
         // Nothing waits here: a blocking command answers at once, as its timeout would.
         session.blocked = None;
@@ -550,7 +584,9 @@ impl Engine {
     /// Lookup, arity, auth, memory admission, locking, stats: the one path every command takes.
     pub(crate) fn dispatch(&self, session: &mut Session, argv: &[&[u8]], now_ms: u64) -> Reply {
         let mut clock = self.timing.now_us();
-        self.dispatch_at(session, argv, now_ms, &mut clock)
+        let reply = self.dispatch_at(session, argv, now_ms, &mut clock);
+        self.flush_calls(session);
+        reply
     }
 
     /// `dispatch` with the clock's reading when the command began in `clock`, which is left
@@ -573,7 +609,7 @@ impl Engine {
 
     fn dispatch_timed(&self, session: &mut Session, argv: &[&[u8]], now_ms: u64, clock: &mut u64) -> Reply {
         let stats = self.stats();
-        stats.commands_processed.fetch_add(1, Relaxed);
+        session.tally.processed += 1;
         session.client.last_ms.store(now_ms, Relaxed);
         let Some((mut index, mut cmd)) = table::lookup(argv[0]) else {
             stats.error_replies.fetch_add(1, Relaxed);
@@ -645,27 +681,30 @@ impl Engine {
         &self,
         index: usize,
         cmd: &'static Command,
-        session: &Session,
+        session: &mut Session,
         argv: &[&[u8]],
         clock: &mut u64,
         now_ms: u64,
         blocked: bool,
     ) {
-        let stats = self.stats();
-        stats.calls.add(index, 1);
+        if session.tally.command != index {
+            self.flush_calls(session);
+            session.tally.command = index;
+        }
+        session.tally.calls += 1;
         if !self.timing.enabled() {
             return;
         }
         let end = self.timing.now_us();
         let duration = end.saturating_sub(*clock);
         *clock = end;
-        stats.usec.add(index, duration);
+        session.tally.usec += duration;
         if blocked {
             return;
         }
         let config = self.config();
         if config.latency_tracking() {
-            self.timing.record_histogram(index, duration);
+            session.tally.add_duration(&self.timing, duration);
         }
         self.monitor_sample(if cmd.flags & FAST != 0 { "fast-command" } else { "command" }, duration, now_ms);
         let slower_than = config.slowlog_log_slower_than();
@@ -675,6 +714,26 @@ impl Engine {
             let name = String::from_utf8_lossy(&name);
             self.timing.slowlog_push(&settings, argv, duration, now_ms, (&session.client.addr, &name));
         }
+    }
+
+    /// Adds the session's tally of calls (see `CallTally`) to the shared counters and
+    /// histograms, and empties it.
+    pub(crate) fn flush_calls(&self, session: &mut Session) {
+        let stats = self.stats();
+        let tally = &mut session.tally;
+        if tally.processed > 0 {
+            stats.commands_processed.fetch_add(tally.processed, Relaxed);
+            tally.processed = 0;
+        }
+        if tally.calls > 0 {
+            stats.calls.add(tally.command, tally.calls);
+            if tally.usec > 0 {
+                stats.usec.add(tally.command, tally.usec);
+            }
+            tally.calls = 0;
+            tally.usec = 0;
+        }
+        tally.flush_histogram(&self.timing);
     }
 
     /// The checks every command passes before it runs or is queued: arity, then auth.
@@ -743,10 +802,15 @@ impl Engine {
             None
         };
         *rejected = false;
-        // A keyless write (FLUSHALL) takes every shard while it is logged, so no other write
-        // lands between its effect and its place in the log; SORT's patterns read any key.
-        let keyless_write = cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none();
-        let db = if keyless_write || cmd.flags & ALL_SHARDS != 0 {
+        // One key (most commands) is locked alone. A keyless write (FLUSHALL) takes every
+        // shard while it is logged, so no other write lands between its effect and its place
+        // in the log; SORT's patterns read any key.
+        let single_key = if cmd.flags & ALL_SHARDS == 0 { cmd.single_key(argv) } else { None };
+        let db = if let Some(key) = single_key {
+            self.store.lock_key(session.db, key)
+        } else if cmd.flags & ALL_SHARDS != 0
+            || (cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none())
+        {
             self.store.lock_all(session.db)
         } else {
             self.store.lock_keys(session.db, cmd.keys(argv))
@@ -773,6 +837,11 @@ impl Engine {
         argv: &'a [&'a [u8]],
         now_ms: u64,
     ) -> Result<Reply, CmdError> {
+        // A command without keys may read the counters (INFO, LATENCY, COMMAND, CONFIG
+        // RESETSTAT): this connection's earlier calls are counted before it runs.
+        if cmd.key_specs.is_empty() {
+            self.flush_calls(session);
+        }
         // The value types read the encoding thresholds from this thread's copy.
         self.config.encodings().enter();
         let watched = self.watched_keys(cmd, &mut db, argv, now_ms);

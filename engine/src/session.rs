@@ -36,6 +36,8 @@ pub struct Session {
     /// `feed` stopped before a command because clients are paused (CLIENT PAUSE): the
     /// command and those after it wait in the host's buffer until `Engine::pause_end`.
     pub paused: bool,
+    /// This connection's calls not yet in the shared counters (see `CallTally`).
+    pub(crate) tally: crate::timing::CallTally,
 }
 
 /// CLIENT REPLY's modes. `SkipNext` is SKIP's own command; the next one is then `Skip`.

@@ -239,6 +239,18 @@ impl Command {
         Keys::new(argv, self.key_specs, &self.key_layout)
     }
 
+    /// The key of a command whose specs name exactly one argument (GET, SET, INCR, HSET):
+    /// dispatch locks it alone. `None` for any other shape, or when argv is too short.
+    #[inline]
+    pub fn single_key<'a>(&self, argv: &[&'a [u8]]) -> Option<&'a [u8]> {
+        let layout = &self.key_layout;
+        if layout.plain && layout.first == layout.last && layout.first > 0 {
+            argv.get(layout.first as usize).copied()
+        } else {
+            None
+        }
+    }
+
     /// Whether COMMAND GETKEYS has anything to find (Redis's `doesCommandHaveKeys`).
     pub fn has_keys(&self) -> bool {
         self.getkeys.is_some() || self.key_specs.iter().any(|s| s.flags & keyspec::NOT_KEY == 0)

@@ -516,6 +516,27 @@ mod tests {
         t.run(&["CLIENT", "UNPAUSE"]);
     }
 
+    /// The admin API and the playground run commands through `call`: a pause refuses their
+    /// writes with a clear error (an HTTP call cannot be held), and leaves reads and UNPAUSE.
+    #[test]
+    fn a_pause_refuses_writes_made_through_call() {
+        let mut t = TestEngine::default();
+        let mut admin = t.engine.new_session("127.0.0.1:9", "127.0.0.1:8080", t.now);
+        t.run(&["SET", "a", "1"]);
+        assert_eq!(t.run(&["CLIENT", "PAUSE", "1000", "ALL"]), ok());
+        let refused = t.engine.call(&mut admin, &["SET", "a", "2"], t.now);
+        assert_eq!(refused, err("ERR writes are paused by CLIENT PAUSE for 1000 ms more (CLIENT UNPAUSE ends it)"));
+        assert_eq!(t.engine.call(&mut admin, &["PUBLISH", "c", "m"], t.now).is_error(), true);
+        assert_eq!(t.engine.call(&mut admin, &["GET", "a"], t.now), bulk("1"));
+        assert_eq!(t.engine.call(&mut admin, &["CLIENT", "UNPAUSE"], t.now), ok());
+        assert_eq!(t.engine.call(&mut admin, &["SET", "a", "2"], t.now), ok());
+        // And the pause's own end lets writes through.
+        assert_eq!(t.run(&["CLIENT", "PAUSE", "50", "WRITE"]), ok());
+        assert!(t.engine.call(&mut admin, &["DEL", "a"], t.now).is_error());
+        t.advance(50);
+        assert_eq!(t.engine.call(&mut admin, &["DEL", "a"], t.now), int(1));
+    }
+
     #[test]
     fn reply_off_and_skip_drop_replies() {
         let t = TestEngine::default();

@@ -422,7 +422,7 @@ fn doctor(engine: &Engine, now_s: u64) -> String {
 #[cfg(test)]
 mod tests {
     use crate::clock::Clock;
-    use crate::testing::{arr, bulk, bulks, err, int, ok, TestEngine};
+    use crate::testing::{arr, bulk, bulks, encode_command, err, int, ok, TestEngine};
     use crate::Reply;
 
     fn info(t: &mut TestEngine, section: &str) -> String {
@@ -535,6 +535,41 @@ mod tests {
         t.run(&["CONFIG", "RESETSTAT"]);
         assert_eq!(info(&mut t, "errorstats"), "# Errorstats\r\n");
         assert!(!info(&mut t, "commandstats").contains("cmdstat_set"));
+    }
+
+    /// Dispatch tallies a pipeline's calls per connection (`CallTally`) and adds them to the
+    /// shared figures when the command changes, before a command without keys, and when
+    /// `feed` returns: INFO in the same pipeline, and another connection afterwards, must
+    /// both see every call, with its time and in the histogram.
+    #[test]
+    fn a_pipelines_calls_are_counted_before_info_reads_them() {
+        let mut t = TestEngine::default();
+        t.clock.set_step(3);
+        let mut input = Vec::new();
+        for argv in [&["SET", "k", "v"][..], &["GET", "k"], &["GET", "k"], &["GET", "k"], &["INFO", "commandstats"]] {
+            encode_command(&mut input, argv);
+        }
+        let mut out = Vec::new();
+        let used = t.engine.feed(&mut t.session, &input, &mut out, t.now).unwrap();
+        assert_eq!(used, input.len());
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.contains("cmdstat_get:calls=3,usec=9,"), "{text}");
+        assert!(text.contains("cmdstat_set:calls=1,usec=3,"), "{text}");
+        assert!(!text.contains("cmdstat_info"), "INFO does not count itself: {text}");
+        // A run of durations that changes midway lands in the histogram in full.
+        t.clock.set_step(1000);
+        input.clear();
+        encode_command(&mut input, &["GET", "k"]);
+        t.engine.feed(&mut t.session, &input, &mut out, t.now).unwrap();
+        let mut other = t.engine.new_session("127.0.0.1:2", "127.0.0.1:6379", t.now);
+        let Reply::Verbatim(text) = t.engine.call(&mut other, &["INFO", "commandstats"], t.now) else {
+            panic!("INFO answers text")
+        };
+        assert!(text.contains("cmdstat_get:calls=4,usec=1009,"), "{text}");
+        assert!(text.contains("cmdstat_info:calls=1,"), "{text}");
+        let histogram = t.engine.timing().histogram(crate::table::lookup(b"GET").unwrap().0).expect("GET was timed");
+        assert_eq!(histogram.calls, 4);
+        assert_eq!(t.engine.snapshot(t.now).commands_processed, 7);
     }
 
     #[test]
