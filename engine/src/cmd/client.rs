@@ -526,7 +526,7 @@ mod tests {
         assert_eq!(t.run(&["CLIENT", "PAUSE", "1000", "ALL"]), ok());
         let refused = t.engine.call(&mut admin, &["SET", "a", "2"], t.now);
         assert_eq!(refused, err("ERR writes are paused by CLIENT PAUSE for 1000 ms more (CLIENT UNPAUSE ends it)"));
-        assert_eq!(t.engine.call(&mut admin, &["PUBLISH", "c", "m"], t.now).is_error(), true);
+        assert!(t.engine.call(&mut admin, &["PUBLISH", "c", "m"], t.now).is_error());
         assert_eq!(t.engine.call(&mut admin, &["GET", "a"], t.now), bulk("1"));
         assert_eq!(t.engine.call(&mut admin, &["CLIENT", "UNPAUSE"], t.now), ok());
         assert_eq!(t.engine.call(&mut admin, &["SET", "a", "2"], t.now), ok());
