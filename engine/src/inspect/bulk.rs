@@ -6,7 +6,8 @@
 //!
 //! The writes are ordinary commands (`UNLINK` per batch, `EXPIRE`/`PERSIST` per key) run
 //! by the host's `run` callback through dispatch, so they are logged to the append-only
-//! file, wait out CLIENT PAUSE (refused, which fails the job), and count in the stats. The
+//! file and count in the stats; under CLIENT PAUSE a job waits, and a refused command (OOM)
+//! fails it with Redis's text. The
 //! type filter is checked when a batch is scanned: on the server another client could change
 //! a key's type between that look and the write, a window of one batch.
 
@@ -113,6 +114,8 @@ pub struct BulkJob {
     pub matched: u64,
     pub done: u64,
     pub error: Option<String>,
+    /// CLIENT PAUSE holds the job: it takes its next batch once the pause ends.
+    pub paused: bool,
     pub started_ms: u64,
     pub finished_ms: Option<u64>,
     #[serde(skip)]
@@ -209,6 +212,7 @@ pub fn bulk_job(engine: &Engine, id: u64, req: &BulkRequest, now_ms: u64, budget
         matched: 0,
         done: 0,
         error: None,
+        paused: false,
         started_ms: now_ms,
         finished_ms: None,
         cursor: 0,
@@ -226,6 +230,12 @@ pub fn bulk_step(
     mut run: impl FnMut(&[Vec<u8>]) -> Reply,
 ) {
     if !job.is_running() {
+        return;
+    }
+    // Every command of a job writes, so any pause (WRITE or ALL) holds it, as it holds a
+    // client's writes: the job waits rather than failing on the refusal.
+    job.paused = engine.pause_end(now_ms).is_some();
+    if job.paused {
         return;
     }
     let pattern = (job.pattern != "*").then_some(job.pattern.as_str());
@@ -412,5 +422,13 @@ mod tests {
         let TestEngine { engine, now, .. } = &mut t;
         bulk_step(engine, &mut job, *now, 1000, |_| Reply::Error("ERR paused".into()));
         assert_eq!((job.state, job.error.as_deref()), (JobState::Failed, Some("ERR paused")));
+        let mut job = bulk_job(engine, 6, &request(serde_json::json!({ "action": "delete" })), *now, 10).unwrap();
+        t.run(&["CLIENT", "PAUSE", "1000", "WRITE"]);
+        let TestEngine { engine, session, now, .. } = &mut t;
+        bulk_step(engine, &mut job, *now, 1000, |_| panic!("nothing runs during a pause"));
+        assert!(job.paused && job.is_running() && job.scanned == 0, "{job:?}");
+        let later = *now + 1000;
+        bulk_step(engine, &mut job, later, 10_000, |argv| call_in(engine, session, 0, argv, later));
+        assert!(!job.paused && job.done == 370, "{job:?}");
     }
 }

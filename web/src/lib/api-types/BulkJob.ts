@@ -14,4 +14,8 @@ expected: number, expected_exact: boolean,
  * Keys looked at, keys that matched, and keys the command changed (deleted, or whose
  * TTL was set or removed) so far.
  */
-scanned: number, matched: number, done: number, error: string | null, started_ms: number, finished_ms: number | null, };
+scanned: number, matched: number, done: number, error: string | null, 
+/**
+ * CLIENT PAUSE holds the job: it takes its next batch once the pause ends.
+ */
+paused: boolean, started_ms: number, finished_ms: number | null, };
