@@ -14,7 +14,7 @@
 import { ApiError } from '../api';
 import { commandLine } from '../bytes';
 import { formatBytes } from '../format';
-import type { ClientsView, MonitorView } from '../api-types';
+import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -30,7 +30,8 @@ import type {
   SlowLogView,
   StatsSnapshot,
 } from '../types';
-import type { Backend, BackendLabel, FeedSource, PageQuery, PlaygroundFeature, SessionCommand, TranscriptLine } from './backend';
+import { bulkBody } from './backend';
+import type { Backend, BackendLabel, BulkRequest, FeedSource, KeyFilter, PageQuery, PlaygroundFeature, SessionCommand, TranscriptLine } from './backend';
 
 /** The wasm-bindgen class (wasm/src/lib.rs; JSON text in, JSON text out). */
 export interface WasmEngine {
@@ -41,6 +42,12 @@ export interface WasmEngine {
   key_json(key_json: string, now_ms: number, db: number): string;
   put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
   delete_key(key_json: string, now_ms: number, db: number): string;
+  edit_key(key_json: string, body_json: string, now_ms: number, db: number): string;
+  count_keys(pattern: string, type_name: string, now_ms: number, db: number): string;
+  bulk_start(body_json: string, now_ms: number): string;
+  /** `{"job","commands"}` after up to `batches` SCAN batches. */
+  bulk_step(now_ms: number, batches: number): string;
+  bulk_cancel(now_ms: number): string;
   evictions_json(now_ms: number): string;
   slowlog_json(count?: number): string;
   reset_slowlog(): string;
@@ -102,6 +109,8 @@ export const FILL_COUNT = 2000;
 export const FILL_SIZE = 100;
 const MAX_FILL = 100_000;
 const MAX_SESSION = 500;
+/** SCAN batches one bulk chunk runs between two timeouts (of 500 keys each). */
+const BULK_CHUNK = 4;
 
 /** FILL, the playground's one command of its own, in the command table's shape. */
 export const FILL_INFO: CommandInfo = {
@@ -200,6 +209,9 @@ export class WasmBackend implements Backend {
   #clock: number | null = null;
   #listeners = new Set<(s: Sample) => void>();
   #timers: ReturnType<typeof setInterval>[] = [];
+  /** The tab's bulk job as of its last chunk (the engine keeps the job itself). */
+  #bulk: BulkJob | null = null;
+  #bulkTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(mod: WasmModule, options: WasmOptions = {}) {
     this.#mod = mod;
@@ -231,6 +243,7 @@ export class WasmBackend implements Backend {
       },
       restore: (shared) => this.#restore(shared),
       reset: () => {
+        this.#stopBulk();
         this.#engine = this.#newEngine(this.#now());
         this.#session = [];
         this.#save();
@@ -250,6 +263,14 @@ export class WasmBackend implements Backend {
   stop(): void {
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
+    this.#stopBulk();
+  }
+
+  /** Drops the bulk job (a new engine has none). */
+  #stopBulk(): void {
+    if (this.#bulkTimer !== null) clearTimeout(this.#bulkTimer);
+    this.#bulkTimer = null;
+    this.#bulk = null;
   }
 
   /** One active expiry cycle; how many keys expired. */
@@ -295,6 +316,50 @@ export class WasmBackend implements Backend {
     const r = this.#call(() => JSON.parse(this.#engine.delete_key(JSON.stringify(key), this.#time(), db)) as { deleted: boolean });
     this.#recordIn(db, commandLine(['DEL', key]));
     return r;
+  }
+
+  async editKey(key: Bytes, edit: KeyEdit, db = 0): Promise<EditResult> {
+    const r = this.#call(() => JSON.parse(this.#engine.edit_key(JSON.stringify(key), JSON.stringify(edit), this.#time(), db)) as EditResult);
+    this.#recordIn(db, commandLine(r.command));
+    return r;
+  }
+
+  async countKeys(f: KeyFilter): Promise<KeyCount> {
+    return this.#call(() => JSON.parse(this.#engine.count_keys(f.match, f.type, this.#time(), f.db)) as KeyCount);
+  }
+
+  /**
+   * Starts the tab's bulk job and steps it in chunks of a few SCAN batches, a timeout between
+   * chunks so the page stays responsive (the server's task yields between batches the same
+   * way). The commands each chunk ran are recorded in the session as lines.
+   */
+  async startBulk(r: BulkRequest): Promise<BulkJob> {
+    const job = this.#call(() => JSON.parse(this.#engine.bulk_start(JSON.stringify(bulkBody(r)), this.#time())) as BulkJob);
+    this.#bulk = job;
+    this.#scheduleBulk(0);
+    return job;
+  }
+
+  async bulkJob(id: number): Promise<BulkJob> {
+    if (this.#bulk?.id !== id) throw new ApiError(404, 'not_found', `no bulk job ${id}`);
+    return this.#bulk;
+  }
+
+  async cancelBulk(id: number): Promise<BulkJob> {
+    if (this.#bulk?.id !== id) throw new ApiError(404, 'not_found', `no bulk job ${id}`);
+    this.#bulk = JSON.parse(this.#engine.bulk_cancel(this.#time())) as BulkJob;
+    return this.#bulk;
+  }
+
+  #scheduleBulk(delay: number): void {
+    if (this.#bulkTimer !== null) clearTimeout(this.#bulkTimer);
+    this.#bulkTimer = setTimeout(() => {
+      this.#bulkTimer = null;
+      const step = JSON.parse(this.#engine.bulk_step(this.#time(), BULK_CHUNK)) as { job: BulkJob | null; commands: Bytes[][] };
+      this.#bulk = step.job;
+      for (const argv of step.commands) this.#recordIn(step.job?.db ?? 0, commandLine(argv));
+      if (step.job?.state === 'running') this.#scheduleBulk(step.job.paused ? 100 : 0);
+    }, delay);
   }
 
   async slowlog(count?: number): Promise<SlowLogView> {
@@ -440,6 +505,7 @@ export class WasmBackend implements Backend {
 
   /** A fresh engine, then every line at its recorded time. */
   #replay(lines: SessionLine[]): TranscriptLine[] {
+    this.#stopBulk();
     this.#engine = this.#newEngine(lines[0]?.at ?? this.#now());
     this.#session = [];
     const transcript: TranscriptLine[] = [];
