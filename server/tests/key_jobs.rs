@@ -79,7 +79,7 @@ async fn a_bulk_ttl_sets_and_removes_expiry() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_job_stops_and_leaves_the_rest() {
     let t = TestApp::new();
-    fill(&t, "k:", 20_000);
+    fill(&t, "k:", 50_000);
     let body = json!({ "match": "k:*", "action": "delete" });
     let job = t.json(Method::POST, "/api/key-jobs", body).await.expect(StatusCode::ACCEPTED);
     let id = job["id"].as_u64().unwrap();
@@ -90,10 +90,38 @@ async fn a_cancelled_job_stops_and_leaves_the_rest() {
     let end = t.get(&format!("/api/key-jobs/{id}")).await.expect(StatusCode::OK);
     assert_eq!(end["state"], "cancelled");
     let deleted = end["done"].as_i64().unwrap();
-    assert!(deleted < 20_000, "{end}");
-    assert_eq!(dbsize(&t), Reply::Int(20_000 - deleted), "keys the job did not reach stay");
+    assert!(deleted < 50_000, "{end}");
+    assert_eq!(dbsize(&t), Reply::Int(50_000 - deleted), "keys the job did not reach stay");
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(dbsize(&t), Reply::Int(20_000 - deleted), "nothing more is deleted after the cancel");
+    assert_eq!(dbsize(&t), Reply::Int(50_000 - deleted), "nothing more is deleted after the cancel");
+}
+
+#[tokio::test]
+async fn a_job_waits_out_client_pause_and_can_be_cancelled_meanwhile() {
+    let t = TestApp::new();
+    fill(&t, "p:", 100);
+    t.state.call(&["CLIENT", "PAUSE", "60000", "WRITE"]);
+    let body = json!({ "match": "p:*", "action": "delete" });
+    let job = t.json(Method::POST, "/api/key-jobs", body).await.expect(StatusCode::ACCEPTED);
+    let id = job["id"].as_u64().unwrap();
+    let mut waiting = Value::Null;
+    for _ in 0..200 {
+        waiting = t.get(&format!("/api/key-jobs/{id}")).await.expect(StatusCode::OK);
+        if waiting["paused"] == true {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        (waiting["paused"].clone(), waiting["state"].clone(), waiting["done"].clone()),
+        (json!(true), json!("running"), json!(0))
+    );
+    let cancelled = t.send(req(Method::DELETE, &format!("/api/key-jobs/{id}"), None)).await.expect(StatusCode::OK);
+    assert_eq!(cancelled["state"], "cancelled");
+    t.state.call(&["CLIENT", "UNPAUSE"]);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(finished(&t, id).await["state"], "cancelled");
+    assert_eq!(dbsize(&t), Reply::Int(100), "nothing was deleted");
 }
 
 #[tokio::test]
