@@ -139,7 +139,10 @@ for (const target of TARGETS) {
       await search(page, 'board');
       await table.getByRole('button', { name: 'board', exact: true }).click();
       const zset = page.getByRole('region', { name: 'board' });
-      await zset.getByLabel('Member', { exact: true }).fill('ann');
+      // Tapping a member fills the editor with it and its score.
+      await zset.getByRole('table', { name: 'Members and scores' }).getByRole('button', { name: 'ann' }).click();
+      await expect(zset.getByLabel('Member', { exact: true })).toHaveValue('ann');
+      await expect(zset.getByLabel('Score', { exact: true })).toHaveValue('1');
       // A Redis error comes back in Redis's words.
       await zset.getByLabel('Score', { exact: true }).fill('nope');
       await zset.getByRole('button', { name: 'Set score' }).click();
