@@ -2,12 +2,13 @@
 //! (`GET /api/key-count`), bulk jobs (`POST/GET/DELETE /api/key-jobs`) run to completion and
 //! cancelled midway, and one-element edits of every collection type (`PATCH /api/keys/{key}`).
 
-use std::time::Duration;
-
 use axum::http::{Method, StatusCode};
 use serde_json::{json, Value};
-use vitrine_engine::Reply;
-use vitrine_server::testing::{req, TestApp};
+use std::sync::Arc;
+use std::time::Duration;
+
+use vitrine_engine::{Config, Engine, Reply};
+use vitrine_server::testing::{now_ms, req, start_aof, Setup, TempDir, TestApp};
 
 fn fill(t: &TestApp, prefix: &str, n: usize) {
     for i in 0..n {
@@ -150,4 +151,43 @@ async fn edits_run_one_command_and_answer_the_key() {
     let r = patch("l?db=2", json!({ "op": "list_push", "end": "right", "value": "a" })).await.expect(StatusCode::OK);
     assert_eq!(r["key"]["value"], json!(["a"]));
     assert_eq!(t.state.call_in(2, &["LLEN", "l"]), Reply::Int(1));
+}
+
+/// Every file under `dir`, read whole and concatenated (the append-only file and its parts).
+fn read_all(dir: &std::path::Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read the directory").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(read_all(&path));
+        } else {
+            out.extend(std::fs::read(&path).unwrap_or_default());
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_bulk_job_is_logged_to_the_append_only_file() {
+    let dir = TempDir::new("key-jobs-aof");
+    let engine = Arc::new(Engine::new(Config::default(), now_ms(), 7));
+    let aof = start_aof(&dir.0, engine.clone()).expect("start the AOF");
+    let t = TestApp::over(engine, Setup { aof: Some(aof), ..Setup::default() }, TempDir::new("key-jobs-aof-http"));
+    fill(&t, "a:", 10);
+    let body = json!({ "match": "a:*", "action": "expire", "ttl": 50 });
+    let job = t.json(Method::POST, "/api/key-jobs", body).await.expect(StatusCode::ACCEPTED);
+    finished(&t, job["id"].as_u64().unwrap()).await;
+    let body = json!({ "match": "a:*", "action": "delete" });
+    let job = t.json(Method::POST, "/api/key-jobs", body).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(finished(&t, job["id"].as_u64().unwrap()).await["done"], 10);
+    // Give the writer a moment to flush what the jobs appended.
+    let logged = |word: &str| String::from_utf8_lossy(&read_all(&dir.0)).contains(word);
+    for _ in 0..200 {
+        if logged("UNLINK") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(logged("UNLINK"), "the bulk delete is in the append-only file");
+    assert!(logged("PEXPIREAT") || logged("EXPIRE"), "the bulk TTL is in the append-only file");
 }
