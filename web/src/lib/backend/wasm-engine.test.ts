@@ -46,8 +46,14 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     await vi.advanceTimersByTimeAsync(100);
     expect(await backend.bulkJob(job.id)).toMatchObject({ state: 'done', done: 3000, matched: 3000 });
     expect((await backend.stats()).keys).toBe(1);
-    expect(backend.playground.lines.some((l) => typeof l === 'string' && l.startsWith('UNLINK fill:'))).toBe(true);
+    // One line replays the whole job, not a command per batch.
+    expect(backend.playground.lines).toEqual(['FILL 3000 8', 'SET keep me', 'BULK DELETE MATCH fill:* TYPE string DB 0']);
     await expect(backend.bulkJob(99)).rejects.toMatchObject({ status: 404 });
+    // And it does replay: a share link of these lines rebuilds the same keyspace.
+    backend.playground.restore([...backend.playground.lines]);
+    expect((await backend.stats()).keys).toBe(1);
+    expect((await backend.console('BULK EXPIRE 30 MATCH keep')).text).toBe('1 of 1 keys given a TTL\n');
+    expect((await backend.console('BULK DROP')).text).toMatch(/^\(error\) ERR usage: BULK/);
   });
 
   it('cancels a bulk TTL job between chunks, leaving the rest', async () => {
@@ -64,6 +70,9 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     expect(end.done).toBeLessThan(5000);
     const withTtl = (await backend.stats()).keyspace[0]?.expires ?? 0;
     expect(withTtl).toBe(end.done);
+    // A job cut short is kept as the commands it ran.
+    const lines = backend.playground.lines.filter((l) => typeof l === 'string' && l.startsWith('EXPIRE fill:'));
+    expect(lines.length).toBe(Math.min(end.done, 500)); // the session keeps its last 500 lines
   });
 
   it('prints replies as redis-cli does and answers the views in the API shapes', async () => {

@@ -129,6 +129,22 @@ export const FILL_INFO: CommandInfo = {
 
 const FILL_HELP = `\n  FILL count [size]\n  summary: ${FILL_INFO.summary}\n  group: playground\n`;
 
+/**
+ * The session line that replays a finished bulk job: `BULK DELETE|PERSIST|EXPIRE secs MATCH
+ * pattern [TYPE type] DB n`, a playground-only line (like FILL) that runs the whole job at
+ * once. One line instead of a command per key keeps a bulk TTL on thousands of keys from
+ * pushing the rest of the session out. Null when a word would not survive the console's
+ * split on spaces (the job's own commands are recorded then).
+ */
+export function bulkLine(j: BulkJob): string | null {
+  const words = ['BULK', j.action.toUpperCase()];
+  if (j.action === 'expire') words.push(String(j.ttl));
+  words.push('MATCH', j.match);
+  if (j.type) words.push('TYPE', j.type);
+  words.push('DB', String(j.db));
+  return words.every((w) => /^[^\s"'\\]+$/.test(w)) ? words.join(' ') : null;
+}
+
 function defaultStorage(): Storage | null {
   try {
     return typeof localStorage === 'undefined' ? null : localStorage;
@@ -212,6 +228,8 @@ export class WasmBackend implements Backend {
   /** The tab's bulk job as of its last chunk (the engine keeps the job itself). */
   #bulk: BulkJob | null = null;
   #bulkTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The running job's commands as lines, recorded when it ends unless one BULK line replays it. */
+  #bulkRan: string[] = [];
 
   constructor(mod: WasmModule, options: WasmOptions = {}) {
     this.#mod = mod;
@@ -271,6 +289,43 @@ export class WasmBackend implements Backend {
     if (this.#bulkTimer !== null) clearTimeout(this.#bulkTimer);
     this.#bulkTimer = null;
     this.#bulk = null;
+    this.#bulkRan = [];
+  }
+
+  /** Records an ended job: one BULK line when it ran to the end, else the commands it ran. */
+  #recordBulk(j: BulkJob): void {
+    const line = j.state === 'done' ? bulkLine(j) : null;
+    if (line) this.#record(line);
+    else for (const l of this.#bulkRan) this.#recordIn(j.db, l);
+    this.#bulkRan = [];
+  }
+
+  /** `BULK ...` typed or replayed: the whole job at once (see bulkLine). */
+  #bulkCommand(words: string[]): ConsoleReply {
+    const usage = 'ERR usage: BULK DELETE|PERSIST|EXPIRE seconds MATCH pattern [TYPE type] [DB n]';
+    const action = (words[1] ?? '').toLowerCase();
+    if (action !== 'delete' && action !== 'expire' && action !== 'persist') return failure(usage, words, this.#db);
+    const body: Record<string, unknown> = { action };
+    let i = 2;
+    if (action === 'expire') body.ttl = Number(words[i++]);
+    for (; i + 1 < words.length; i += 2) {
+      const opt = words[i].toUpperCase();
+      if (opt === 'MATCH') body.match = words[i + 1];
+      else if (opt === 'TYPE') body.type = words[i + 1];
+      else if (opt === 'DB') body.db = Number(words[i + 1]);
+      else return failure(usage, words, this.#db);
+    }
+    if (i !== words.length) return failure(usage, words, this.#db);
+    try {
+      this.#engine.bulk_start(JSON.stringify(body), this.#time());
+      const step = JSON.parse(this.#engine.bulk_step(this.#time(), 1_000_000)) as { job: BulkJob };
+      const j = step.job;
+      if (j.state === 'failed') return failure(j.error ?? 'ERR the bulk job failed', words, this.#db);
+      const verb = { delete: 'deleted', expire: 'given a TTL', persist: 'made persistent' }[j.action];
+      return status(`${j.done} of ${j.matched} keys ${verb}`, words, this.#db);
+    } catch (e) {
+      return failure(`ERR ${wasmError(e).message}`, words, this.#db);
+    }
   }
 
   /** One active expiry cycle; how many keys expired. */
@@ -336,6 +391,7 @@ export class WasmBackend implements Backend {
   async startBulk(r: BulkRequest): Promise<BulkJob> {
     const job = this.#call(() => JSON.parse(this.#engine.bulk_start(JSON.stringify(bulkBody(r)), this.#time())) as BulkJob);
     this.#bulk = job;
+    this.#bulkRan = [];
     this.#scheduleBulk(0);
     return job;
   }
@@ -357,8 +413,9 @@ export class WasmBackend implements Backend {
       this.#bulkTimer = null;
       const step = JSON.parse(this.#engine.bulk_step(this.#time(), BULK_CHUNK)) as { job: BulkJob | null; commands: Bytes[][] };
       this.#bulk = step.job;
-      for (const argv of step.commands) this.#recordIn(step.job?.db ?? 0, commandLine(argv));
+      for (const argv of step.commands) this.#bulkRan.push(commandLine(argv));
       if (step.job?.state === 'running') this.#scheduleBulk(step.job.paused ? 100 : 0);
+      else if (step.job) this.#recordBulk(step.job);
     }, delay);
   }
 
@@ -435,6 +492,7 @@ export class WasmBackend implements Backend {
     const words = line.trim().split(/\s+/);
     const cmd = (words[0] ?? '').toUpperCase();
     if (cmd === 'FILL') return this.#fill(words);
+    if (cmd === 'BULK') return this.#bulkCommand(words);
     const r = JSON.parse(this.#engine.console(line, this.#time())) as ConsoleReply;
     if (r.kind === 'reply') this.#db = r.db;
     if (r.kind === 'help' && (words.length === 1 || (words.length === 2 && words[1].toUpperCase() === 'FILL'))) {
