@@ -16,8 +16,11 @@ pub mod replay;
 
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
+use vitrine_engine::inspect::bulk::{COUNT_BUDGET, STEP_BATCH};
 use vitrine_engine::inspect::bytes_from_json;
-use vitrine_engine::inspect::{self, KeyQuery, KeyWrite, Refusal, SampleRing, HISTORY_SECONDS};
+use vitrine_engine::inspect::{
+    self, BulkJob, BulkRequest, KeyEdit, KeyFilter, KeyQuery, KeyWrite, Refusal, SampleRing, HISTORY_SECONDS,
+};
 use vitrine_engine::HostFacts;
 use vitrine_engine::{Config, Engine, Reply, Session};
 use wasm_bindgen::prelude::*;
@@ -63,6 +66,17 @@ pub struct Playground {
     history: SampleRing,
     /// Number of the next key `fill` writes (`fill:000000`, `fill:000001`, ...).
     fill_next: u64,
+    /// The bulk key job (one at a time in a tab), stepped by `bulk_step`, and the last id.
+    bulk: Option<BulkJob>,
+    bulk_ids: u64,
+}
+
+/// What one `bulk_step` did: the job after it, and the commands it ran (so the tab's session
+/// can record them as lines).
+#[derive(Debug, Serialize)]
+pub struct BulkStepView {
+    pub job: Option<BulkJob>,
+    pub commands: Vec<Vec<inspect::Bytes>>,
 }
 
 /// What `fill` did.
@@ -123,7 +137,7 @@ impl Playground {
         #[cfg(target_arch = "wasm32")]
         engine.set_clock(std::sync::Arc::new(clock::PerformanceClock));
         let session = engine.new_session("browser:0", "playground:0", now);
-        Playground { engine, session, history: SampleRing::new(HISTORY_SECONDS), fill_next: 0 }
+        Playground { engine, session, history: SampleRing::new(HISTORY_SECONDS), fill_next: 0, bulk: None, bulk_ids: 0 }
     }
 
     /// The engine's version.
@@ -239,6 +253,79 @@ impl Playground {
         inspect::delete_key(&key, |argv| inspect::call_in(engine, session, db, argv, now))
             .map(|d| to_json(&d))
             .map_err(refused)
+    }
+
+    /// `PATCH /api/keys/{key}` with the same body (`{"op": "hash_set", ...}`): one command
+    /// (HSET, LPUSH, ZADD...), answered as `{"command","reply","key"}`; a Redis error
+    /// (WRONGTYPE...) throws its text, as the API's 422 says it.
+    pub fn edit_key(&mut self, key_json: &str, body_json: &str, now_ms: f64, db: u32) -> Result<String, String> {
+        let key = key_bytes(key_json)?;
+        let edit: KeyEdit = serde_json::from_str(body_json).map_err(|e| format!("invalid body: {e}"))?;
+        let db = inspect::database(&self.engine, Some(db as usize)).map_err(refused)?;
+        let now = ms(now_ms);
+        let engine = &self.engine;
+        let session = &mut self.session;
+        inspect::edit_key(engine, db, &key, &edit, now, |argv| inspect::call_in(engine, session, db, argv, now))
+            .map(|r| to_json(&r))
+            .map_err(refused)
+    }
+
+    /// `GET /api/key-count?match=&type=&db=`: how many keys match, exact or estimated.
+    pub fn count_keys(&self, pattern: &str, type_name: &str, now_ms: f64, db: u32) -> Result<String, String> {
+        let filter = KeyFilter {
+            pattern: Some(pattern.to_string()),
+            type_name: Some(type_name.to_string()),
+            db: Some(db as usize),
+        };
+        inspect::count_keys(&self.engine, &filter, ms(now_ms), COUNT_BUDGET).map(|c| to_json(&c)).map_err(refused)
+    }
+
+    /// `POST /api/key-jobs` with the same body: counts what matches and makes it this tab's
+    /// bulk job (replacing a finished one), to be advanced by `bulk_step`. Throws when the
+    /// body is refused or a job is still running.
+    pub fn bulk_start(&mut self, body_json: &str, now_ms: f64) -> Result<String, String> {
+        if self.bulk.as_ref().is_some_and(BulkJob::is_running) {
+            return Err("a bulk job is running; wait for it or cancel it".to_string());
+        }
+        let req: BulkRequest = serde_json::from_str(body_json).map_err(|e| format!("invalid body: {e}"))?;
+        let job =
+            inspect::bulk_job(&self.engine, self.bulk_ids + 1, &req, ms(now_ms), COUNT_BUDGET).map_err(refused)?;
+        self.bulk_ids += 1;
+        let shown = to_json(&job);
+        self.bulk = Some(job);
+        Ok(shown)
+    }
+
+    /// Advances the bulk job by up to `batches` SCAN batches (the caller yields to the page
+    /// between calls, as the server's task yields between batches): `{"job","commands"}`.
+    pub fn bulk_step(&mut self, now_ms: f64, batches: u32) -> String {
+        let now = ms(now_ms);
+        let mut commands = Vec::new();
+        if let Some(job) = self.bulk.as_mut() {
+            let (engine, session, db) = (&self.engine, &mut self.session, job.db);
+            for _ in 0..batches.max(1) {
+                if !job.is_running() {
+                    break;
+                }
+                inspect::bulk_step(engine, job, now, STEP_BATCH, |argv| {
+                    commands.push(argv.iter().map(|a| inspect::Bytes(a.clone())).collect());
+                    inspect::call_in(engine, session, db, argv, now)
+                });
+                if job.paused {
+                    break; // CLIENT PAUSE: the caller tries again later
+                }
+            }
+        }
+        to_json(&BulkStepView { job: self.bulk.clone(), commands })
+    }
+
+    /// `DELETE /api/key-jobs/{id}`: stops the job before its next batch; answers it (null
+    /// when there is none).
+    pub fn bulk_cancel(&mut self, now_ms: f64) -> String {
+        if let Some(job) = self.bulk.as_mut() {
+            job.cancel(ms(now_ms));
+        }
+        to_json(&self.bulk)
     }
 
     /// `GET /api/evictions/recent`: the latest evictions and expirations, newest first, with
@@ -618,5 +705,38 @@ mod tests {
             .starts_with("ERR CONFIG SET failed"));
         let commands: Json = serde_json::from_str(&Playground::commands_json()).unwrap();
         assert!(commands["commands"].as_array().unwrap().len() > 50);
+    }
+
+    #[test]
+    fn edits_counts_and_bulk_jobs_as_the_api_does() {
+        let mut pg = Playground::new(T0, 1.0);
+        let r: Json = serde_json::from_str(
+            &pg.edit_key(r#""h""#, r#"{"op":"hash_set","field":"f","value":"v"}"#, T0, 0).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(r["command"], serde_json::json!(["HSET", "h", "f", "v"]));
+        let e = pg.edit_key(r#""h""#, r#"{"op":"set_add","member":"m"}"#, T0, 0).unwrap_err();
+        assert!(e.starts_with("WRONGTYPE"), "{e}");
+        for i in 0..1200 {
+            line(&mut pg, &format!("SET k:{i} v"));
+        }
+        let c: Json = serde_json::from_str(&pg.count_keys("k:*", "", T0, 0).unwrap()).unwrap();
+        assert_eq!((c["matched"].clone(), c["exact"].clone()), (1200.into(), true.into()));
+        assert!(pg.count_keys("*", "nope", T0, 0).is_err());
+        let job: Json =
+            serde_json::from_str(&pg.bulk_start(r#"{"match":"k:*","action":"delete"}"#, T0).unwrap()).unwrap();
+        assert_eq!(job["expected"], 1200);
+        assert!(pg.bulk_start(r#"{"action":"delete"}"#, T0).unwrap_err().contains("running"));
+        let step: Json = serde_json::from_str(&pg.bulk_step(T0, 1)).unwrap();
+        let done = step["job"]["done"].as_u64().unwrap();
+        assert!(done > 0 && done < 1200 && step["commands"][0][0] == "UNLINK", "{step}");
+        let cancelled: Json = serde_json::from_str(&pg.bulk_cancel(T0)).unwrap();
+        assert_eq!(cancelled["state"], "cancelled");
+        let step: Json = serde_json::from_str(&pg.bulk_step(T0, 100)).unwrap();
+        assert_eq!((step["job"]["done"].as_u64(), step["commands"].as_array().map(Vec::len)), (Some(done), Some(0)));
+        assert_eq!(line(&mut pg, "DBSIZE")["reply"]["value"], 1201 - done);
+        pg.bulk_start(r#"{"match":"k:*","action":"expire","ttl":5}"#, T0).unwrap();
+        let step: Json = serde_json::from_str(&pg.bulk_step(T0, 1000)).unwrap();
+        assert_eq!((step["job"]["state"].clone(), step["job"]["done"].as_u64()), ("done".into(), Some(1200 - done)));
     }
 }

@@ -27,6 +27,10 @@ fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     KeyPage::export_all(&cfg)?;
     KeyDetail::export_all(&cfg)?;
     DeleteResult::export_all(&cfg)?;
+    KeyEdit::export_all(&cfg)?;
+    EditResult::export_all(&cfg)?;
+    KeyCount::export_all(&cfg)?;
+    BulkJob::export_all(&cfg)?;
     EvictionsView::export_all(&cfg)?;
     ConsoleReply::export_all(&cfg)?;
     ConfigView::export_all(&cfg)?;

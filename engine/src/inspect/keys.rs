@@ -350,6 +350,141 @@ pub fn delete_key(key: &[u8], run: impl FnOnce(&[Vec<u8>]) -> Reply) -> Result<D
     }
 }
 
+/// One edit of a collection's element (`PATCH /api/keys/{key}`), run as the one command
+/// named in each variant, so a wrong type or a bad index answers Redis's own error text.
+/// Members, fields and values are a string or `{"base64": "..."}`.
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum KeyEdit {
+    /// `HSET key field value`.
+    HashSet {
+        #[ts(as = "Bytes")]
+        field: Json,
+        #[ts(as = "Bytes")]
+        value: Json,
+    },
+    /// `HDEL key field`.
+    HashDelete {
+        #[ts(as = "Bytes")]
+        field: Json,
+    },
+    /// `LPUSH` (`"end": "left"`) or `RPUSH` (`"right"`) `key value`.
+    ListPush {
+        end: ListEnd,
+        #[ts(as = "Bytes")]
+        value: Json,
+    },
+    /// `LSET key index value`.
+    ListSet {
+        index: i64,
+        #[ts(as = "Bytes")]
+        value: Json,
+    },
+    /// `LREM key count value` (count 0, the default: every occurrence).
+    ListRemove {
+        #[serde(default)]
+        #[ts(optional)]
+        count: Option<i64>,
+        #[ts(as = "Bytes")]
+        value: Json,
+    },
+    /// `SADD key member`.
+    SetAdd {
+        #[ts(as = "Bytes")]
+        member: Json,
+    },
+    /// `SREM key member`.
+    SetRemove {
+        #[ts(as = "Bytes")]
+        member: Json,
+    },
+    /// `ZADD key score member`: adds the member or changes its score. The score is a number
+    /// or a string as ZADD reads it (`"+inf"`, `"1e3"`).
+    ZsetAdd {
+        #[ts(as = "Bytes")]
+        member: Json,
+        #[ts(type = "number | string")]
+        score: Json,
+    },
+    /// `ZREM key member`.
+    ZsetRemove {
+        #[ts(as = "Bytes")]
+        member: Json,
+    },
+}
+
+/// Which end of a list a push goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ListEnd {
+    Left,
+    Right,
+}
+
+/// What an edit did: the command it ran, its reply, and the key after it (`null` when the
+/// edit removed its last element, and with it the key).
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct EditResult {
+    pub command: Vec<Bytes>,
+    #[ts(type = "import('./Reply').Reply")]
+    pub reply: Json,
+    pub key: Option<KeyDetail>,
+}
+
+/// The command an edit of `key` runs.
+pub fn edit_command(key: &[u8], edit: &KeyEdit) -> Result<Vec<Vec<u8>>, Refusal> {
+    let b = |v: &Json, what: &str| {
+        bytes_from_json(v).ok_or_else(|| invalid(&format!("{what} must be a string or {{\"base64\": \"...\"}}")))
+    };
+    let k = key.to_vec();
+    let word = |w: &str| w.as_bytes().to_vec();
+    Ok(match edit {
+        KeyEdit::HashSet { field, value } => vec![word("HSET"), k, b(field, "field")?, b(value, "value")?],
+        KeyEdit::HashDelete { field } => vec![word("HDEL"), k, b(field, "field")?],
+        KeyEdit::ListPush { end, value } => {
+            let name = if *end == ListEnd::Left { "LPUSH" } else { "RPUSH" };
+            vec![word(name), k, b(value, "value")?]
+        }
+        KeyEdit::ListSet { index, value } => vec![word("LSET"), k, word(&index.to_string()), b(value, "value")?],
+        KeyEdit::ListRemove { count, value } => {
+            vec![word("LREM"), k, word(&count.unwrap_or(0).to_string()), b(value, "value")?]
+        }
+        KeyEdit::SetAdd { member } => vec![word("SADD"), k, b(member, "member")?],
+        KeyEdit::SetRemove { member } => vec![word("SREM"), k, b(member, "member")?],
+        KeyEdit::ZsetAdd { member, score } => {
+            let score = match score {
+                Json::Number(n) => n.to_string(),
+                Json::String(s) => s.clone(),
+                _ => return Err(invalid("score must be a number or a string")),
+            };
+            vec![word("ZADD"), k, score.into_bytes(), b(member, "member")?]
+        }
+        KeyEdit::ZsetRemove { member } => vec![word("ZREM"), k, b(member, "member")?],
+    })
+}
+
+/// Runs one edit of `key` with `run`; a Redis error (WRONGTYPE, an index out of range, a
+/// score that is not a float) is refused with its text, and anything else answers the key
+/// as it now is.
+pub fn edit_key(
+    engine: &Engine,
+    db: usize,
+    key: &[u8],
+    edit: &KeyEdit,
+    now_ms: u64,
+    run: impl FnOnce(&[Vec<u8>]) -> Reply,
+) -> Result<EditResult, Refusal> {
+    let argv = edit_command(key, edit)?;
+    match run(&argv) {
+        Reply::Error(text) => Err(command_error(text)),
+        reply => Ok(EditResult {
+            command: argv.iter().map(|a| Bytes(a.clone())).collect(),
+            reply: reply.to_json(),
+            key: key_detail(engine, db, key, now_ms),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -475,5 +610,46 @@ mod tests {
         assert_eq!(delete_key(b"k", &mut run), Ok(DeleteResult { deleted: true }));
         assert_eq!(delete_key(b"k", &mut run).unwrap_err().status, Status::NotFound);
         assert!(serde_json::from_value::<KeyWrite>(json!({ "value": "v", "extra": 1 })).is_err());
+    }
+
+    #[test]
+    fn edits_of_every_type_are_one_command_each() {
+        let mut t = TestEngine::default();
+        let edit = |v: Json| serde_json::from_value::<KeyEdit>(v).unwrap();
+        let TestEngine { engine, session, .. } = &mut t;
+        let mut go = |key: &str, v: Json| {
+            edit_key(engine, 0, key.as_bytes(), &edit(v), T0, |argv| engine.call(session, argv, T0))
+        };
+        let r = go("h", json!({ "op": "hash_set", "field": "f", "value": "1" })).unwrap();
+        assert_eq!(json_of(&r.command), json!(["HSET", "h", "f", "1"]));
+        assert_eq!(r.reply, json!({ "type": "int", "value": 1 }));
+        assert_eq!(r.key.unwrap().value, json!({ "f": "1" }));
+        go("h", json!({ "op": "hash_set", "field": { "base64": "/w==" }, "value": "2" })).unwrap();
+        let r = go("h", json!({ "op": "hash_delete", "field": "f" })).unwrap();
+        assert_eq!(r.key.unwrap().value, json!({ "\u{fffd}": "2" }), "a binary field shows lossily");
+        go("l", json!({ "op": "list_push", "end": "right", "value": "b" })).unwrap();
+        go("l", json!({ "op": "list_push", "end": "left", "value": "a" })).unwrap();
+        go("l", json!({ "op": "list_push", "end": "right", "value": "a" })).unwrap();
+        let r = go("l", json!({ "op": "list_set", "index": 1, "value": "B" })).unwrap();
+        assert_eq!(r.key.unwrap().value, json!(["a", "B", "a"]));
+        let e = go("l", json!({ "op": "list_set", "index": 9, "value": "x" })).unwrap_err();
+        assert_eq!((e.status, e.message.as_str()), (Status::Unprocessable, "ERR index out of range"));
+        let r = go("l", json!({ "op": "list_remove", "value": "a" })).unwrap();
+        assert_eq!((r.reply, r.key.unwrap().value), (json!({ "type": "int", "value": 2 }), json!(["B"])));
+        go("s", json!({ "op": "set_add", "member": "m" })).unwrap();
+        let r = go("s", json!({ "op": "set_remove", "member": "m" })).unwrap();
+        assert_eq!(r.key, None, "removing the last member removes the key");
+        go("z", json!({ "op": "zset_add", "member": "m", "score": 1.5 })).unwrap();
+        let r = go("z", json!({ "op": "zset_add", "member": "m", "score": "+inf" })).unwrap();
+        assert_eq!(r.key.unwrap().value, json!([["m", "inf"]]));
+        let e = go("z", json!({ "op": "zset_add", "member": "m", "score": "lots" })).unwrap_err();
+        assert_eq!(e.message, "ERR value is not a valid float");
+        let e = go("h", json!({ "op": "set_add", "member": "m" })).unwrap_err();
+        assert!(e.message.starts_with("WRONGTYPE"), "{e:?}");
+        go("z", json!({ "op": "zset_remove", "member": "m" })).unwrap();
+        let e = go("z", json!({ "op": "zset_add", "member": "m", "score": [] })).unwrap_err();
+        assert_eq!(e.code, "invalid_body");
+        assert!(serde_json::from_value::<KeyEdit>(json!({ "op": "hash_set", "field": "f" })).is_err());
+        assert!(serde_json::from_value::<KeyEdit>(json!({ "op": "set_add", "member": "m", "x": 1 })).is_err());
     }
 }

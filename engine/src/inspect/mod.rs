@@ -2,7 +2,8 @@
 //! both return exactly these serde-typed bodies, so the dashboard reads one shape from either.
 //!
 //! - [`samples`]: the stats snapshot, per-second [`Sample`]s and a clock-free [`SampleRing`];
-//! - [`keys`]: key pages (one SCAN step), key detail, writing and deleting a key;
+//! - [`keys`]: key pages (one SCAN step), key detail, writing, editing and deleting a key;
+//! - [`bulk`]: counting the keys a glob matches, and bulk delete/EXPIRE/PERSIST one SCAN batch a step;
 //! - [`events`]: recent evictions and expirations, and the active expiry cycle;
 //! - [`console`]: a console line split as redis-cli does, run, and printed as redis-cli prints;
 //! - [`clients`]: the connections, closing one, and the monitor's recent commands;
@@ -19,6 +20,7 @@
 
 #[cfg(test)]
 mod api_types;
+pub mod bulk;
 pub mod clients;
 pub mod commands;
 pub mod config;
@@ -33,14 +35,15 @@ use base64::Engine as _;
 use serde::Serialize;
 use ts_rs::TS;
 
+pub use bulk::{bulk_job, bulk_step, count_keys, BulkJob, BulkRequest, JobState, KeyCount, KeyFilter};
 pub use clients::{clients, kill_client, monitor, ClientRow, ClientsView, MonitorEventView, MonitorView};
 pub use commands::{command_counters, command_names, commands_json, help, is_command, CommandCounter};
 pub use config::{config_view, hide_secrets, patch_config, ConfigParam, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};
 pub use events::{evictions, expiry_cycle, EventView, EvictionsView, ExpiryReport};
 pub use keys::{
-    call_in, database, delete_key, key_detail, key_page, put_key, DeleteResult, KeyDetail, KeyPage, KeyQuery, KeyRow,
-    KeyWrite,
+    call_in, database, delete_key, edit_key, key_detail, key_page, put_key, DeleteResult, EditResult, KeyDetail,
+    KeyEdit, KeyPage, KeyQuery, KeyRow, KeyWrite,
 };
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
 pub use timing::{latency, slowlog, slowlog_reset, LatencyView, SlowLogView};

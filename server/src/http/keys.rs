@@ -16,7 +16,7 @@ use axum::extract::State;
 use axum::http::{Method, Uri};
 use axum::Json;
 use vitrine_engine::inspect::keys::not_found;
-use vitrine_engine::inspect::{self, DeleteResult, KeyDetail, KeyPage, KeyQuery, KeyWrite};
+use vitrine_engine::inspect::{self, DeleteResult, EditResult, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite};
 
 use super::error::{ApiError, ApiJson, ApiQuery};
 use super::{AppState, RouteTable};
@@ -26,6 +26,7 @@ pub fn routes(t: &mut RouteTable) {
     t.api(Method::GET, "/keys", list);
     t.api(Method::GET, "/keys/{*key}", get_key);
     t.api(Method::PUT, "/keys/{*key}", put_key);
+    t.api(Method::PATCH, "/keys/{*key}", edit_key);
     t.api(Method::DELETE, "/keys/{*key}", delete_key);
 }
 
@@ -75,6 +76,22 @@ async fn put_key(
     let key = path_key(&uri)?;
     let db = inspect::database(&state.engine, q.db)?;
     Ok(Json(inspect::put_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in(db, argv))?))
+}
+
+/// `PATCH /api/keys/{key}?db=` with an edit (`{"op": "hash_set", "field", "value"}`,
+/// `list_push`, `list_set`, `list_remove`, `set_add`, `set_remove`, `zset_add`,
+/// `zset_remove`, `hash_delete`): runs its one command (HSET, LPUSH, ZADD...) and answers the
+/// command, its reply and the key after it (null when the edit removed the key). A Redis
+/// error (WRONGTYPE, index out of range) is a 422 with Redis's text.
+async fn edit_key(
+    State(state): State<AppState>,
+    uri: Uri,
+    ApiQuery(q): ApiQuery<DbQuery>,
+    ApiJson(body): ApiJson<KeyEdit>,
+) -> Result<Json<EditResult>, ApiError> {
+    let key = path_key(&uri)?;
+    let db = inspect::database(&state.engine, q.db)?;
+    Ok(Json(inspect::edit_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in(db, argv))?))
 }
 
 /// An error reply from a write, as an API error: 507 when the memory limit refused it.

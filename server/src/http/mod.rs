@@ -7,7 +7,7 @@
 //! cannot drift apart.
 //!
 //! Modules: [`stats`] (snapshot, history, SSE stream, recent evictions), [`keys`] (browse,
-//! read, write, delete), [`timing`] (slow log, latency), [`admin`] (console command, config, flush, command table),
+//! read, write, edit, delete), [`key_jobs`] (bulk delete/TTL jobs), [`timing`] (slow log, latency), [`admin`] (console command, config, flush, command table),
 //! [`bench_api`] (the benchmark runner's routes), [`metrics`], [`security`] (token, Host and
 //! cross-site checks), [`dashboard`] (static files), [`error`] (`ApiError`), [`accept`] (the
 //! accept loop, header timeout and connection cap).
@@ -18,6 +18,7 @@ pub mod bench_api;
 pub mod clients;
 pub mod dashboard;
 pub mod error;
+pub mod key_jobs;
 pub mod keys;
 pub mod metrics;
 pub mod security;
@@ -90,6 +91,8 @@ pub struct Shared {
     pub limits: accept::Limits,
     /// See [`HttpOptions::aof`].
     pub aof: Option<Arc<Aof>>,
+    /// Bulk key jobs, running and recently finished.
+    pub key_jobs: key_jobs::Jobs,
     ready: AtomicBool,
     /// Turns true when the process shuts down; long-lived responses (SSE) end then.
     pub shutdown: watch::Receiver<bool>,
@@ -116,6 +119,7 @@ impl AppState {
             sessions: sessions::Sessions::default(),
             limits: options.limits,
             aof: options.aof,
+            key_jobs: key_jobs::Jobs::default(),
             ready: AtomicBool::new(false),
             shutdown,
             engine,
@@ -206,6 +210,7 @@ pub fn route_table() -> RouteTable {
     let mut t = RouteTable::new();
     stats::routes(&mut t);
     keys::routes(&mut t);
+    key_jobs::routes(&mut t);
     admin::routes(&mut t);
     clients::routes(&mut t);
     bench_api::routes(&mut t);

@@ -3,7 +3,8 @@
 // or no keys while the cursor is not done (sparse patterns), so one "Load more" runs a few
 // steps until it has a page's worth, and stops there.
 
-import type { PageQuery } from './backend/backend';
+import type { BulkRequest, KeyFilter, PageQuery } from './backend/backend';
+import type { BulkJob, KeyCount } from './api-types';
 import { bytesId } from './bytes';
 import type { Bytes, KeyDetail, KeyPage, KeyRow, PutKeyBody } from './types';
 
@@ -185,4 +186,160 @@ export function putBody(value: Bytes, opts?: PutOptions): PutKeyBody {
   if (opts?.nx) body.nx = true;
   if (opts?.keepTtl) body.keep_ttl = true;
   return body;
+}
+
+// ---------------------------------------------------------------- bulk actions
+
+/** The backend calls a bulk action needs (Backend's, so tests can pass fakes). */
+export interface BulkApi {
+  countKeys(f: KeyFilter): Promise<KeyCount>;
+  startBulk(r: BulkRequest): Promise<BulkJob>;
+  bulkJob(id: number): Promise<BulkJob>;
+  cancelBulk(id: number): Promise<BulkJob>;
+}
+
+/** The preview of a bulk action in words: "1,234 keys match" or "about 1,200 keys match (an estimate…)". */
+export function describeCount(c: KeyCount): string {
+  const n = c.matched.toLocaleString('en-US');
+  const keys = c.matched === 1 ? 'key matches' : 'keys match';
+  if (c.exact) return `${n} ${keys} (exact: every key was looked at).`;
+  return `About ${n} ${keys} (an estimate from ${c.scanned.toLocaleString('en-US')} of ${c.keys.toLocaleString('en-US')} keys).`;
+}
+
+/** Progress of a job between 0 and 1: keys done of those expected (or matched, when more). */
+export function jobProgress(j: BulkJob): number {
+  if (j.state === 'done') return 1;
+  const total = Math.max(j.expected, j.matched);
+  return total === 0 ? 0 : Math.min(1, j.done / total);
+}
+
+const VERBS: Record<BulkJob['action'], string> = { delete: 'deleted', expire: 'given a TTL', persist: 'made persistent' };
+
+/** "120 of 3,000 keys deleted", and how the job ended. */
+export function describeJob(j: BulkJob): string {
+  const total = j.state === 'running' ? Math.max(j.expected, j.matched) : j.matched;
+  const head = `${j.done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} keys ${VERBS[j.action]}`;
+  switch (j.state) {
+    case 'running':
+      return j.paused ? `${head}; waiting for CLIENT PAUSE to end` : `${head}…`;
+    case 'done':
+      return `Done: ${head}.`;
+    case 'cancelled':
+      return `Cancelled: ${head}; the rest were left as they were.`;
+    case 'failed':
+      return `Stopped: ${head}. ${j.error ?? ''}`.trim();
+  }
+}
+
+/** A bulk action on the Keys page: preview, confirm, run with progress, cancel. */
+export class BulkRunner {
+  count = $state.raw<KeyCount | null>(null);
+  /** The request the count was made for (confirming runs exactly this). */
+  counted = $state.raw<BulkRequest | null>(null);
+  job = $state.raw<BulkJob | null>(null);
+  error = $state<string | null>(null);
+  busy = $state(false);
+
+  readonly #api: BulkApi;
+  readonly #pollMs: number;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  /** Called once a job ends (the list is searched again). */
+  onfinish: (j: BulkJob) => void = () => {};
+
+  constructor(api: BulkApi, pollMs = 250) {
+    this.#api = api;
+    this.#pollMs = pollMs;
+  }
+
+  get running(): boolean {
+    return this.job?.state === 'running';
+  }
+
+  /** Counts what `r` would touch. */
+  async preview(r: BulkRequest): Promise<void> {
+    this.error = null;
+    this.busy = true;
+    try {
+      this.count = await this.#api.countKeys({ match: r.match, type: r.type, db: r.db });
+      this.counted = r;
+    } catch (e) {
+      this.count = null;
+      this.counted = null;
+      this.error = e instanceof Error ? e.message : String(e);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Starts the previewed request and follows it to its end. */
+  async start(): Promise<void> {
+    if (!this.counted) return;
+    this.error = null;
+    this.busy = true;
+    try {
+      this.job = await this.#api.startBulk(this.counted);
+      this.count = null;
+      this.counted = null;
+      this.#follow();
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (!this.job) return;
+    try {
+      this.job = await this.#api.cancelBulk(this.job.id);
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  /** Forgets the preview (the filter changed). */
+  clearPreview(): void {
+    this.count = null;
+    this.counted = null;
+  }
+
+  stop(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  #follow(): void {
+    this.stop();
+    this.#timer = setTimeout(async () => {
+      this.#timer = null;
+      const job = this.job;
+      if (!job) return;
+      try {
+        // A cancel answered meanwhile may still see the last batch land: read until it ends.
+        const next = await this.#api.bulkJob(job.id);
+        if (this.job?.id !== job.id) return;
+        this.job = next;
+        if (next.state === 'running') this.#follow();
+        else this.onfinish(next);
+      } catch (e) {
+        this.error = e instanceof Error ? e.message : String(e);
+      }
+    }, this.#pollMs);
+  }
+}
+
+// ---------------------------------------------------------------- value formatters
+
+/** The ways a string value can be shown. */
+export type ValueFormat = 'text' | 'json' | 'hex';
+
+/** The value pretty-printed as JSON, or null when it is not JSON (or is a bare scalar). */
+export function prettyJson(text: string): string | null {
+  const t = text.trim();
+  if (!t.startsWith('{') && !t.startsWith('[')) return null;
+  try {
+    return JSON.stringify(JSON.parse(t), null, 2);
+  } catch {
+    return null;
+  }
 }

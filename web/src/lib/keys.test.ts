@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { KeyBrowser, isGlob, type PageQuery } from './keys.svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BulkRunner, KeyBrowser, describeCount, describeJob, isGlob, jobProgress, prettyJson, type BulkApi, type PageQuery } from './keys.svelte';
+import type { BulkJob } from './api-types';
 import type { KeyDetail, KeyPage, KeyRow } from './types';
 
 const row = (key: string, type = 'string'): KeyRow => ({ key, type, ttl_ms: null, size: 64, idle_ms: 0, freq: 0 });
@@ -172,5 +173,106 @@ describe('KeyBrowser', () => {
     b.upsert({ ...d, size: 100 });
     expect(b.rows).toHaveLength(2);
     expect(b.rows[0].size).toBe(100);
+  });
+});
+
+const job = (over: Partial<BulkJob> = {}): BulkJob => ({
+  id: 1,
+  action: 'delete',
+  ttl: null,
+  match: 'user:*',
+  type: null,
+  db: 0,
+  state: 'running',
+  expected: 200,
+  expected_exact: true,
+  scanned: 0,
+  matched: 0,
+  done: 0,
+  error: null,
+  paused: false,
+  started_ms: 0,
+  finished_ms: null,
+  ...over,
+});
+
+describe('bulk actions', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('describe a count, exact or estimated, and a job at each stage', () => {
+    expect(describeCount({ matched: 1234, scanned: 5000, keys: 5000, exact: true })).toBe('1,234 keys match (exact: every key was looked at).');
+    expect(describeCount({ matched: 1, scanned: 9, keys: 9, exact: true })).toBe('1 key matches (exact: every key was looked at).');
+    expect(describeCount({ matched: 40000, scanned: 200000, keys: 1000000, exact: false })).toBe(
+      'About 40,000 keys match (an estimate from 200,000 of 1,000,000 keys).',
+    );
+    expect(describeJob(job({ done: 50, matched: 60 }))).toBe('50 of 200 keys deleted…');
+    expect(describeJob(job({ done: 50, matched: 60, paused: true }))).toContain('waiting for CLIENT PAUSE');
+    expect(describeJob(job({ state: 'done', done: 198, matched: 198 }))).toBe('Done: 198 of 198 keys deleted.');
+    expect(describeJob(job({ state: 'cancelled', action: 'expire', done: 5, matched: 7 }))).toBe('Cancelled: 5 of 7 keys given a TTL; the rest were left as they were.');
+    expect(describeJob(job({ state: 'failed', error: 'OOM no room' }))).toBe('Stopped: 0 of 0 keys deleted. OOM no room');
+    expect(jobProgress(job({ done: 50 }))).toBe(0.25);
+    expect(jobProgress(job({ done: 300, matched: 400 }))).toBe(0.75);
+    expect(jobProgress(job({ expected: 0 }))).toBe(0);
+    expect(jobProgress(job({ state: 'done', expected: 0 }))).toBe(1);
+  });
+
+  it('previews, starts the counted request, and polls to the end', async () => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    let polls = 0;
+    const api: BulkApi = {
+      countKeys: async (f) => (calls.push(`count ${f.match} ${f.type} ${f.db}`), { matched: 200, scanned: 300, keys: 300, exact: true }),
+      startBulk: async (r) => (calls.push(`start ${r.action} ${r.match} ${r.ttl}`), job({ action: r.action })),
+      bulkJob: async () => (++polls < 3 ? job({ done: polls * 50 }) : job({ state: 'done', done: 200, matched: 200 })),
+      cancelBulk: async () => job({ state: 'cancelled' }),
+    };
+    const runner = new BulkRunner(api, 100);
+    let finished: BulkJob | null = null;
+    runner.onfinish = (j) => (finished = j);
+    await runner.start();
+    expect(runner.job).toBeNull();
+    await runner.preview({ match: 'user:*', type: 'hash', db: 2, action: 'expire', ttl: 30 });
+    expect(runner.count?.matched).toBe(200);
+    await runner.start();
+    expect(calls).toEqual(['count user:* hash 2', 'start expire user:* 30']);
+    expect(runner.count).toBeNull();
+    expect(runner.running).toBe(true);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(runner.job?.done).toBe(50);
+    await vi.advanceTimersByTimeAsync(250);
+    expect(runner.job?.state).toBe('done');
+    expect(finished).toMatchObject({ state: 'done', done: 200 });
+    expect(polls).toBe(3);
+  });
+
+  it('cancels, and shows what the backend refused', async () => {
+    const api: BulkApi = {
+      countKeys: async () => {
+        throw new Error('type must be one of string, list, set, zset, hash');
+      },
+      startBulk: async () => job(),
+      bulkJob: async () => job(),
+      cancelBulk: async () => job({ state: 'cancelled', done: 10 }),
+    };
+    const runner = new BulkRunner(api, 10_000);
+    await runner.preview({ match: '*', type: 'nope', db: 0, action: 'delete' });
+    expect(runner.error).toBe('type must be one of string, list, set, zset, hash');
+    expect(runner.counted).toBeNull();
+    runner.job = job();
+    await runner.cancel();
+    expect(runner.job?.state).toBe('cancelled');
+    runner.stop();
+  });
+});
+
+describe('prettyJson', () => {
+  it('pretty-prints objects and arrays, and nothing else', () => {
+    expect(prettyJson('{"a":1,"b":[true,null]}')).toBe('{\n  "a": 1,\n  "b": [\n    true,\n    null\n  ]\n}');
+    expect(prettyJson(' [1] ')).toBe('[\n  1\n]');
+    expect(prettyJson('{"a":')).toBeNull();
+    expect(prettyJson('42')).toBeNull();
+    expect(prettyJson('"text"')).toBeNull();
   });
 });

@@ -10,7 +10,7 @@
 
 import type { Auth } from '../auth.svelte';
 import type { BenchApi } from '../bench.svelte';
-import type { ClientsView, MonitorView } from '../api-types';
+import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -34,6 +34,30 @@ export interface PageQuery {
   count: number;
   /** The database to scan (0 when absent). */
   db?: number;
+}
+
+/** Which keys a count or a bulk job covers (GET /api/key-count). */
+export interface KeyFilter {
+  match: string;
+  type: string;
+  db: number;
+}
+
+/** What starts a bulk job (POST /api/key-jobs). */
+export interface BulkRequest extends KeyFilter {
+  action: 'delete' | 'expire' | 'persist';
+  /** Seconds, for `expire` only. */
+  ttl?: number;
+}
+
+/** The body of POST /api/key-jobs (and the wasm `bulk_start`): the default match, type and db left out. */
+export function bulkBody(r: BulkRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { action: r.action };
+  if (r.match && r.match !== '*') body.match = r.match;
+  if (r.type) body.type = r.type;
+  if (r.db) body.db = r.db;
+  if (r.action === 'expire') body.ttl = r.ttl;
+  return body;
 }
 
 /** Where the live samples come from (StatsFeed reads this). */
@@ -103,6 +127,19 @@ export interface Backend {
   /** Writes a string key; rejects with ApiError (409 for `nx` on an existing key). */
   putKey(key: Bytes, body: PutKeyBody, db?: number): Promise<KeyDetail>;
   deleteKey(key: Bytes, db?: number): Promise<{ deleted: boolean }>;
+  /**
+   * One edit of a collection (HSET, LPUSH, ZADD...: PATCH /api/keys/{key}); rejects with
+   * Redis's error text (WRONGTYPE...) as the API's 422 message.
+   */
+  editKey(key: Bytes, edit: KeyEdit, db?: number): Promise<EditResult>;
+  /** How many keys match (a bounded SCAN; `exact` says whether it saw every key). */
+  countKeys(f: KeyFilter): Promise<KeyCount>;
+  /** Starts a bulk delete/EXPIRE/PERSIST job in the background; rejects on a bad request. */
+  startBulk(r: BulkRequest): Promise<BulkJob>;
+  /** A bulk job's progress. */
+  bulkJob(id: number): Promise<BulkJob>;
+  /** Cancels a bulk job after its current batch. */
+  cancelBulk(id: number): Promise<BulkJob>;
   /** Recent evictions and expirations, newest first. */
   recentEvents(): Promise<RecentEvents>;
   /** The slow log, newest first (GET /api/slowlog; all entries without `count`). */

@@ -50,6 +50,26 @@ afterEach(() => {
 });
 
 describe('HttpBackend', () => {
+  it('edits keys, counts and runs bulk jobs on their routes', async () => {
+    const calls = serve({
+      'PATCH /api/keys/h?db=2': () => json({ command: ['HSET', 'h', 'f', 'v'], reply: { type: 'int', value: 1 }, key: null }),
+      'GET /api/key-count?match=user%3A*&type=hash&db=3': () => json({ matched: 2, scanned: 9, keys: 9, exact: true }),
+      'GET /api/key-count?': () => json({ matched: 9, scanned: 9, keys: 9, exact: true }),
+      'POST /api/key-jobs': () => json({ id: 4, state: 'running' }, 202),
+      'GET /api/key-jobs/4': () => json({ id: 4, state: 'done' }),
+      'DELETE /api/key-jobs/4': () => json({ id: 4, state: 'cancelled' }),
+    });
+    const b = new HttpBackend();
+    expect((await b.editKey('h', { op: 'hash_set', field: 'f', value: 'v' }, 2)).command).toEqual(['HSET', 'h', 'f', 'v']);
+    expect((await b.countKeys({ match: 'user:*', type: 'hash', db: 3 })).matched).toBe(2);
+    expect((await b.countKeys({ match: '*', type: '', db: 0 })).matched).toBe(9);
+    expect((await b.startBulk({ match: 'user:*', type: '', db: 0, action: 'expire', ttl: 30 })).id).toBe(4);
+    expect((await b.bulkJob(4)).state).toBe('done');
+    expect((await b.cancelBulk(4)).state).toBe('cancelled');
+    expect(calls[0].body).toEqual({ op: 'hash_set', field: 'f', value: 'v' });
+    expect(calls[3].body).toEqual({ action: 'expire', match: 'user:*', ttl: 30 });
+  });
+
   it('reads the views from the admin API', async () => {
     const calls = serve({
       'GET /api/stats': () => json({ keys: 3 }),

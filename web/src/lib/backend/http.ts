@@ -6,7 +6,7 @@ import { auth, type Auth } from '../auth.svelte';
 import { httpBenchApi, type BenchApi } from '../bench.svelte';
 import { keyPath } from '../bytes';
 import { streamEvents } from '../sse';
-import type { ClientsView, MonitorView } from '../api-types';
+import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -22,7 +22,7 @@ import type {
   SlowLogView,
   StatsSnapshot,
 } from '../types';
-import type { Backend, BackendLabel, FeedSource, PageQuery } from './backend';
+import { bulkBody, type Backend, type BackendLabel, type BulkRequest, type FeedSource, type KeyFilter, type PageQuery } from './backend';
 
 export class HttpBackend implements Backend {
   readonly label: BackendLabel = {
@@ -79,6 +79,30 @@ export class HttpBackend implements Backend {
 
   deleteKey(key: Bytes, db = 0): Promise<{ deleted: boolean }> {
     return api<{ deleted: boolean }>(`/api/keys/${keyPath(key)}${inDb(db)}`, { method: 'DELETE' });
+  }
+
+  editKey(key: Bytes, edit: KeyEdit, db = 0): Promise<EditResult> {
+    return api<EditResult>(`/api/keys/${keyPath(key)}${inDb(db)}`, { method: 'PATCH', body: edit });
+  }
+
+  countKeys(f: KeyFilter): Promise<KeyCount> {
+    const params = new URLSearchParams();
+    if (f.match && f.match !== '*') params.set('match', f.match);
+    if (f.type) params.set('type', f.type);
+    if (f.db) params.set('db', String(f.db));
+    return api<KeyCount>(`/api/key-count?${params}`);
+  }
+
+  startBulk(r: BulkRequest): Promise<BulkJob> {
+    return api<BulkJob>('/api/key-jobs', { method: 'POST', body: bulkBody(r) });
+  }
+
+  bulkJob(id: number): Promise<BulkJob> {
+    return api<BulkJob>(`/api/key-jobs/${id}`);
+  }
+
+  cancelBulk(id: number): Promise<BulkJob> {
+    return api<BulkJob>(`/api/key-jobs/${id}`, { method: 'DELETE' });
   }
 
   recentEvents(): Promise<RecentEvents> {

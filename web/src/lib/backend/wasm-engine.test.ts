@@ -1,7 +1,7 @@
 // WasmBackend over the real wasm build (web/src/lib/wasm/pkg); skipped when it has not been
 // built (scripts/test builds it before the web tests). The fakes in wasm.test.ts pin the
 // backend's own logic; this pins that the engine answers what the backend expects.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TOUR } from '../playground/tour';
 import { AppState } from './app.svelte';
 import { SESSION_KEY, WasmBackend } from './wasm';
@@ -16,6 +16,65 @@ async function make() {
 }
 
 describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('edits collections with one command each, recorded as its line, and Redis errors reject', async () => {
+    const { backend } = await make();
+    const r = await backend.editKey('h', { op: 'hash_set', field: 'name', value: 'ann' });
+    expect(r.command).toEqual(['HSET', 'h', 'name', 'ann']);
+    expect(r.key).toMatchObject({ type: 'hash', value: { name: 'ann' } });
+    expect((await backend.editKey('z', { op: 'zset_add', member: 'm', score: '2.5' })).key?.value).toEqual([['m', 2.5]]);
+    await expect(backend.editKey('h', { op: 'set_add', member: 'x' })).rejects.toMatchObject({ message: expect.stringMatching(/^WRONGTYPE/) });
+    expect((await backend.editKey('z', { op: 'zset_remove', member: 'm' })).key).toBeNull();
+    expect(backend.playground.lines).toEqual(['HSET h name ann', 'ZADD z 2.5 m', 'ZREM z m']);
+  });
+
+  it('counts, then runs a bulk delete in chunks between timeouts, recording its commands', async () => {
+    vi.useFakeTimers();
+    const { backend } = await make();
+    await backend.console('FILL 3000 8');
+    await backend.console('SET keep me');
+    expect(await backend.countKeys({ match: 'fill:*', type: '', db: 0 })).toEqual({ matched: 3000, scanned: 3001, keys: 3001, exact: true });
+    const job = await backend.startBulk({ match: 'fill:*', type: 'string', db: 0, action: 'delete' });
+    expect(job).toMatchObject({ state: 'running', expected: 3000, done: 0 });
+    await vi.advanceTimersByTimeAsync(0);
+    const midway = await backend.bulkJob(job.id);
+    expect(midway.done).toBeGreaterThan(0);
+    expect(midway.done).toBeLessThan(3000);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await backend.bulkJob(job.id)).toMatchObject({ state: 'done', done: 3000, matched: 3000 });
+    expect((await backend.stats()).keys).toBe(1);
+    // One line replays the whole job, not a command per batch.
+    expect(backend.playground.lines).toEqual(['FILL 3000 8', 'SET keep me', 'BULK DELETE MATCH fill:* TYPE string DB 0']);
+    await expect(backend.bulkJob(99)).rejects.toMatchObject({ status: 404 });
+    // And it does replay: a share link of these lines rebuilds the same keyspace.
+    backend.playground.restore([...backend.playground.lines]);
+    expect((await backend.stats()).keys).toBe(1);
+    expect((await backend.console('BULK EXPIRE 30 MATCH keep')).text).toBe('1 of 1 keys given a TTL\n');
+    expect((await backend.console('BULK DROP')).text).toMatch(/^\(error\) ERR usage: BULK/);
+  });
+
+  it('cancels a bulk TTL job between chunks, leaving the rest', async () => {
+    vi.useFakeTimers();
+    const { backend } = await make();
+    await backend.console('FILL 5000 8');
+    const job = await backend.startBulk({ match: '*', type: '', db: 0, action: 'expire', ttl: 60 });
+    await vi.advanceTimersByTimeAsync(0);
+    const cancelled = await backend.cancelBulk(job.id);
+    expect(cancelled.state).toBe('cancelled');
+    await vi.advanceTimersByTimeAsync(100);
+    const end = await backend.bulkJob(job.id);
+    expect(end.done).toBe(cancelled.done);
+    expect(end.done).toBeLessThan(5000);
+    const withTtl = (await backend.stats()).keyspace[0]?.expires ?? 0;
+    expect(withTtl).toBe(end.done);
+    // A job cut short is kept as the commands it ran.
+    const lines = backend.playground.lines.filter((l) => typeof l === 'string' && l.startsWith('EXPIRE fill:'));
+    expect(lines.length).toBe(Math.min(end.done, 500)); // the session keeps its last 500 lines
+  });
+
   it('prints replies as redis-cli does and answers the views in the API shapes', async () => {
     const { backend } = await make();
     expect((await backend.console('SET greeting "hello world"')).text).toBe('OK\n');

@@ -77,6 +77,22 @@ class FakeEngine implements WasmEngine {
   delete_key(keyJson: string, _now: number, db: number) {
     return JSON.stringify({ deleted: this.dbs[db].delete(JSON.parse(keyJson) as string) });
   }
+  // Edits and bulk jobs are pinned against the real engine (wasm-engine.test.ts).
+  edit_key(): string {
+    throw 'not in the fake';
+  }
+  count_keys(): string {
+    throw 'not in the fake';
+  }
+  bulk_start(): string {
+    throw 'not in the fake';
+  }
+  bulk_step(): string {
+    throw 'not in the fake';
+  }
+  bulk_cancel(): string {
+    throw 'not in the fake';
+  }
   evictions_json(now: number) {
     return JSON.stringify({ now_ms: now, policy: 'noeviction', evicted_keys: 0, expired_keys: 0, events: [] });
   }

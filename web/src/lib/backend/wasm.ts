@@ -14,7 +14,7 @@
 import { ApiError } from '../api';
 import { commandLine } from '../bytes';
 import { formatBytes } from '../format';
-import type { ClientsView, MonitorView } from '../api-types';
+import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -30,7 +30,8 @@ import type {
   SlowLogView,
   StatsSnapshot,
 } from '../types';
-import type { Backend, BackendLabel, FeedSource, PageQuery, PlaygroundFeature, SessionCommand, TranscriptLine } from './backend';
+import { bulkBody } from './backend';
+import type { Backend, BackendLabel, BulkRequest, FeedSource, KeyFilter, PageQuery, PlaygroundFeature, SessionCommand, TranscriptLine } from './backend';
 
 /** The wasm-bindgen class (wasm/src/lib.rs; JSON text in, JSON text out). */
 export interface WasmEngine {
@@ -41,6 +42,12 @@ export interface WasmEngine {
   key_json(key_json: string, now_ms: number, db: number): string;
   put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
   delete_key(key_json: string, now_ms: number, db: number): string;
+  edit_key(key_json: string, body_json: string, now_ms: number, db: number): string;
+  count_keys(pattern: string, type_name: string, now_ms: number, db: number): string;
+  bulk_start(body_json: string, now_ms: number): string;
+  /** `{"job","commands"}` after up to `batches` SCAN batches. */
+  bulk_step(now_ms: number, batches: number): string;
+  bulk_cancel(now_ms: number): string;
   evictions_json(now_ms: number): string;
   slowlog_json(count?: number): string;
   reset_slowlog(): string;
@@ -102,6 +109,8 @@ export const FILL_COUNT = 2000;
 export const FILL_SIZE = 100;
 const MAX_FILL = 100_000;
 const MAX_SESSION = 500;
+/** SCAN batches one bulk chunk runs between two timeouts (of 500 keys each). */
+const BULK_CHUNK = 4;
 
 /** FILL, the playground's one command of its own, in the command table's shape. */
 export const FILL_INFO: CommandInfo = {
@@ -119,6 +128,22 @@ export const FILL_INFO: CommandInfo = {
 };
 
 const FILL_HELP = `\n  FILL count [size]\n  summary: ${FILL_INFO.summary}\n  group: playground\n`;
+
+/**
+ * The session line that replays a finished bulk job: `BULK DELETE|PERSIST|EXPIRE secs MATCH
+ * pattern [TYPE type] DB n`, a playground-only line (like FILL) that runs the whole job at
+ * once. One line instead of a command per key keeps a bulk TTL on thousands of keys from
+ * pushing the rest of the session out. Null when a word would not survive the console's
+ * split on spaces (the job's own commands are recorded then).
+ */
+export function bulkLine(j: BulkJob): string | null {
+  const words = ['BULK', j.action.toUpperCase()];
+  if (j.action === 'expire') words.push(String(j.ttl));
+  words.push('MATCH', j.match);
+  if (j.type) words.push('TYPE', j.type);
+  words.push('DB', String(j.db));
+  return words.every((w) => /^[^\s"'\\]+$/.test(w)) ? words.join(' ') : null;
+}
 
 function defaultStorage(): Storage | null {
   try {
@@ -200,6 +225,11 @@ export class WasmBackend implements Backend {
   #clock: number | null = null;
   #listeners = new Set<(s: Sample) => void>();
   #timers: ReturnType<typeof setInterval>[] = [];
+  /** The tab's bulk job as of its last chunk (the engine keeps the job itself). */
+  #bulk: BulkJob | null = null;
+  #bulkTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The running job's commands as lines, recorded when it ends unless one BULK line replays it. */
+  #bulkRan: string[] = [];
 
   constructor(mod: WasmModule, options: WasmOptions = {}) {
     this.#mod = mod;
@@ -231,6 +261,7 @@ export class WasmBackend implements Backend {
       },
       restore: (shared) => this.#restore(shared),
       reset: () => {
+        this.#stopBulk();
         this.#engine = this.#newEngine(this.#now());
         this.#session = [];
         this.#save();
@@ -250,6 +281,51 @@ export class WasmBackend implements Backend {
   stop(): void {
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
+    this.#stopBulk();
+  }
+
+  /** Drops the bulk job (a new engine has none). */
+  #stopBulk(): void {
+    if (this.#bulkTimer !== null) clearTimeout(this.#bulkTimer);
+    this.#bulkTimer = null;
+    this.#bulk = null;
+    this.#bulkRan = [];
+  }
+
+  /** Records an ended job: one BULK line when it ran to the end, else the commands it ran. */
+  #recordBulk(j: BulkJob): void {
+    const line = j.state === 'done' ? bulkLine(j) : null;
+    if (line) this.#record(line);
+    else for (const l of this.#bulkRan) this.#recordIn(j.db, l);
+    this.#bulkRan = [];
+  }
+
+  /** `BULK ...` typed or replayed: the whole job at once (see bulkLine). */
+  #bulkCommand(words: string[]): ConsoleReply {
+    const usage = 'ERR usage: BULK DELETE|PERSIST|EXPIRE seconds MATCH pattern [TYPE type] [DB n]';
+    const action = (words[1] ?? '').toLowerCase();
+    if (action !== 'delete' && action !== 'expire' && action !== 'persist') return failure(usage, words, this.#db);
+    const body: Record<string, unknown> = { action };
+    let i = 2;
+    if (action === 'expire') body.ttl = Number(words[i++]);
+    for (; i + 1 < words.length; i += 2) {
+      const opt = words[i].toUpperCase();
+      if (opt === 'MATCH') body.match = words[i + 1];
+      else if (opt === 'TYPE') body.type = words[i + 1];
+      else if (opt === 'DB') body.db = Number(words[i + 1]);
+      else return failure(usage, words, this.#db);
+    }
+    if (i !== words.length) return failure(usage, words, this.#db);
+    try {
+      this.#engine.bulk_start(JSON.stringify(body), this.#time());
+      const step = JSON.parse(this.#engine.bulk_step(this.#time(), 1_000_000)) as { job: BulkJob };
+      const j = step.job;
+      if (j.state === 'failed') return failure(j.error ?? 'ERR the bulk job failed', words, this.#db);
+      const verb = { delete: 'deleted', expire: 'given a TTL', persist: 'made persistent' }[j.action];
+      return status(`${j.done} of ${j.matched} keys ${verb}`, words, this.#db);
+    } catch (e) {
+      return failure(`ERR ${wasmError(e).message}`, words, this.#db);
+    }
   }
 
   /** One active expiry cycle; how many keys expired. */
@@ -295,6 +371,52 @@ export class WasmBackend implements Backend {
     const r = this.#call(() => JSON.parse(this.#engine.delete_key(JSON.stringify(key), this.#time(), db)) as { deleted: boolean });
     this.#recordIn(db, commandLine(['DEL', key]));
     return r;
+  }
+
+  async editKey(key: Bytes, edit: KeyEdit, db = 0): Promise<EditResult> {
+    const r = this.#call(() => JSON.parse(this.#engine.edit_key(JSON.stringify(key), JSON.stringify(edit), this.#time(), db)) as EditResult);
+    this.#recordIn(db, commandLine(r.command));
+    return r;
+  }
+
+  async countKeys(f: KeyFilter): Promise<KeyCount> {
+    return this.#call(() => JSON.parse(this.#engine.count_keys(f.match, f.type, this.#time(), f.db)) as KeyCount);
+  }
+
+  /**
+   * Starts the tab's bulk job and steps it in chunks of a few SCAN batches, a timeout between
+   * chunks so the page stays responsive (the server's task yields between batches the same
+   * way). The commands each chunk ran are recorded in the session as lines.
+   */
+  async startBulk(r: BulkRequest): Promise<BulkJob> {
+    const job = this.#call(() => JSON.parse(this.#engine.bulk_start(JSON.stringify(bulkBody(r)), this.#time())) as BulkJob);
+    this.#bulk = job;
+    this.#bulkRan = [];
+    this.#scheduleBulk(0);
+    return job;
+  }
+
+  async bulkJob(id: number): Promise<BulkJob> {
+    if (this.#bulk?.id !== id) throw new ApiError(404, 'not_found', `no bulk job ${id}`);
+    return this.#bulk;
+  }
+
+  async cancelBulk(id: number): Promise<BulkJob> {
+    if (this.#bulk?.id !== id) throw new ApiError(404, 'not_found', `no bulk job ${id}`);
+    this.#bulk = JSON.parse(this.#engine.bulk_cancel(this.#time())) as BulkJob;
+    return this.#bulk;
+  }
+
+  #scheduleBulk(delay: number): void {
+    if (this.#bulkTimer !== null) clearTimeout(this.#bulkTimer);
+    this.#bulkTimer = setTimeout(() => {
+      this.#bulkTimer = null;
+      const step = JSON.parse(this.#engine.bulk_step(this.#time(), BULK_CHUNK)) as { job: BulkJob | null; commands: Bytes[][] };
+      this.#bulk = step.job;
+      for (const argv of step.commands) this.#bulkRan.push(commandLine(argv));
+      if (step.job?.state === 'running') this.#scheduleBulk(step.job.paused ? 100 : 0);
+      else if (step.job) this.#recordBulk(step.job);
+    }, delay);
   }
 
   async slowlog(count?: number): Promise<SlowLogView> {
@@ -370,6 +492,7 @@ export class WasmBackend implements Backend {
     const words = line.trim().split(/\s+/);
     const cmd = (words[0] ?? '').toUpperCase();
     if (cmd === 'FILL') return this.#fill(words);
+    if (cmd === 'BULK') return this.#bulkCommand(words);
     const r = JSON.parse(this.#engine.console(line, this.#time())) as ConsoleReply;
     if (r.kind === 'reply') this.#db = r.db;
     if (r.kind === 'help' && (words.length === 1 || (words.length === 2 && words[1].toUpperCase() === 'FILL'))) {
@@ -440,6 +563,7 @@ export class WasmBackend implements Backend {
 
   /** A fresh engine, then every line at its recorded time. */
   #replay(lines: SessionLine[]): TranscriptLine[] {
+    this.#stopBulk();
     this.#engine = this.#newEngine(lines[0]?.at ?? this.#now());
     this.#session = [];
     const transcript: TranscriptLine[] = [];
