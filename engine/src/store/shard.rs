@@ -55,6 +55,8 @@ pub struct Shard {
     /// Which database this shard belongs to (stays with the position when SWAPDB swaps the
     /// contents).
     db: usize,
+    /// This shard's hot-key sketch, fed by `Locked::read` and `Locked::lookup`.
+    pub(crate) hot: super::hotkeys::HotKeys,
 }
 
 #[derive(Clone, Copy)]
@@ -74,6 +76,7 @@ impl Shard {
             common,
             stripe,
             db,
+            hot: Default::default(),
         }
     }
 
