@@ -3,7 +3,7 @@ import { TARGETS } from '../support/target';
 
 for (const target of TARGETS) {
   test.describe(target.name, () => {
-    test('the Compatibility page names what the applications need, by client library, and resets', async ({ page, redis }) => {
+    test('the Compatibility page names what the applications need, by client library, and resets', async ({ page, redis }, testInfo) => {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await target.open(page, 'Compatibility');
@@ -38,6 +38,9 @@ for (const target of TARGETS) {
       await expect(first).toBeVisible();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow).toBeLessThanOrEqual(0);
+      const shot = testInfo.outputPath(`compat-390-${target.name}.png`);
+      await page.screenshot({ path: shot, fullPage: true, animations: 'disabled' });
+      await testInfo.attach(`compat-390-${target.name}`, { path: shot, contentType: 'image/png' });
 
       await page.getByRole('button', { name: 'Reset' }).click();
       await expect(table.getByText('Nothing refused')).toBeVisible();

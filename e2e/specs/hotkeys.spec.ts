@@ -4,7 +4,7 @@ import { parseCount, statValue } from '../support/page';
 
 for (const target of TARGETS) {
   test.describe(target.name, () => {
-    test('the Hot keys page puts the most read key first, with its rate and share', async ({ page, redis }) => {
+    test('the Hot keys page puts the most read key first, with its rate and share', async ({ page, redis }, testInfo) => {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await target.open(page, 'Hot keys');
@@ -34,6 +34,9 @@ for (const target of TARGETS) {
       await expect(first).toBeVisible();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow).toBeLessThanOrEqual(0);
+      const shot = testInfo.outputPath(`hotkeys-390-${target.name}.png`);
+      await page.screenshot({ path: shot, fullPage: true, animations: 'disabled' });
+      await testInfo.attach(`hotkeys-390-${target.name}`, { path: shot, contentType: 'image/png' });
 
       await page.getByRole('button', { name: 'Reset' }).click();
       await expect(table.getByText('No key was accessed in the last seconds.')).toBeVisible();
