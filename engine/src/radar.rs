@@ -127,7 +127,7 @@ pub fn library_of(client: &Client) -> String {
 /// Whether an argument looks like an option word (`NX`, `WITHSCORES`, `KEEPTTL`), not a value.
 fn word_like(arg: &[u8]) -> bool {
     arg.first().is_some_and(u8::is_ascii_alphabetic)
-        && arg.len() <= 32
+        && arg.len() <= NAME_BYTES
         && arg.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
 }
 
