@@ -76,11 +76,20 @@ mod tests {
     }
 
     #[test]
-    fn a_queued_unknown_command_counts_too() {
+    fn queued_commands_count_too() {
         let mut t = TestEngine::default();
         t.run(&["MULTI"]);
         t.run(&["NOPE"]);
         let view = compat(&t.engine);
         assert_eq!((view.rows[0].command.as_str(), view.rows[0].library.as_str()), ("NOPE", "unknown"));
+        // A syntax error shows only when EXEC runs the command.
+        t.run(&["DISCARD"]);
+        t.run(&["MULTI"]);
+        t.run(&["SET", "k", "v", "WITHFOO"]);
+        assert_eq!(compat(&t.engine).rows.len(), 1);
+        t.run(&["EXEC"]);
+        let view = compat(&t.engine);
+        let set = view.rows.iter().find(|r| r.command == "SET").expect("SET refused in EXEC");
+        assert_eq!((set.kind, set.option.as_deref()), (CompatKind::Option, Some("WITHFOO")));
     }
 }

@@ -9,8 +9,8 @@
 //!
 //! An access is a command naming the key (dispatch locks its stripe through
 //! `Store::lock_key` or `Locked::count_accesses`), counted once per command however
-//! many lookups the command's handler makes. Commands that take every stripe (FLUSHALL,
-//! SORT ... BY) and the commands of an EXEC are not counted.
+//! many lookups the command's handler makes (and each command of an EXEC). Commands that take
+//! every stripe on their own (FLUSHALL, SORT ... BY) are not counted.
 
 use super::keyhash::key_hash;
 use super::locked::Locked;

@@ -55,7 +55,8 @@ pub struct Shard {
     /// Which database this shard belongs to (stays with the position when SWAPDB swaps the
     /// contents).
     db: usize,
-    /// This shard's hot-key sketch, fed by `Locked::read` and `Locked::lookup`.
+    /// This shard's hot-key sketch, fed as dispatch locks a command's keys (`Store::lock_key`,
+    /// `Locked::count_accesses`).
     pub(crate) hot: super::hotkeys::HotKeys,
 }
 
