@@ -319,3 +319,24 @@ test('Slow log and Latency fit a phone, with long commands logged', async ({ pag
   await expect(page.getByRole('img', { name: /^Latency percentiles of set over time/ })).toBeVisible();
   await expectFitsPhone(page, testInfo, 'latency');
 });
+
+test('Hot keys and Compatibility fit a phone, with long key names and long commands', async ({ page, redis }, testInfo) => {
+  await seed(redis);
+  await redis.pipeline([['MGET', ...Array.from({ length: 300 }, () => longKey(4))]]);
+  await redis.pipeline([
+    ['CLIENT', 'SETINFO', 'LIB-NAME', 'a-client-library-with-a-long-name'],
+    ['CLIENT', 'SETINFO', 'LIB-VER', '12.34.56-beta.7'],
+    ['FT.SEARCH', longKey(1), '@title:{a very long query with many words}'],
+    ['SET', longKey(2), 'v', 'NX', 'SOMEVERYLONGOPTIONNAMEWITHOUTSPACES'],
+  ]);
+  await page.goto('/');
+  await openFromMenu(page, 'Hot keys');
+  const hot = page.getByRole('table', { name: 'Hot keys' }).getByRole('row').nth(1);
+  await expect(hot).toContainText(longKey(4), { timeout: 10_000 });
+  await expectOneLine(hot.getByRole('cell').nth(1), longKey(4));
+  await expectFitsPhone(page, testInfo, 'hotkeys');
+
+  await openFromMenu(page, 'Compatibility');
+  await expect(page.getByRole('table', { name: 'Refused commands' }).getByRole('row').filter({ hasText: 'FT.SEARCH' })).toBeVisible();
+  await expectFitsPhone(page, testInfo, 'compat');
+});

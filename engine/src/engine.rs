@@ -20,6 +20,7 @@ use crate::monitor::{Monitors, Seen};
 use crate::prefetch::Prefetcher;
 use crate::propagate::Propagation;
 use crate::pubsub::{PubSub, Subscriptions};
+use crate::radar::{self, Radar};
 use crate::reply::{encode_error, Reply};
 use crate::resp::{looks_like_http, parse_command_into, CommandArgs, Limits};
 use crate::session::tx::Transaction;
@@ -87,6 +88,8 @@ pub struct Engine {
     allocator: std::sync::OnceLock<AllocatorHooks>,
     start_ms: u64,
     pub(crate) monitors: Monitors,
+    /// Unknown commands and refused options, per client library (the compatibility radar).
+    pub(crate) radar: Radar,
     pause: Pause,
     /// The host's wall clock in microseconds (MONITOR's timestamps); without one, the
     /// command's millisecond time.
@@ -121,6 +124,7 @@ impl Engine {
             allocator: std::sync::OnceLock::new(),
             start_ms: now_ms,
             monitors: Monitors::default(),
+            radar: Radar::default(),
             pause: Pause::default(),
             micros: OnceLock::new(),
         }
@@ -614,6 +618,7 @@ impl Engine {
         let Some((mut index, mut cmd)) = table::lookup(argv[0]) else {
             stats.error_replies.fetch_add(1, Relaxed);
             session.tx.refuse();
+            self.note_refused(radar::Kind::Command, None, session, argv, now_ms);
             return CmdError::UnknownCommand { name: c_str_lossy(argv[0], 128), args: quoted_args(&argv[1..]) }.into();
         };
         // A container named alone is its own row (its arity refuses it, except COMMAND's).
@@ -623,6 +628,7 @@ impl Engine {
                 None => {
                     stats.error_replies.fetch_add(1, Relaxed);
                     session.tx.refuse();
+                    self.note_refused(radar::Kind::Subcommand, Some(cmd), session, argv, now_ms);
                     return CmdError::UnknownSubcommand { cmd: cmd.name.into(), sub: c_str_lossy(argv[1], 128) }.into();
                 }
             }
@@ -666,9 +672,44 @@ impl Engine {
                     stats.acl_access_denied_auth.fetch_add(1, Relaxed);
                     session.auth_failures = session.auth_failures.saturating_add(1);
                 }
+                if refuses_an_option(&e) {
+                    self.note_refused(radar::Kind::Option, Some(cmd), session, argv, now_ms);
+                }
                 e.into()
             }
         }
+    }
+
+    /// The compatibility radar (see `radar`).
+    pub(crate) fn radar(&self) -> &Radar {
+        &self.radar
+    }
+
+    /// Counts a refused command on the radar: an unknown command (`cmd` None), an unknown
+    /// subcommand of the container `cmd`, or an option `cmd` refused. Out of line and cold,
+    /// so dispatch's common path stays as it was.
+    #[cold]
+    #[inline(never)]
+    fn note_refused(
+        &self,
+        kind: radar::Kind,
+        cmd: Option<&'static Command>,
+        session: &Session,
+        argv: &[&[u8]],
+        now_ms: u64,
+    ) {
+        let (name, option, args) = match (kind, cmd) {
+            (radar::Kind::Option, Some(cmd)) => (
+                cmd.full_name().replace('|', " ").to_ascii_uppercase(),
+                radar::offending_option(cmd, argv),
+                &argv[cmd.args_start().min(argv.len())..],
+            ),
+            (radar::Kind::Subcommand, Some(cmd)) if argv.len() > 1 => {
+                (format!("{} {}", cmd.name, c_str_lossy(argv[1], 64).to_ascii_uppercase()), None, &argv[2..])
+            }
+            _ => (c_str_lossy(argv[0], 64).to_ascii_uppercase(), None, &argv[1..]),
+        };
+        self.radar.record(kind, &name, option, &session.client, args, now_ms);
     }
 
     /// Counts one call of the command at row `index` that began at `clock` (the host clock's
@@ -806,14 +847,17 @@ impl Engine {
         // shard while it is logged, so no other write lands between its effect and its place
         // in the log; SORT's patterns read any key.
         let single_key = if cmd.flags & ALL_SHARDS == 0 { cmd.single_key(argv) } else { None };
+        // Locking a key counts an access to it for the hot keys view (`store::hotkeys`).
         let db = if let Some(key) = single_key {
-            self.store.lock_key(session.db, key)
+            self.store.lock_key(session.db, key, now_ms)
         } else if cmd.flags & ALL_SHARDS != 0
             || (cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none())
         {
             self.store.lock_all(session.db)
         } else {
-            self.store.lock_keys(session.db, cmd.keys(argv))
+            let mut db = self.store.lock_keys(session.db, cmd.keys(argv));
+            db.count_accesses(cmd.keys(argv), now_ms);
+            db
         };
         let result = self.run_locked(cmd, session, db, argv, now_ms);
         // Clients blocked on keys this command (or an EXEC) filled get their data now,
@@ -960,6 +1004,16 @@ impl Engine {
 /// add to the replication stream without the write flag.
 fn may_replicate(cmd: &Command) -> bool {
     cmd.flags & WRITE != 0 || matches!(cmd.name, "PUBLISH" | "SPUBLISH" | "PFCOUNT" | "EVAL" | "EVALSHA" | "FCALL")
+}
+
+/// Whether a handler's error refused an argument it does not take (`ERR syntax error`, its
+/// variants, and EXPIRE's `ERR Unsupported option`): the compatibility radar counts these.
+fn refuses_an_option(e: &CmdError) -> bool {
+    match e {
+        CmdError::Syntax => true,
+        CmdError::Other(text) => text.starts_with("ERR syntax error") || text.starts_with("ERR Unsupported option"),
+        _ => false,
+    }
 }
 
 /// The arguments an "unknown command" error quotes, as Redis builds them: each as `%.*s`

@@ -44,6 +44,7 @@ mod num;
 mod prefetch;
 mod propagate;
 mod pubsub;
+mod radar;
 mod reply;
 mod reply_cli;
 mod reply_json;

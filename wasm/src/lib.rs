@@ -350,6 +350,29 @@ impl Playground {
         to_json(&inspect::latency(&self.engine))
     }
 
+    /// `GET /api/compat`: the compatibility radar (refused commands and options per client
+    /// library).
+    pub fn compat_json(&self) -> String {
+        to_json(&inspect::compat(&self.engine))
+    }
+
+    /// `DELETE /api/compat`: forgets the radar's rows, answering the emptied view.
+    pub fn reset_compat(&self) -> String {
+        inspect::compat_reset(&self.engine);
+        self.compat_json()
+    }
+
+    /// `GET /api/hotkeys?count=N`: the most accessed keys over the sliding window.
+    pub fn hotkeys_json(&self, count: Option<u32>, now_ms: f64) -> String {
+        to_json(&inspect::hot_keys(&self.engine, count.map(|c| c as usize), ms(now_ms)))
+    }
+
+    /// `DELETE /api/hotkeys`: empties the sketches, answering the emptied view.
+    pub fn reset_hotkeys(&self, now_ms: f64) -> String {
+        inspect::hot_keys_reset(&self.engine);
+        self.hotkeys_json(None, now_ms)
+    }
+
     /// `GET /api/clients`: the connections (the playground's own session is the one).
     pub fn clients_json(&self, now_ms: f64) -> String {
         to_json(&inspect::clients(&self.engine, ms(now_ms)))

@@ -420,6 +420,12 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
     if want("cluster") {
         section("Cluster", "cluster_enabled:0\r\n".into());
     }
+    // Vitrine's own section, only when named (Redis 8.6's HOTKEYS command does not fit: see
+    // `store::hotkeys`).
+    if sections.iter().any(|s| s == "hotkeys") {
+        let stripes = ctx.engine.store().stripe_count();
+        section("Hotkeys", crate::store::hotkeys::info(&ctx.db.hot_keys(stripes, ctx.now), ctx.now));
+    }
     if want("keyspace") {
         // One line per non-empty database; avg_ttl is in ms, as Redis prints it.
         let body: String = snap

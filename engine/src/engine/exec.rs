@@ -71,9 +71,18 @@ impl Engine {
         for (q, argv) in batch() {
             session.client.last_cmd.store(q.index, Relaxed);
             let db = session.db;
-            let reply = match self.run_locked(q.cmd, session, locked.reborrow_in(db), argv, now_ms) {
+            // Each queued command's keys count as accessed, and a refused option is on the
+            // compatibility radar, as for a command run alone.
+            let mut in_db = locked.reborrow_in(db);
+            in_db.count_accesses(q.cmd.keys(argv), now_ms);
+            let reply = match self.run_locked(q.cmd, session, in_db, argv, now_ms) {
                 Ok(reply) => reply,
-                Err(e) => e.into(),
+                Err(e) => {
+                    if super::refuses_an_option(&e) {
+                        self.note_refused(crate::radar::Kind::Option, Some(q.cmd), session, argv, now_ms);
+                    }
+                    e.into()
+                }
             };
             // Timed one by one, as Redis's `call()` times each queued command.
             self.record_call(q.index, q.cmd, session, argv, &mut clock, now_ms, false);

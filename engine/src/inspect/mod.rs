@@ -8,7 +8,9 @@
 //! - [`console`]: a console line split as redis-cli does, run, and printed as redis-cli prints;
 //! - [`clients`]: the connections, closing one, and the monitor's recent commands;
 //! - [`commands`]: the command table for help and autocomplete; [`config`]: the settings view;
-//! - [`timing`]: the slow log and per-command latency.
+//! - [`timing`]: the slow log and per-command latency;
+//! - [`compat`]: the compatibility radar (refused commands and options per client library);
+//! - [`hotkeys`]: the most accessed keys over a sliding window.
 //!
 //! Time is a parameter here as everywhere in the engine. Looking never touches a key (its
 //! LRU/LFU stamps stay) and never counts as a hit or a miss. Writes take a `run` callback that
@@ -23,9 +25,11 @@ mod api_types;
 pub mod bulk;
 pub mod clients;
 pub mod commands;
+pub mod compat;
 pub mod config;
 pub mod console;
 pub mod events;
+pub mod hotkeys;
 pub mod keys;
 pub mod samples;
 pub mod timing;
@@ -38,9 +42,11 @@ use ts_rs::TS;
 pub use bulk::{bulk_job, bulk_step, count_keys, BulkJob, BulkRequest, JobState, KeyCount, KeyFilter};
 pub use clients::{clients, kill_client, monitor, ClientRow, ClientsView, MonitorEventView, MonitorView};
 pub use commands::{command_counters, command_names, commands_json, help, is_command, CommandCounter};
+pub use compat::{compat, compat_reset, CompatRow, CompatView};
 pub use config::{config_view, hide_secrets, patch_config, ConfigParam, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};
 pub use events::{evictions, expiry_cycle, EventView, EvictionsView, ExpiryReport};
+pub use hotkeys::{hot_keys, hot_keys_reset, HotKeyRow, HotKeysView};
 pub use keys::{
     call_in, database, delete_key, edit_key, key_detail, key_page, put_key, DeleteResult, EditResult, KeyDetail,
     KeyEdit, KeyPage, KeyQuery, KeyRow, KeyWrite,

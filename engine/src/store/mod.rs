@@ -20,6 +20,7 @@ pub mod encodings;
 pub mod entry;
 pub mod evict;
 pub mod hash;
+pub mod hotkeys;
 pub mod key;
 pub mod keyhash;
 pub mod limits;
@@ -429,11 +430,16 @@ impl Store {
     }
 
     /// `lock_keys` for a command with one key (GET, SET: most commands), without gathering,
-    /// sorting and deduplicating stripe numbers.
-    pub fn lock_key(&self, db: usize, key: &[u8]) -> Locked<'_> {
+    /// sorting and deduplicating stripe numbers; counts an access to it (`hotkeys`).
+    #[inline]
+    pub fn lock_key(&self, db: usize, key: &[u8], now_ms: u64) -> Locked<'_> {
         let i = self.stripe_index(key);
+        let mut guard = self.stripes[i].lock();
+        if let Some(shard) = guard.get_mut(db) {
+            shard.hot.access(key, now_ms);
+        }
         let mut guards = SmallVec::new();
-        guards.push((i, Held::Guard(self.stripes[i].lock())));
+        guards.push((i, Held::Guard(guard)));
         Locked::new(self, db, guards)
     }
 

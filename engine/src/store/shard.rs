@@ -55,6 +55,9 @@ pub struct Shard {
     /// Which database this shard belongs to (stays with the position when SWAPDB swaps the
     /// contents).
     db: usize,
+    /// This shard's hot-key sketch, fed as dispatch locks a command's keys (`Store::lock_key`,
+    /// `Locked::count_accesses`).
+    pub(crate) hot: super::hotkeys::HotKeys,
 }
 
 #[derive(Clone, Copy)]
@@ -74,6 +77,7 @@ impl Shard {
             common,
             stripe,
             db,
+            hot: Default::default(),
         }
     }
 

@@ -195,7 +195,56 @@ pub fn render(state: &AppState) -> String {
     );
     out.one("vitrine_net_input_bytes_total", "counter", "Bytes read from RESP clients.", c(snap.net_input_bytes));
     out.one("vitrine_net_output_bytes_total", "counter", "Bytes written to RESP clients.", c(snap.net_output_bytes));
+    radar(&mut out, state);
     out.0
+}
+
+/// The compatibility radar and the hot keys.
+fn radar(out: &mut Out, state: &AppState) {
+    // One series per (command, library, kind): the radar's rows also split by option, summed here.
+    let mut refused: std::collections::BTreeMap<(String, String, &str), u64> = Default::default();
+    for row in inspect::compat(&state.engine).rows {
+        *refused.entry((row.command, row.library, row.kind.as_str())).or_default() += row.count;
+    }
+    let samples: Vec<(String, f64)> = refused
+        .into_iter()
+        .map(|((command, library, kind), n)| {
+            let labels = format!(
+                "command=\"{}\",library=\"{}\",kind=\"{kind}\"",
+                escape_label(&command),
+                escape_label(&library)
+            );
+            (labels, n as f64)
+        })
+        .collect();
+    out.family(
+        "vitrine_unsupported_commands_total",
+        "counter",
+        "Commands clients sent that were refused as unknown (kind command or subcommand) or for an option (kind option: syntax error or unsupported option), by client library (CLIENT SETINFO, else the client name).",
+        &samples,
+    );
+    let hot = inspect::hot_keys(&state.engine, Some(10), now_ms());
+    let samples: Vec<(String, f64)> = hot
+        .keys
+        .iter()
+        .map(|k| {
+            // A label stays short: the key's first 100 characters.
+            let key: String = String::from_utf8_lossy(&k.key.0).chars().take(100).collect();
+            (format!("db=\"db{}\",key=\"{}\"", k.db, escape_label(&key)), k.per_sec)
+        })
+        .collect();
+    out.family(
+        "vitrine_hot_key_accesses_per_second",
+        "gauge",
+        "The 10 most accessed keys over the last 10 to 20 seconds, estimated from sampled sketches.",
+        &samples,
+    );
+    out.one(
+        "vitrine_hot_keys_sketch_bytes",
+        "gauge",
+        "Heap bytes of the hot-key sketches (not counted against maxmemory).",
+        hot.sketch_bytes as f64,
+    );
 }
 
 #[cfg(test)]

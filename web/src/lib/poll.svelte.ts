@@ -46,6 +46,15 @@ export class Poll<T> {
     this.error = null;
   }
 
+  /** Shows what `request` answers (a DELETE's emptied view), or its error in `error`. */
+  async apply(request: () => Promise<T>): Promise<void> {
+    try {
+      this.set(await request());
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+    }
+  }
+
   async #tick(): Promise<void> {
     await this.refresh();
     if (this.#open) this.#timer = setTimeout(() => void this.#tick(), this.#intervalMs);

@@ -18,6 +18,8 @@ export type PageId =
   | 'monitor'
   | 'slowlog'
   | 'latency'
+  | 'hotkeys'
+  | 'compat'
   | 'benchmarks'
   | 'console'
   | 'config'
@@ -47,6 +49,8 @@ const PAGES: Record<PageId, string> = {
   monitor: 'Monitor',
   slowlog: 'Slow log',
   latency: 'Latency',
+  hotkeys: 'Hot keys',
+  compat: 'Compatibility',
   benchmarks: 'Benchmarks',
   console: 'Console',
   config: 'Config',
@@ -68,6 +72,8 @@ export function routesFor(backend: Pick<Backend, 'bench' | 'playground'>): Route
     route('/monitor', 'monitor'),
     route('/slowlog', 'slowlog'),
     route('/latency', 'latency'),
+    route('/hotkeys', 'hotkeys'),
+    route('/compat', 'compat'),
     ...(backend.bench ? [route('/benchmarks', 'benchmarks')] : []),
     route('/console', 'console'),
     route('/config', 'config'),

@@ -14,6 +14,8 @@ describe('routes', () => {
       'Monitor',
       'Slow log',
       'Latency',
+      'Hot keys',
+      'Compatibility',
       'Benchmarks',
       'Console',
       'Config',
@@ -28,6 +30,8 @@ describe('routes', () => {
       '/monitor Monitor',
       '/slowlog Slow log',
       '/latency Latency',
+      '/hotkeys Hot keys',
+      '/compat Compatibility',
       '/console Console',
       '/config Config',
     ]);

@@ -19,6 +19,8 @@ import type {
   KeyDetail,
   KeyPage,
   LatencyView,
+  CompatView,
+  HotKeysView,
   PutKeyBody,
   RecentEvents,
   Sample,
@@ -148,6 +150,14 @@ export interface Backend {
   resetSlowlog(): Promise<SlowLogView>;
   /** Per-command latency percentiles and histograms, and latency events (GET /api/latency). */
   latency(): Promise<LatencyView>;
+  /** The compatibility radar: refused commands and options per client library (GET /api/compat). */
+  compat(): Promise<CompatView>;
+  /** Forgets the radar's rows (DELETE /api/compat), answering the emptied view. */
+  resetCompat(): Promise<CompatView>;
+  /** The most accessed keys over the sliding window (GET /api/hotkeys; 20 without `count`). */
+  hotKeys(count?: number): Promise<HotKeysView>;
+  /** Empties the hot-key sketches (DELETE /api/hotkeys), answering the emptied view. */
+  resetHotKeys(): Promise<HotKeysView>;
   /** The command table, for the console's hints and completion. */
   commands(): Promise<{ commands: CommandInfo[] }>;
   /** The connections (GET /api/clients). */

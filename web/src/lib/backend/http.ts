@@ -16,6 +16,8 @@ import type {
   KeyDetail,
   KeyPage,
   LatencyView,
+  CompatView,
+  HotKeysView,
   PutKeyBody,
   RecentEvents,
   Sample,
@@ -119,6 +121,22 @@ export class HttpBackend implements Backend {
 
   latency(): Promise<LatencyView> {
     return api<LatencyView>('/api/latency');
+  }
+
+  compat(): Promise<CompatView> {
+    return api<CompatView>('/api/compat');
+  }
+
+  resetCompat(): Promise<CompatView> {
+    return api<CompatView>('/api/compat', { method: 'DELETE' });
+  }
+
+  hotKeys(count?: number): Promise<HotKeysView> {
+    return api<HotKeysView>(count === undefined ? '/api/hotkeys' : `/api/hotkeys?count=${count}`);
+  }
+
+  resetHotKeys(): Promise<HotKeysView> {
+    return api<HotKeysView>('/api/hotkeys', { method: 'DELETE' });
   }
 
   commands(): Promise<{ commands: CommandInfo[] }> {

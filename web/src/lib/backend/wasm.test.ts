@@ -107,6 +107,30 @@ class FakeEngine implements WasmEngine {
   latency_json() {
     return JSON.stringify({ tracking: true, monitor_threshold_ms: 0, timed: true, commands: [], events: [] });
   }
+  compat_json() {
+    this.calls.push('compat');
+    return JSON.stringify({ rows: [], total: 0, capacity: 256, dropped_rows: 0, dropped_count: 0 });
+  }
+  reset_compat() {
+    this.calls.push('reset_compat');
+    return this.compat_json();
+  }
+  hotkeys_json(count: number | undefined, now: number) {
+    this.calls.push(`hotkeys ${count ?? 'default'} ${now}`);
+    return JSON.stringify({
+      keys: [],
+      window_ms: 10000,
+      rotate_ms: 10000,
+      sample_every: 16,
+      slots_per_shard: 16,
+      total_accesses: 0,
+      sketch_bytes: 0,
+    });
+  }
+  reset_hotkeys(now: number) {
+    this.calls.push('reset_hotkeys');
+    return this.hotkeys_json(undefined, now);
+  }
   clients_json(now: number) {
     return JSON.stringify({ now_ms: now, clients: [], monitors: 0, paused_until_ms: null });
   }
@@ -230,6 +254,25 @@ describe('WasmBackend', () => {
     expect((await backend.resetSlowlog()).len).toBe(0);
     expect((await backend.latency()).commands).toEqual([]);
     expect(engine().calls.filter((c) => c.includes('slowlog'))).toEqual(['slowlog all', 'slowlog 5', 'reset_slowlog', 'slowlog all']);
+  });
+
+  it('answers the compatibility radar and hot keys views at its clock, and resets them', async () => {
+    const { backend, engine, clock } = make();
+    expect((await backend.compat()).capacity).toBe(256);
+    expect((await backend.resetCompat()).rows).toEqual([]);
+    clock.now = T0 + 9;
+    expect((await backend.hotKeys()).sample_every).toBe(16);
+    await backend.hotKeys(5);
+    expect((await backend.resetHotKeys()).keys).toEqual([]);
+    expect(engine().calls.filter((c) => c.includes('compat') || c.includes('hotkeys'))).toEqual([
+      'compat',
+      'reset_compat',
+      'compat',
+      `hotkeys default ${T0 + 9}`,
+      `hotkeys 5 ${T0 + 9}`,
+      'reset_hotkeys',
+      `hotkeys default ${T0 + 9}`,
+    ]);
   });
 
   it('reads and writes keys in the database asked for, and records the lines that do the same', async () => {

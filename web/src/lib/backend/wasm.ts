@@ -24,6 +24,8 @@ import type {
   KeyDetail,
   KeyPage,
   LatencyView,
+  CompatView,
+  HotKeysView,
   PutKeyBody,
   RecentEvents,
   Sample,
@@ -52,6 +54,10 @@ export interface WasmEngine {
   slowlog_json(count?: number): string;
   reset_slowlog(): string;
   latency_json(): string;
+  compat_json(): string;
+  reset_compat(): string;
+  hotkeys_json(count: number | undefined, now_ms: number): string;
+  reset_hotkeys(now_ms: number): string;
   clients_json(now_ms: number): string;
   kill_client(id: number, now_ms: number): string;
   monitor_json(since: number, now_ms: number): string;
@@ -429,6 +435,22 @@ export class WasmBackend implements Backend {
 
   async latency(): Promise<LatencyView> {
     return JSON.parse(this.#engine.latency_json()) as LatencyView;
+  }
+
+  async compat(): Promise<CompatView> {
+    return JSON.parse(this.#engine.compat_json()) as CompatView;
+  }
+
+  async resetCompat(): Promise<CompatView> {
+    return JSON.parse(this.#engine.reset_compat()) as CompatView;
+  }
+
+  async hotKeys(count?: number): Promise<HotKeysView> {
+    return JSON.parse(this.#engine.hotkeys_json(count, this.#time())) as HotKeysView;
+  }
+
+  async resetHotKeys(): Promise<HotKeysView> {
+    return JSON.parse(this.#engine.reset_hotkeys(this.#time())) as HotKeysView;
   }
 
   async recentEvents(): Promise<RecentEvents> {
