@@ -7,7 +7,8 @@
 //! - [`console`]: a console line split as redis-cli does, run, and printed as redis-cli prints;
 //! - [`clients`]: the connections, closing one, and the monitor's recent commands;
 //! - [`commands`]: the command table for help and autocomplete; [`config`]: the settings view;
-//! - [`timing`]: the slow log and per-command latency.
+//! - [`timing`]: the slow log and per-command latency;
+//! - [`memory`]: the memory ledger, big keys and remaining TTLs (the Memory page).
 //!
 //! Time is a parameter here as everywhere in the engine. Looking never touches a key (its
 //! LRU/LFU stamps stay) and never counts as a hit or a miss. Writes take a `run` callback that
@@ -25,6 +26,7 @@ pub mod config;
 pub mod console;
 pub mod events;
 pub mod keys;
+pub mod memory;
 pub mod samples;
 pub mod timing;
 
@@ -42,6 +44,7 @@ pub use keys::{
     call_in, database, delete_key, key_detail, key_page, put_key, DeleteResult, KeyDetail, KeyPage, KeyQuery, KeyRow,
     KeyWrite,
 };
+pub use memory::{memory, MemoryView};
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
 pub use timing::{latency, slowlog, slowlog_reset, LatencyView, SlowLogView};
 
