@@ -19,6 +19,7 @@ pub mod clients;
 pub mod dashboard;
 pub mod error;
 pub mod keys;
+pub mod memory;
 pub mod metrics;
 pub mod security;
 pub mod sessions;
@@ -210,6 +211,7 @@ pub fn route_table() -> RouteTable {
     clients::routes(&mut t);
     bench_api::routes(&mut t);
     timing::routes(&mut t);
+    memory::routes(&mut t);
     t.api(Method::GET, "/openapi.json", openapi);
     t.top(Method::GET, "/metrics", metrics::metrics);
     t.top(Method::GET, "/healthz", healthz);
