@@ -247,6 +247,12 @@ impl Playground {
         to_json(&inspect::evictions(&self.engine, ms(now_ms)))
     }
 
+    /// `GET /api/memory?db=N`: the memory ledger (by prefix, type and TTL), the biggest keys
+    /// and remaining TTLs, of database `db` or of every database. Throws the API's 400 message.
+    pub fn memory_json(&self, now_ms: f64, db: Option<u32>) -> Result<String, String> {
+        inspect::memory(&self.engine, db.map(|d| d as usize), ms(now_ms)).map(|v| to_json(&v)).map_err(refused)
+    }
+
     /// `GET /api/slowlog?count=N`: the newest `count` slow log entries (all when absent).
     pub fn slowlog_json(&self, count: Option<u32>) -> String {
         to_json(&inspect::slowlog(&self.engine, count.map(|c| c as usize)))

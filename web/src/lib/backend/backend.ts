@@ -10,7 +10,7 @@
 
 import type { Auth } from '../auth.svelte';
 import type { BenchApi } from '../bench.svelte';
-import type { ClientsView, MonitorView } from '../api-types';
+import type { ClientsView, MemoryView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -111,6 +111,8 @@ export interface Backend {
   resetSlowlog(): Promise<SlowLogView>;
   /** Per-command latency percentiles and histograms, and latency events (GET /api/latency). */
   latency(): Promise<LatencyView>;
+  /** The memory ledger, biggest keys and TTLs of database `db`, or of all (GET /api/memory). */
+  memory(db?: number): Promise<MemoryView>;
   /** The command table, for the console's hints and completion. */
   commands(): Promise<{ commands: CommandInfo[] }>;
   /** The connections (GET /api/clients). */

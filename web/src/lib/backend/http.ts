@@ -6,7 +6,7 @@ import { auth, type Auth } from '../auth.svelte';
 import { httpBenchApi, type BenchApi } from '../bench.svelte';
 import { keyPath } from '../bytes';
 import { streamEvents } from '../sse';
-import type { ClientsView, MonitorView } from '../api-types';
+import type { ClientsView, MemoryView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -95,6 +95,10 @@ export class HttpBackend implements Backend {
 
   latency(): Promise<LatencyView> {
     return api<LatencyView>('/api/latency');
+  }
+
+  memory(db?: number): Promise<MemoryView> {
+    return api<MemoryView>(db === undefined ? '/api/memory' : `/api/memory?db=${db}`);
   }
 
   commands(): Promise<{ commands: CommandInfo[] }> {

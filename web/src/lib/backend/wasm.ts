@@ -14,7 +14,7 @@
 import { ApiError } from '../api';
 import { commandLine } from '../bytes';
 import { formatBytes } from '../format';
-import type { ClientsView, MonitorView } from '../api-types';
+import type { ClientsView, MemoryView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -45,6 +45,7 @@ export interface WasmEngine {
   slowlog_json(count?: number): string;
   reset_slowlog(): string;
   latency_json(): string;
+  memory_json(now_ms: number, db?: number): string;
   clients_json(now_ms: number): string;
   kill_client(id: number, now_ms: number): string;
   monitor_json(since: number, now_ms: number): string;
@@ -307,6 +308,10 @@ export class WasmBackend implements Backend {
 
   async latency(): Promise<LatencyView> {
     return JSON.parse(this.#engine.latency_json()) as LatencyView;
+  }
+
+  async memory(db?: number): Promise<MemoryView> {
+    return this.#call(() => JSON.parse(this.#engine.memory_json(this.#time(), db)) as MemoryView);
   }
 
   async recentEvents(): Promise<RecentEvents> {
