@@ -337,7 +337,6 @@ impl Shard {
         let new_facts = Facts::of(node);
         let (new, new_type) = (new_facts.size, new_facts.type_index);
         self.ledger.change(key, old_facts, new_facts);
-        let Some(node) = self.table.get(pos) else { return Some(r) };
         let value = node.value();
         let emptied = new_type != 0 && value.is_empty();
         let hfe = has_field_ttls(value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barId, barsOf, keyHref, prefixLabel } from './memory';
+import { barId, barsOf, keyHref, keysText, prefixLabel } from './memory';
 import type { PrefixRow } from './api-types';
 
 const row = (kind: PrefixRow['kind'], name: string, bytes: number, children: PrefixRow['children'] = []): PrefixRow => ({
@@ -31,6 +31,12 @@ describe('memory ledger rows', () => {
     expect(bars[1].width).toBeCloseTo(1 / 3);
     expect(barsOf([], 0)).toEqual([]);
     expect(barsOf([row('prefix', 'x:', 5)], 0)[0].share).toBe(0);
+  });
+
+  it('counts keys in words', () => {
+    expect(keysText(1)).toBe('1 key');
+    expect(keysText(0)).toBe('0 keys');
+    expect(keysText(12345)).toBe('12,345 keys');
   });
 
   it('links a text key to the Keys page in its database, not a binary one', () => {

@@ -3,6 +3,7 @@
 // link from a big key to its detail on the Keys page.
 
 import { displayBytes } from './bytes';
+import { formatNumber } from './format';
 import type { Bytes, BigKeyRow, PrefixRow, SubPrefix } from './api-types';
 
 /** How a prefix row reads: `user:*`, "(no prefix)", "(other)". */
@@ -52,4 +53,9 @@ export function keyHref(row: Pick<BigKeyRow, 'key' | 'db'>, href: (path: string)
   if (typeof key !== 'string') return null;
   const q = new URLSearchParams({ db: String(row.db), key });
   return href(`/keys?${q}`);
+}
+
+/** "1 key", "1,234 keys". */
+export function keysText(n: number): string {
+  return `${formatNumber(n)} ${n === 1 ? 'key' : 'keys'}`;
 }
