@@ -509,6 +509,21 @@ mod tests {
     }
 
     #[test]
+    fn memory_ledger_matches_the_data_part_of_used_memory() {
+        let mut pg = Playground::new(T0, 1.0);
+        pg.fill(300, 50, T0).unwrap();
+        line(&mut pg, "SET big:one xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        let m: Json = serde_json::from_str(&pg.memory_json(T0, None).unwrap()).unwrap();
+        let stats: Json = serde_json::from_str(&pg.stats_json(T0)).unwrap();
+        assert_eq!(m["dataset_bytes"], stats["used_memory"]);
+        assert_eq!(m["keys"]["keys"], 301);
+        assert_eq!(m["prefixes"][0]["name"], "fill:");
+        assert_eq!(m["prefixes"][0]["keys"], 300);
+        assert_eq!(m["big_keys"][0]["key"], "big:one");
+        assert!(pg.memory_json(T0, Some(99)).is_err());
+    }
+
+    #[test]
     fn settings_and_fill_evict() {
         let mut pg = Playground::new(T0, 1.0);
         pg.set_config("maxmemory", "64kb", T0).unwrap();
