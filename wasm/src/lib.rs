@@ -512,7 +512,10 @@ mod tests {
     fn memory_ledger_matches_the_data_part_of_used_memory() {
         let mut pg = Playground::new(T0, 1.0);
         pg.fill(300, 50, T0).unwrap();
-        line(&mut pg, "SET big:one xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        line(
+            &mut pg,
+            "SET big:one xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        );
         let m: Json = serde_json::from_str(&pg.memory_json(T0, None).unwrap()).unwrap();
         let stats: Json = serde_json::from_str(&pg.stats_json(T0)).unwrap();
         assert_eq!(m["dataset_bytes"], stats["used_memory"]);

@@ -26,14 +26,28 @@ pub struct BigKey {
     pub type_index: u8,
 }
 
+/// A cheap fingerprint of a key (its length and last 8 bytes, where ids usually differ),
+/// compared before the key itself when looking it up among the kept ones.
+fn fingerprint(key: &[u8]) -> u64 {
+    let n = key.len();
+    let mut tail = [0u8; 8];
+    let take = n.min(8);
+    tail[..take].copy_from_slice(&key[n - take..]);
+    u64::from_le_bytes(tail) ^ (n as u64).rotate_left(48)
+}
+
 #[derive(Debug)]
 pub struct BigKeys {
     kept: Vec<BigKey>,
+    /// `kept`'s hashes, in the same order: searched first (a tight loop over words).
+    hashes: Vec<u64>,
     /// Every live key not in `kept` has at most this size.
     floor: usize,
     /// The smallest size in `kept` (`usize::MAX` when empty): a key whose old size is below
     /// it cannot be kept, so its change needs no search.
     min_kept: usize,
+    /// How many kept keys have size `min_kept` (so one of them growing rarely means a walk).
+    at_min: usize,
 }
 
 impl BigKeys {
@@ -48,28 +62,74 @@ impl BigKeys {
 
     #[cold]
     fn update_slow(&mut self, key: &[u8], type_index: usize, old: usize, new: usize) {
-        let found =
-            if old >= self.min_kept { self.kept.iter().position(|b| b.size == old && &*b.key == key) } else { None };
+        let hash = fingerprint(key);
+        let found = if old >= self.min_kept { self.position(hash, key, old) } else { None };
         match (found, new) {
             (Some(i), 0) => {
                 self.kept.swap_remove(i);
+                self.hashes.swap_remove(i);
+                self.left_min(old);
             }
             (Some(i), _) => {
                 self.kept[i].size = new;
                 self.kept[i].type_index = type_index as u8;
+                if new < self.min_kept {
+                    (self.min_kept, self.at_min) = (new, 1);
+                } else if new == self.min_kept && old != new {
+                    self.at_min += 1;
+                } else if new > old {
+                    self.left_min(old);
+                }
             }
             (None, 0) => {}
+            (None, _) if new > self.floor && self.kept.len() >= CAP && new <= self.min_kept => {
+                // It would be the one to drop out again: raise the floor instead (as a
+                // dropped key would), without taking it in. So when many keys grow to the
+                // same size, only the first few pay for more than the fast path.
+                self.floor = new;
+            }
             (None, _) if new > self.floor => {
                 self.kept.push(BigKey { key: key.into(), size: new, type_index: type_index as u8 });
+                self.hashes.push(hash);
                 if self.kept.len() > CAP {
                     let smallest = self.smallest();
                     let gone = self.kept.swap_remove(smallest);
+                    self.hashes.swap_remove(smallest);
                     self.floor = self.floor.max(gone.size);
                 }
+                self.recompute_min();
             }
             (None, _) => {}
         }
+    }
+
+    /// Where `key` (hashing to `hash`, of size `size`) is kept.
+    fn position(&self, hash: u64, key: &[u8], size: usize) -> Option<usize> {
+        let mut from = 0;
+        while let Some(i) = self.hashes[from..].iter().position(|&h| h == hash) {
+            let at = from + i;
+            let b = &self.kept[at];
+            if b.size == size && *b.key == *key {
+                return Some(at);
+            }
+            from = at + 1;
+        }
+        None
+    }
+
+    fn recompute_min(&mut self) {
         self.min_kept = self.kept.iter().map(|b| b.size).min().unwrap_or(usize::MAX);
+        self.at_min = self.kept.iter().filter(|b| b.size == self.min_kept).count();
+    }
+
+    /// A kept key of size `old` grew or left: the minimum moves only with the last at it.
+    fn left_min(&mut self, old: usize) {
+        if old == self.min_kept {
+            self.at_min -= 1;
+            if self.at_min == 0 {
+                self.recompute_min();
+            }
+        }
     }
 
     fn smallest(&self) -> usize {
@@ -95,13 +155,15 @@ impl BigKeys {
 
     /// Heap bytes held (for the ledger's report of its own bound).
     pub fn heap_bytes(&self) -> usize {
-        self.kept.capacity() * std::mem::size_of::<BigKey>() + self.kept.iter().map(|b| b.key.len()).sum::<usize>()
+        self.kept.capacity() * std::mem::size_of::<BigKey>()
+            + self.hashes.capacity() * 8
+            + self.kept.iter().map(|b| b.key.len()).sum::<usize>()
     }
 }
 
 impl Default for BigKeys {
     fn default() -> BigKeys {
-        BigKeys { kept: Vec::new(), floor: 0, min_kept: usize::MAX }
+        BigKeys { kept: Vec::new(), hashes: Vec::new(), floor: 0, min_kept: usize::MAX, at_min: 0 }
     }
 }
 
@@ -140,6 +202,13 @@ mod tests {
                     big.update(k, 0, 0, s);
                 }
             }
+            let min = big.kept.iter().map(|b| b.size).min().unwrap_or(usize::MAX);
+            assert_eq!(
+                (big.min_kept, big.at_min),
+                (min, big.kept.iter().filter(|b| b.size == min).count()),
+                "step {step}"
+            );
+            assert_eq!(big.hashes, big.kept.iter().map(|b| fingerprint(&b.key)).collect::<Vec<_>>());
             let mut got: Vec<usize> = big.exact().map(|b| b.size).collect();
             got.sort_unstable_by(|a, b| b.cmp(a));
             got.truncate(TOP);

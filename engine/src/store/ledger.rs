@@ -96,7 +96,7 @@ pub struct Facts {
 impl Facts {
     #[inline]
     pub fn of(node: &Node) -> Facts {
-        Facts { size: node_size(node), type_index: node.value().type_index(), ttl: node.has_ttl() }
+        Facts { size: node_size(node), type_index: node.type_index(), ttl: node.has_ttl() }
     }
 }
 
@@ -127,12 +127,76 @@ fn names(key: &[u8], delimiter: u8) -> (Name<'_>, Name<'_>) {
     (Name::Named(first), second)
 }
 
+/// One level's named parts: a vector indexed by a hash map, so the name used last (writes to
+/// a shard often share a prefix) is found again with one comparison instead of a hash lookup.
+#[derive(Debug)]
+pub(crate) struct Names<P> {
+    parts: Vec<(Box<[u8]>, P)>,
+    index: HashMap<Box<[u8]>, u32, RandomState>,
+    /// The position found last (may be stale after a removal: then it is just a miss).
+    last: usize,
+}
+
+impl<P> Default for Names<P> {
+    fn default() -> Names<P> {
+        Names { parts: Vec::new(), index: HashMap::default(), last: 0 }
+    }
+}
+
+impl<P> Names<P> {
+    #[inline]
+    fn find(&mut self, name: &[u8]) -> Option<usize> {
+        if self.parts.get(self.last).is_some_and(|(n, _)| **n == *name) {
+            return Some(self.last);
+        }
+        let i = *self.index.get(name)? as usize;
+        self.last = i;
+        Some(i)
+    }
+
+    fn insert(&mut self, name: &[u8], part: P) {
+        self.last = self.parts.len();
+        self.index.insert(name.into(), self.last as u32);
+        self.parts.push((name.into(), part));
+    }
+
+    fn remove_at(&mut self, i: usize) {
+        let (name, _) = self.parts.swap_remove(i);
+        self.index.remove(&name);
+        if let Some((moved, _)) = self.parts.get(i) {
+            if let Some(slot) = self.index.get_mut(moved) {
+                *slot = i as u32;
+            }
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.parts.len()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&[u8], &P)> {
+        self.parts.iter().map(|(n, p)| (&**n, p))
+    }
+
+    #[cfg(test)]
+    fn get(&self, name: &[u8]) -> Option<&P> {
+        self.index.get(name).and_then(|&i| self.parts.get(i as usize)).map(|(_, p)| p)
+    }
+
+    /// Heap bytes held: each name twice (vector and index) and the slots.
+    fn heap_bytes(&self) -> usize {
+        let names: usize = self.parts.iter().map(|(n, _)| n.len()).sum();
+        let slot = size_of::<(Box<[u8]>, P)>();
+        2 * names + self.parts.capacity() * slot + self.index.capacity() * (size_of::<(Box<[u8]>, u32)>() + 1)
+    }
+}
+
 /// Applies a change of `keys` keys to `name`'s part of one level, or to its "(other)" when
 /// the name has no place; gives the name a place only while "(other)" holds no key (see the
 /// module docs), and frees it with its last key.
 #[inline]
 fn tally<P: Default>(
-    map: &mut HashMap<Box<[u8]>, P, RandomState>,
+    map: &mut Names<P>,
     other: &mut P,
     cap: usize,
     name: Name<'_>,
@@ -145,15 +209,16 @@ fn tally<P: Default>(
         Name::Other => return apply(other),
         Name::None => return,
     };
-    if let Some(p) = map.get_mut(name) {
+    if let Some(i) = map.find(name) {
+        let p = &mut map.parts[i].1;
         apply(p);
         if keys < 0 && count(p) == 0 {
-            map.remove(name);
+            map.remove_at(i);
         }
     } else if keys > 0 && count(other) == 0 && map.len() < cap {
         let mut p = P::default();
         apply(&mut p);
-        map.insert(name.into(), p);
+        map.insert(name, p);
     } else {
         apply(other);
     }
@@ -165,9 +230,9 @@ pub struct Ledger {
     delimiter: u8,
     /// Indexed by [has a TTL][type].
     by_type: [[Part; Value::TYPES]; 2],
-    first: HashMap<Box<[u8]>, PrefixParts, RandomState>,
+    first: Names<PrefixParts>,
     first_other: PrefixParts,
-    second: HashMap<Box<[u8]>, Part, RandomState>,
+    second: Names<Part>,
     second_other: Part,
     /// Bytes of the shard's index of hashes with field TTLs (not any one key's).
     pub(crate) index_bytes: usize,
@@ -180,9 +245,9 @@ impl Ledger {
         Ledger {
             delimiter,
             by_type: [[Part::default(); Value::TYPES]; 2],
-            first: HashMap::default(),
+            first: Names::default(),
             first_other: PrefixParts::default(),
-            second: HashMap::default(),
+            second: Names::default(),
             second_other: Part::default(),
             index_bytes: 0,
             big: BigKeys::default(),
@@ -234,11 +299,7 @@ impl Ledger {
 
     /// Bytes the ledger holds itself (its bound is reported beside it).
     pub fn heap_bytes(&self) -> usize {
-        let names = |m: usize, cap: usize, entry: usize| cap * (entry + size_of::<Box<[u8]>>() + 1) + m;
-        names(self.first.keys().map(|k| k.len()).sum(), self.first.capacity(), size_of::<PrefixParts>())
-            + names(self.second.keys().map(|k| k.len()).sum(), self.second.capacity(), size_of::<Part>())
-            + self.big.heap_bytes()
-            + size_of::<Ledger>()
+        self.first.heap_bytes() + self.second.heap_bytes() + self.big.heap_bytes() + size_of::<Ledger>()
     }
 
     /// Every accounted byte this ledger knows of: its keys' and the index's.
@@ -251,10 +312,10 @@ impl Ledger {
     #[cfg(test)]
     pub fn consistent(&self) -> bool {
         let mut sum = self.first_other.all;
-        self.first.values().for_each(|p| sum.merge(&p.all));
+        self.first.iter().for_each(|(_, p)| sum.merge(&p.all));
         let mut types = Part::default();
         self.by_type.iter().flatten().for_each(|p| types.merge(p));
-        sum == types && self.first.values().all(|p| p.all.keys > 0)
+        sum == types && self.first.iter().all(|(_, p)| p.all.keys > 0)
     }
 }
 
@@ -312,12 +373,12 @@ impl Merged {
             a.merge(b);
         }
         self.index_bytes += l.index_bytes as u64;
-        for (name, p) in &l.first {
-            self.first.entry(name.clone()).or_default().merge(p);
+        for (name, p) in l.first.iter() {
+            self.first.entry(name.into()).or_default().merge(p);
         }
         self.first_other.merge(&l.first_other);
-        for (name, p) in &l.second {
-            self.second.entry(name.clone()).or_default().merge(p);
+        for (name, p) in l.second.iter() {
+            self.second.entry(name.into()).or_default().merge(p);
         }
         self.second_other.merge(&l.second_other);
         self.big.extend(l.big.exact().map(|b| (shard.db(), b.clone())));
@@ -398,6 +459,13 @@ impl Store {
                         shard.used
                     ));
                 }
+                if let Some(node) = shard.table.iter().find(|n| n.type_index() != n.value().type_index()) {
+                    return Err(format!(
+                        "node type {} but value type {}",
+                        node.type_index(),
+                        node.value().type_index()
+                    ));
+                }
                 let keys: u64 = l.by_type.iter().flatten().map(|p| p.keys).sum();
                 if keys != shard.len() as u64 || !l.consistent() {
                     return Err(format!(
@@ -466,7 +534,7 @@ mod tests {
         }
         l.remove(format!("p{}:x", L1_CAP + 3).as_bytes(), f(100, 0, false));
         assert_eq!(l.total_bytes(), 0);
-        assert!(l.first.is_empty() && l.second.is_empty());
+        assert!(l.first.len() == 0 && l.second.len() == 0);
         assert_eq!(l.first_other, PrefixParts::default());
     }
 
