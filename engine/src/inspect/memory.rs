@@ -359,6 +359,10 @@ mod tests {
             t.run(&["SET", &format!("a/{i}"), &"v".repeat(100 + i)]);
         }
         assert_eq!(memory(&t.engine, None, T0).expect("view").prefixes[0].kind, PrefixKind::None);
+        for bad in ["::", "", "é"] {
+            let r = t.resp(&["CONFIG", "SET", "vitrine-ledger-delimiter", bad]);
+            assert!(r.contains("the ledger delimiter must be one ASCII character"), "{bad:?}: {r}");
+        }
         t.run(&["CONFIG", "SET", "vitrine-ledger-delimiter", "/"]);
         let v = memory(&t.engine, None, T0).expect("view");
         assert_eq!(v.delimiter, "/");
