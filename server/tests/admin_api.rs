@@ -849,6 +849,44 @@ async fn metrics_parse_and_every_counter_exists_from_the_start() {
     assert!(series(&samples, "vitrine_memory_used_bytes", &[]).is_some_and(|&m| m > 0.0));
 }
 
+// ---------------------------------------------------------------- memory
+
+#[tokio::test]
+async fn memory_ledger_adds_up_and_is_exported() {
+    let t = TestApp::new();
+    for i in 0..5 {
+        t.state.call(&["SET", &format!("user:{i}:name"), "alice"]);
+    }
+    t.state.call(&["SET", "big:blob", &"x".repeat(10_000), "EX", "30"]);
+    t.state.call(&["SELECT", "1"]);
+    let v = t.get("/api/memory").await.expect(StatusCode::OK);
+    let stats = t.get("/api/stats").await.expect(StatusCode::OK);
+    // The stats' `used_memory` is the data part (INFO's used_memory_dataset).
+    assert_eq!(v["dataset_bytes"], stats["used_memory"]);
+    let prefixes: u64 = v["prefixes"].as_array().unwrap().iter().map(|p| p["bytes"].as_u64().unwrap()).sum();
+    assert_eq!(prefixes + v["index_bytes"].as_u64().unwrap(), v["dataset_bytes"].as_u64().unwrap());
+    assert_eq!(v["big_keys"][0]["key"], "big:blob");
+    assert_eq!(v["with_ttl"]["keys"], 1);
+    assert_eq!(v["ttl"]["buckets"][2]["keys"], 1, "30 s left: under a minute");
+    let user = v["prefixes"].as_array().unwrap().iter().find(|p| p["name"] == "user:").unwrap().clone();
+    assert_eq!(user["keys"], 5);
+    assert_eq!(user["children"].as_array().unwrap().len(), 5);
+    assert_eq!(t.get("/api/memory?db=1").await.expect(StatusCode::OK)["keys"]["keys"], 0);
+    t.get("/api/memory?db=99").await.expect_error(StatusCode::BAD_REQUEST, "bad_parameter");
+    t.get("/api/memory?nope=1").await.expect_error(StatusCode::BAD_REQUEST, "bad_parameter");
+
+    let (samples, types) = parse_exposition(&t.get("/metrics").await.text()).unwrap();
+    assert_eq!(series(&samples, "vitrine_memory_prefix_keys", &[("prefix", "user:")]), Some(&5.0));
+    assert_eq!(series(&samples, "vitrine_memory_type_keys", &[("type", "string")]), Some(&6.0));
+    assert_eq!(series(&samples, "vitrine_memory_ttl_keys", &[("ttl", "yes")]), Some(&1.0));
+    assert_eq!(series(&samples, "vitrine_keys_expiring", &[("within", "60s")]), Some(&1.0));
+    assert_eq!(series(&samples, "vitrine_ttl_keys", &[("remaining", "<1m")]), Some(&1.0));
+    assert!(series(&samples, "vitrine_big_key_bytes", &[("db", "0"), ("key", "big:blob"), ("type", "string")])
+        .is_some_and(|&b| b > 10_000.0));
+    assert_eq!(series(&samples, "vitrine_memory_ledger_dataset_bytes", &[]).copied(), v["dataset_bytes"].as_f64());
+    assert_eq!(types["vitrine_memory_prefix_bytes"], "gauge");
+}
+
 // ---------------------------------------------------------------- health, meta, static
 
 #[tokio::test]

@@ -334,6 +334,12 @@ impl Playground {
         to_json(&inspect::evictions(&self.engine, ms(now_ms)))
     }
 
+    /// `GET /api/memory?db=N`: the memory ledger (by prefix, type and TTL), the biggest keys
+    /// and remaining TTLs, of database `db` or of every database. Throws the API's 400 message.
+    pub fn memory_json(&self, now_ms: f64, db: Option<u32>) -> Result<String, String> {
+        inspect::memory(&self.engine, db.map(|d| d as usize), ms(now_ms)).map(|v| to_json(&v)).map_err(refused)
+    }
+
     /// `GET /api/slowlog?count=N`: the newest `count` slow log entries (all when absent).
     pub fn slowlog_json(&self, count: Option<u32>) -> String {
         to_json(&inspect::slowlog(&self.engine, count.map(|c| c as usize)))
@@ -610,6 +616,24 @@ mod tests {
         assert_ne!(view["clients"][0]["id"].as_f64().unwrap(), id, "a new session took its place");
         assert_eq!(line(&mut pg, "GET k")["text"], "\"v\"\n");
         assert!(pg.kill_client(id, T0).is_err());
+    }
+
+    #[test]
+    fn memory_ledger_matches_the_data_part_of_used_memory() {
+        let mut pg = Playground::new(T0, 1.0);
+        pg.fill(300, 50, T0).unwrap();
+        line(
+            &mut pg,
+            "SET big:one xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        );
+        let m: Json = serde_json::from_str(&pg.memory_json(T0, None).unwrap()).unwrap();
+        let stats: Json = serde_json::from_str(&pg.stats_json(T0)).unwrap();
+        assert_eq!(m["dataset_bytes"], stats["used_memory"]);
+        assert_eq!(m["keys"]["keys"], 301);
+        assert_eq!(m["prefixes"][0]["name"], "fill:");
+        assert_eq!(m["prefixes"][0]["keys"], 300);
+        assert_eq!(m["big_keys"][0]["key"], "big:one");
+        assert!(pg.memory_json(T0, Some(99)).is_err());
     }
 
     #[test]

@@ -389,6 +389,9 @@ impl Config {
             // Redis keeps hz within 1..=500 and shows the value it keeps.
             "hz" => text.parse::<u64>().map_or(10, |v| v.clamp(1, 500)).to_string(),
             "client-output-buffer-limit" => self.merged_output_limits(value)?.1,
+            "vitrine-ledger-delimiter" if text.len() != 1 => {
+                return Err("the ledger delimiter must be one ASCII character".into())
+            }
             _ => text,
         })
     }
@@ -407,6 +410,9 @@ impl Config {
             "lfu-decay-time" => self.memory.set_lfu_decay_time(unsigned().min(u64::from(u32::MAX)) as u32),
             "hz" => self.hz.store(unsigned() as u32, Relaxed),
             "default-ttl" => self.default_ttl_s.store(unsigned(), Relaxed),
+            "vitrine-ledger-delimiter" => {
+                self.memory.set_ledger_delimiter(text.bytes().next().unwrap_or(crate::store::ledger::DEFAULT_DELIMITER))
+            }
             "proto-max-bulk-len" => self.proto_max_bulk_len.store(unsigned(), Relaxed),
             "client-query-buffer-limit" => self.client_query_buffer_limit.store(unsigned(), Relaxed),
             "maxclients" => self.maxclients.store(unsigned(), Relaxed),

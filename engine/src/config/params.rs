@@ -396,6 +396,7 @@ pub const PARAMS: &[Param] = &[
     // Vitrine's own
     p("default-ttl", int(0, LONG_MAX), "0", Memory, Live, "Vitrine: TTL in seconds given to keys written without one (0: none)."),
     p("http-port", int(0, 65535), "8080", Network, Startup, "Vitrine: port of the admin HTTP API and dashboard.").flags(IMM),
+    p("vitrine-ledger-delimiter", Kind::Str, ":", Memory, Live, "Vitrine: the one character the memory ledger splits key prefixes on (the Memory page)."),
     p("http-bind", Kind::Str, "127.0.0.1", Network, Startup, "Vitrine: address of the admin HTTP API and dashboard.").flags(IMM),
 ];
 

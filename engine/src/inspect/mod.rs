@@ -11,6 +11,7 @@
 //! - [`timing`]: the slow log and per-command latency;
 //! - [`compat`]: the compatibility radar (refused commands and options per client library);
 //! - [`hotkeys`]: the most accessed keys over a sliding window.
+//! - [`memory`]: the memory ledger, big keys and remaining TTLs (the Memory page).
 //!
 //! Time is a parameter here as everywhere in the engine. Looking never touches a key (its
 //! LRU/LFU stamps stay) and never counts as a hit or a miss. Writes take a `run` callback that
@@ -31,6 +32,7 @@ pub mod console;
 pub mod events;
 pub mod hotkeys;
 pub mod keys;
+pub mod memory;
 pub mod samples;
 pub mod timing;
 
@@ -51,6 +53,7 @@ pub use keys::{
     call_in, database, delete_key, edit_key, key_detail, key_page, put_key, DeleteResult, EditResult, KeyDetail,
     KeyEdit, KeyPage, KeyQuery, KeyRow, KeyWrite,
 };
+pub use memory::{memory, MemoryView};
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
 pub use timing::{latency, slowlog, slowlog_reset, LatencyView, SlowLogView};
 

@@ -65,6 +65,8 @@ pub struct MemoryLimits {
     samples: AtomicU32,
     lfu_log_factor: AtomicU32,
     lfu_decay_time: AtomicU32,
+    /// The byte the memory ledger splits key prefixes on (`vitrine-ledger-delimiter`).
+    ledger_delimiter: AtomicU8,
 }
 
 impl Default for MemoryLimits {
@@ -75,6 +77,7 @@ impl Default for MemoryLimits {
             samples: AtomicU32::new(5),
             lfu_log_factor: AtomicU32::new(10),
             lfu_decay_time: AtomicU32::new(1),
+            ledger_delimiter: AtomicU8::new(super::ledger::DEFAULT_DELIMITER),
         }
     }
 }
@@ -120,5 +123,15 @@ impl MemoryLimits {
 
     pub fn set_lfu_decay_time(&self, minutes: u32) {
         self.lfu_decay_time.store(minutes, Relaxed);
+    }
+
+    /// The byte the memory ledger splits key prefixes on.
+    pub fn ledger_delimiter(&self) -> u8 {
+        self.ledger_delimiter.load(Relaxed)
+    }
+
+    /// Takes effect when the ledger is next read (each shard's is rebuilt then).
+    pub fn set_ledger_delimiter(&self, delimiter: u8) {
+        self.ledger_delimiter.store(delimiter, Relaxed);
     }
 }

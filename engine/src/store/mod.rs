@@ -14,6 +14,7 @@
 //! through the command's `Locked` (`Locked::shard_at`), never straight to the stripes, and
 //! nothing in a handler evicts (the pool would be locked after stripes).
 
+pub mod bigkeys;
 pub mod clock;
 pub mod counters;
 pub mod encodings;
@@ -23,6 +24,7 @@ pub mod hash;
 pub mod hotkeys;
 pub mod key;
 pub mod keyhash;
+pub mod ledger;
 pub mod limits;
 pub mod list;
 pub mod locked;

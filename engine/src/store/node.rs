@@ -277,6 +277,13 @@ impl Node {
         &self.bytes()[at..at + s.key_len]
     }
 
+    /// `Value::type_index` of the value, from the flags alone (cheaper than `value()`, for
+    /// the memory ledger on every write).
+    pub fn type_index(&self) -> usize {
+        // EMBED and RAW are strings (0); LIST..HASH follow `Value::type_index`'s order.
+        self.shape().kind().saturating_sub(1) as usize
+    }
+
     /// A view of the value.
     pub fn value(&self) -> ValueRef<'_> {
         let shape = self.shape();

@@ -10,6 +10,7 @@ use foldhash::fast::RandomState;
 use indexmap::IndexSet;
 
 use super::entry::{alloc_size, node_size, Entry, Value, ValueRef};
+use super::ledger::{Facts, Ledger};
 use super::node::{Node, Stamps};
 use super::table::Table;
 use super::Common;
@@ -49,6 +50,9 @@ pub struct Shard {
     pub(crate) used: usize,
     /// Live count of keys per value type (`Value::type_index`), so stats never walk the keyspace.
     pub(crate) types: [usize; Value::TYPES],
+    /// `used` by prefix, type and TTL, and the biggest keys (see `ledger`), kept wherever
+    /// `used` changes. Boxed: database 0's shard sits beside the stripe's lock.
+    pub(crate) ledger: Box<Ledger>,
     common: Arc<Common>,
     /// Which stripe this shard is in (the stripe's key counts in `Common` include it).
     stripe: usize,
@@ -74,6 +78,7 @@ impl Shard {
             hfe: IndexSet::default(),
             used: 0,
             types: [0; Value::TYPES],
+            ledger: Box::new(Ledger::new(common.limits.ledger_delimiter())),
             common,
             stripe,
             db,
@@ -95,6 +100,7 @@ impl Shard {
         std::mem::swap(&mut self.hfe, &mut other.hfe);
         std::mem::swap(&mut self.used, &mut other.used);
         std::mem::swap(&mut self.types, &mut other.types);
+        std::mem::swap(&mut self.ledger, &mut other.ledger);
     }
 
     fn count_keys(&self, delta: i64) {
@@ -163,17 +169,18 @@ impl Shard {
         if !due(node.value()) {
             return None;
         }
-        let old = node_size(node);
+        let old = Facts::of(node);
         let gone = node.update(|v| match v {
             Value::Hash(h) => h.take_expired(now_ms),
             _ => Vec::new(),
         });
-        let new = node_size(node);
+        let new = Facts::of(node);
         let emptied = node.value().is_empty();
         let has = has_field_ttls(node.value());
         let key: Box<[u8]> = node.key().into();
         self.ttl_relink(pos);
-        self.account(old, new);
+        self.ledger.change(&key, old, new);
+        self.account(old.size, new.size);
         self.common.record_fields_expired(self.db, &key, &gone);
         if emptied {
             self.remove_at(pos);
@@ -190,9 +197,11 @@ impl Shard {
         if has {
             if !self.hfe.contains(key) {
                 self.hfe.insert(key.into());
+                self.ledger.index_bytes += entry(key);
                 self.account(0, entry(key));
             }
         } else if !self.hfe.is_empty() && self.hfe.swap_remove(key) {
+            self.ledger.index_bytes -= entry(key);
             self.account(entry(key), 0);
         }
     }
@@ -285,8 +294,9 @@ impl Shard {
     /// and logged as expired first, as a lookup would have (so a write need not look the key
     /// up before replacing it).
     fn insert_node(&mut self, key: &[u8], node: Node, expire_at: u64, now_ms: u64) {
-        let new = node_size(&node);
-        let type_index = node.value().type_index();
+        let facts = Facts::of(&node);
+        let new = facts.size;
+        let type_index = facts.type_index;
         self.types[type_index] += 1;
         if wakes_waiters(type_index) {
             // Clients blocked on this key (BLPOP, BZPOPMIN, ...) may now be served.
@@ -301,10 +311,13 @@ impl Shard {
                 if old.expire_at() != 0 && old.expire_at() <= now_ms {
                     self.count_expired(&old, now_ms);
                 }
-                (pos, node_size(&old))
+                let old = Facts::of(&old);
+                self.ledger.change(key, old, facts);
+                (pos, old.size)
             }
             None => {
                 self.count_keys(1);
+                self.ledger.add(key, facts);
                 (self.table.insert(node), 0)
             }
         };
@@ -322,12 +335,13 @@ impl Shard {
         let pos = self.find_live(key, now_ms)?;
         self.touch_at(pos, now_ms);
         let node = self.table.get_mut(pos)?;
-        let old = node_size(node);
-        let old_type = node.value().type_index();
+        let old_facts = Facts::of(node);
+        let (old, old_type) = (old_facts.size, old_facts.type_index);
         let r = node.update(f);
-        let new = node_size(node);
+        let new_facts = Facts::of(node);
+        let (new, new_type) = (new_facts.size, new_facts.type_index);
+        self.ledger.change(key, old_facts, new_facts);
         let value = node.value();
-        let new_type = value.type_index();
         let emptied = new_type != 0 && value.is_empty();
         let hfe = has_field_ttls(value);
         self.ttl_relink(pos);
@@ -351,10 +365,12 @@ impl Shard {
             return false;
         };
         let Some(node) = self.table.get_mut(pos) else { return false };
-        let old = node_size(node);
+        let old = Facts::of(node);
         let had = node.ttl_index();
         node.set_expire_at(expire_at);
-        let new = node_size(node);
+        let new = Facts::of(node);
+        self.ledger.change(key, old, new);
+        let (old, new) = (old.size, new.size);
         match (had, expire_at) {
             (Some(i), 0) => self.ttl_unlink(Some(i)),
             (None, 1..) => self.ttl_link(pos),
@@ -394,10 +410,12 @@ impl Shard {
 
     pub(crate) fn remove_at(&mut self, pos: usize) -> Option<Node> {
         let node = self.table.remove(pos)?;
+        let facts = Facts::of(&node);
         self.count_keys(-1);
-        self.types[node.value().type_index()] -= 1;
+        self.types[facts.type_index] -= 1;
         self.ttl_unlink(node.ttl_index());
-        self.account(node_size(&node), 0);
+        self.ledger.remove(node.key(), facts);
+        self.account(facts.size, 0);
         self.hfe_sync(node.key(), false);
         Some(node)
     }
@@ -411,6 +429,7 @@ impl Shard {
         self.ttl = Vec::new();
         self.hfe = IndexSet::default();
         self.types = [0; Value::TYPES];
+        self.ledger.clear();
         let used = self.used;
         self.account(used, 0);
         n
@@ -452,6 +471,19 @@ impl Shard {
     /// One SCAN step over this shard (see `Table::scan`).
     pub fn scan(&self, from: u64, budget: usize, mut visit: impl FnMut(&[u8], Entry<'_>)) -> (Option<u64>, usize) {
         self.table.scan(from, budget, |n| visit(n.key(), Entry::of(n)))
+    }
+
+    /// Visits the expiry time of up to `max` keys with a TTL: every one when there are no
+    /// more, else a random sample (with replacement) of them (the TTL histogram).
+    pub(crate) fn sample_expiries(&self, max: usize, mut visit: impl FnMut(u64)) {
+        let n = self.ttl.len();
+        for k in 0..n.min(max) {
+            let i = if n <= max { k } else { (self.common.random() % n as u64) as usize };
+            let t = self.ttl[i];
+            if let Some(node) = self.table.find_addr(t.hash, t.addr).and_then(|pos| self.table.get(pos)) {
+                visit(node.expire_at());
+            }
+        }
     }
 
     /// Active expiry: samples up to `count` keys with a TTL and deletes the stale ones.

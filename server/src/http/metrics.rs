@@ -196,6 +196,7 @@ pub fn render(state: &AppState) -> String {
     out.one("vitrine_net_input_bytes_total", "counter", "Bytes read from RESP clients.", c(snap.net_input_bytes));
     out.one("vitrine_net_output_bytes_total", "counter", "Bytes written to RESP clients.", c(snap.net_output_bytes));
     radar(&mut out, state);
+    memory_ledger(&mut out, engine);
     out.0
 }
 
@@ -245,6 +246,92 @@ fn radar(out: &mut Out, state: &AppState) {
         "Heap bytes of the hot-key sketches (not counted against maxmemory).",
         hot.sketch_bytes as f64,
     );
+}
+
+/// The memory ledger (`inspect::memory` of every database): bytes and keys by first-level
+/// prefix (as the Memory page lists them: the biggest, then "(other)"), type and TTL, the
+/// biggest keys and the remaining TTLs.
+/// A label value with its keys and bytes.
+type LedgerRow = (String, u64, u64);
+
+fn memory_ledger(out: &mut Out, engine: &vitrine_engine::Engine) {
+    let Ok(m) = inspect::memory(engine, None, now_ms()) else { return };
+    let c = |v: u64| v as f64;
+    let prefix = |row: &inspect::memory::PrefixRow| match row.kind {
+        inspect::memory::PrefixKind::Prefix => String::from_utf8_lossy(&row.name.0).into_owned(),
+        inspect::memory::PrefixKind::None => "(none)".into(),
+        inspect::memory::PrefixKind::Other => "(other)".into(),
+    };
+    let groups: [(&str, &str, &str, Vec<LedgerRow>); 3] = [
+        (
+            "prefix",
+            "prefix",
+            "under each key prefix",
+            m.prefixes.iter().map(|p| (prefix(p), p.keys, p.bytes)).collect(),
+        ),
+        (
+            "type",
+            "type",
+            "of each type",
+            m.by_type.iter().map(|t| (t.type_name.to_string(), t.keys, t.bytes)).collect(),
+        ),
+        (
+            "ttl",
+            "ttl",
+            "with (yes) and without (no) a TTL",
+            vec![
+                ("yes".into(), m.with_ttl.keys, m.with_ttl.bytes),
+                ("no".into(), m.without_ttl.keys, m.without_ttl.bytes),
+            ],
+        ),
+    ];
+    // Each group: the series' stem, its label, what it counts, and its rows.
+    for (stem, label, what, rows) in &groups {
+        let series = |v: fn(&LedgerRow) -> u64| -> Vec<(String, f64)> {
+            rows.iter().map(|r| (format!("{label}=\"{}\"", escape_label(&r.0)), c(v(r)))).collect()
+        };
+        let help = format!("Accounted bytes of the keys {what}.");
+        out.family(&format!("vitrine_memory_{stem}_bytes"), "gauge", &help, &series(|r| r.2));
+        out.family(&format!("vitrine_memory_{stem}_keys"), "gauge", &format!("Keys {what}."), &series(|r| r.1));
+    }
+    out.one(
+        "vitrine_memory_ledger_dataset_bytes",
+        "gauge",
+        "The ledger's parts added up (used_memory_dataset).",
+        c(m.dataset_bytes),
+    );
+    out.one(
+        "vitrine_memory_ledger_index_bytes",
+        "gauge",
+        "Bytes of the index of hashes with field TTLs.",
+        c(m.index_bytes),
+    );
+    out.one(
+        "vitrine_memory_ledger_own_bytes",
+        "gauge",
+        "Heap bytes the ledger holds itself (not in used_memory).",
+        c(m.bounds.ledger_bytes),
+    );
+    let big: Vec<(String, f64)> = m
+        .big_keys
+        .iter()
+        .map(|b| {
+            let key: String = String::from_utf8_lossy(&b.key.0).chars().take(200).collect();
+            (format!("db=\"{}\",key=\"{}\",type=\"{}\"", b.db, escape_label(&key), b.type_name), c(b.bytes))
+        })
+        .collect();
+    out.family("vitrine_big_key_bytes", "gauge", "Accounted bytes of the biggest keys.", &big);
+    let buckets: Vec<(String, f64)> =
+        m.ttl.buckets.iter().map(|b| (format!("remaining=\"{}\"", escape_label(b.label)), c(b.keys))).collect();
+    out.family(
+        "vitrine_ttl_keys",
+        "gauge",
+        "Keys by remaining TTL (estimated from a sample on large keyspaces).",
+        &buckets,
+    );
+    let ahead = [("1s", m.ttl.expiring_1s), ("10s", m.ttl.expiring_10s), ("60s", m.ttl.expiring_60s)];
+    let ahead: Vec<(String, f64)> = ahead.iter().map(|(w, n)| (format!("within=\"{w}\""), c(*n))).collect();
+    out.family("vitrine_keys_expiring", "gauge", "Keys whose TTL ends within the window.", &ahead);
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ pub mod dashboard;
 pub mod error;
 pub mod key_jobs;
 pub mod keys;
+pub mod memory;
 pub mod metrics;
 pub mod radar;
 pub mod security;
@@ -217,6 +218,7 @@ pub fn route_table() -> RouteTable {
     bench_api::routes(&mut t);
     timing::routes(&mut t);
     radar::routes(&mut t);
+    memory::routes(&mut t);
     t.api(Method::GET, "/openapi.json", openapi);
     t.top(Method::GET, "/metrics", metrics::metrics);
     t.top(Method::GET, "/healthz", healthz);

@@ -13,6 +13,7 @@ import type { Backend } from './backend/backend';
 export type PageId =
   | 'overview'
   | 'evictions'
+  | 'memory'
   | 'keys'
   | 'clients'
   | 'monitor'
@@ -44,6 +45,7 @@ export interface NavLink {
 const PAGES: Record<PageId, string> = {
   overview: 'Overview',
   evictions: 'Evictions',
+  memory: 'Memory',
   keys: 'Keys',
   clients: 'Clients',
   monitor: 'Monitor',
@@ -67,6 +69,7 @@ export function routesFor(backend: Pick<Backend, 'bench' | 'playground'>): Route
   return [
     ...(backend.playground ? [route('/', 'playground'), route('/overview', 'overview')] : [route('/', 'overview')]),
     route('/evictions', 'evictions'),
+    route('/memory', 'memory'),
     route('/keys', 'keys'),
     route('/clients', 'clients'),
     route('/monitor', 'monitor'),

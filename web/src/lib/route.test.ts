@@ -9,6 +9,7 @@ describe('routes', () => {
     expect(routesFor(server).map((r) => r.title)).toEqual([
       'Overview',
       'Evictions',
+      'Memory',
       'Keys',
       'Clients',
       'Monitor',
@@ -25,6 +26,7 @@ describe('routes', () => {
       '/ Playground',
       '/overview Overview',
       '/evictions Evictions',
+      '/memory Memory',
       '/keys Keys',
       '/clients Clients',
       '/monitor Monitor',

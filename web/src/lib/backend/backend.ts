@@ -10,7 +10,7 @@
 
 import type { Auth } from '../auth.svelte';
 import type { BenchApi } from '../bench.svelte';
-import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MonitorView } from '../api-types';
+import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MemoryView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -158,6 +158,8 @@ export interface Backend {
   hotKeys(count?: number): Promise<HotKeysView>;
   /** Empties the hot-key sketches (DELETE /api/hotkeys), answering the emptied view. */
   resetHotKeys(): Promise<HotKeysView>;
+  /** The memory ledger, biggest keys and TTLs of database `db`, or of all (GET /api/memory). */
+  memory(db?: number): Promise<MemoryView>;
   /** The command table, for the console's hints and completion. */
   commands(): Promise<{ commands: CommandInfo[] }>;
   /** The connections (GET /api/clients). */

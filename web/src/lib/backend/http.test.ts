@@ -77,10 +77,14 @@ describe('HttpBackend', () => {
       'GET /api/keys?cursor=7&count=10': () => json({ cursor: '0', done: true, keys: [] }),
       'GET /api/keys/user%3A1': () => json({ key: 'user:1', type: 'string', value: 'alice' }),
       'GET /api/evictions/recent': () => json({ events: [] }),
+      'GET /api/memory': () => json({ db: null, prefixes: [] }),
+      'GET /api/memory?db=2': () => json({ db: 2, prefixes: [] }),
       'GET /api/commands': () => json({ commands: [] }),
       'GET /api/config': () => json({ config: {}, writable: [] }),
     });
     const b = new HttpBackend();
+    expect((await b.memory()).db).toBeNull();
+    expect((await b.memory(2)).db).toBe(2);
     expect((await b.stats()).keys).toBe(3);
     await b.keys({ match: 'user:*', type: 'string', cursor: '0', count: 50 });
     // The default pattern and type are left out of the query.

@@ -6,7 +6,7 @@ import { auth, type Auth } from '../auth.svelte';
 import { httpBenchApi, type BenchApi } from '../bench.svelte';
 import { keyPath } from '../bytes';
 import { streamEvents } from '../sse';
-import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MonitorView } from '../api-types';
+import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MemoryView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -137,6 +137,10 @@ export class HttpBackend implements Backend {
 
   resetHotKeys(): Promise<HotKeysView> {
     return api<HotKeysView>('/api/hotkeys', { method: 'DELETE' });
+  }
+
+  memory(db?: number): Promise<MemoryView> {
+    return api<MemoryView>(db === undefined ? '/api/memory' : `/api/memory?db=${db}`);
   }
 
   commands(): Promise<{ commands: CommandInfo[] }> {

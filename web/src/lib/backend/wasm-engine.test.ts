@@ -87,6 +87,14 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     expect(await backend.key('greeting')).toMatchObject({ key: 'greeting', type: 'string', value: 'hello world' });
     expect(await backend.key('nope')).toBeNull();
     await expect(backend.keys({ match: '*', type: '', cursor: 'nope', count: 10 })).rejects.toMatchObject({ status: 400 });
+    // The memory ledger: its parts add up to the data part of used_memory.
+    const m = await backend.memory();
+    expect(m.keys.keys).toBe(1);
+    expect(m.dataset_bytes).toBe((await backend.stats()).used_memory);
+    expect(m.prefixes.map((p) => [p.kind, p.keys])).toEqual([['none', 1]]);
+    expect(m.big_keys.map((k) => k.key)).toEqual(['greeting']);
+    expect((await backend.memory(3)).keys.keys).toBe(0);
+    await expect(backend.memory(99)).rejects.toThrow(/no database 99/);
   });
 
   it('writes and deletes keys, refusing create-only on an existing key with the API message', async () => {

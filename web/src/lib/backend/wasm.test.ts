@@ -104,6 +104,11 @@ class FakeEngine implements WasmEngine {
     this.calls.push('reset_slowlog');
     return this.slowlog_json();
   }
+  memory_json(now: number, db?: number) {
+    this.calls.push(`memory ${db ?? 'all'}`);
+    if (db !== undefined && db > 15) throw 'no database 16';
+    return JSON.stringify({ now_ms: now, db: db ?? null, delimiter: ':', dataset_bytes: 0, prefixes: [], big_keys: [] });
+  }
   latency_json() {
     return JSON.stringify({ tracking: true, monitor_threshold_ms: 0, timed: true, commands: [], events: [] });
   }
@@ -253,6 +258,9 @@ describe('WasmBackend', () => {
     await backend.slowlog(5);
     expect((await backend.resetSlowlog()).len).toBe(0);
     expect((await backend.latency()).commands).toEqual([]);
+    expect((await backend.memory()).db).toBeNull();
+    expect((await backend.memory(3)).db).toBe(3);
+    await expect(backend.memory(16)).rejects.toThrow('no database 16');
     expect(engine().calls.filter((c) => c.includes('slowlog'))).toEqual(['slowlog all', 'slowlog 5', 'reset_slowlog', 'slowlog all']);
   });
 

@@ -14,7 +14,7 @@
 import { ApiError } from '../api';
 import { commandLine } from '../bytes';
 import { formatBytes } from '../format';
-import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MonitorView } from '../api-types';
+import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MemoryView, MonitorView } from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -58,6 +58,7 @@ export interface WasmEngine {
   reset_compat(): string;
   hotkeys_json(count: number | undefined, now_ms: number): string;
   reset_hotkeys(now_ms: number): string;
+  memory_json(now_ms: number, db?: number): string;
   clients_json(now_ms: number): string;
   kill_client(id: number, now_ms: number): string;
   monitor_json(since: number, now_ms: number): string;
@@ -451,6 +452,10 @@ export class WasmBackend implements Backend {
 
   async resetHotKeys(): Promise<HotKeysView> {
     return JSON.parse(this.#engine.reset_hotkeys(this.#time())) as HotKeysView;
+  }
+
+  async memory(db?: number): Promise<MemoryView> {
+    return this.#call(() => JSON.parse(this.#engine.memory_json(this.#time(), db)) as MemoryView);
   }
 
   async recentEvents(): Promise<RecentEvents> {
