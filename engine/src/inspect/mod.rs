@@ -7,7 +7,9 @@
 //! - [`console`]: a console line split as redis-cli does, run, and printed as redis-cli prints;
 //! - [`clients`]: the connections, closing one, and the monitor's recent commands;
 //! - [`commands`]: the command table for help and autocomplete; [`config`]: the settings view;
-//! - [`timing`]: the slow log and per-command latency.
+//! - [`timing`]: the slow log and per-command latency;
+//! - [`whatif`]: the miss-ratio curve (the hit ratio at other memory limits) and the ghost
+//!   record's horizon.
 //!
 //! Time is a parameter here as everywhere in the engine. Looking never touches a key (its
 //! LRU/LFU stamps stay) and never counts as a hit or a miss. Writes take a `run` callback that
@@ -27,6 +29,7 @@ pub mod events;
 pub mod keys;
 pub mod samples;
 pub mod timing;
+pub mod whatif;
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -44,6 +47,7 @@ pub use keys::{
 };
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
 pub use timing::{latency, slowlog, slowlog_reset, LatencyView, SlowLogView};
+pub use whatif::{what_if, CurvePointView, GhostView, WhatIfView};
 
 pub use crate::reply_json::bytes_from_json;
 pub use crate::stats::{DbKeyspace, StatsSnapshot};

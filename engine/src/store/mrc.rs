@@ -1,0 +1,378 @@
+//! What-if memory: an online miss-ratio curve, the hit ratio the current workload would get
+//! at other memory limits, by spatial sampling of reuse distances (SHARDS, Waldspurger et
+//! al., FAST '15).
+//!
+//! A read of a key at LRU stack distance `d` (the bytes of the distinct keys touched since
+//! its previous access, plus its own) hits in any LRU cache of at least `d` bytes, so a
+//! histogram of the distances of all reads gives the hit ratio at every size at once. Only
+//! keys whose hash falls under a threshold are tracked (1 in 64 at most, fewer once more
+//! than [`MAX_SAMPLED_KEYS`] are, by lowering the threshold), and distances among them are
+//! scaled by the sampling rate: the estimate is of a cache of `d / rate` bytes.
+//!
+//! On the hot path a non-sampled access costs the key's hash and one compare; a sampled one
+//! takes this module's mutex and does O(log n) work in a Fenwick tree indexed by access
+//! time, whose entries are the sizes of the sampled keys at their latest access.
+//!
+//! Reads (GET and the other read lookups, those that count keyspace hits and misses) are
+//! references, recorded in the histogram; writes only move the key to the top of the stack
+//! with its new size, as a write allocates in the cache without being a hit or a miss. It
+//! models exact LRU of accounted bytes (`used_memory`'s units); the cache evicts by sampled
+//! LRU (or LFU, or TTL), so it is an estimate, whose error the `mrc_accuracy` example
+//! measures. TTLs and deletes are not modelled.
+//!
+//! The histogram halves every [`DECAY_READS`] sampled reads, so the curve follows the
+//! workload of the last few million reads rather than all time.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use parking_lot::Mutex;
+
+use super::keyhash::key_hash;
+
+/// Hashes are compared on their top 24 bits: the threshold is out of 2^24.
+const RATE_BITS: u32 = 24;
+const FULL: u64 = 1 << RATE_BITS;
+/// The highest sampling rate, 1/64: at most one access in 64 takes the lock.
+const START_THRESHOLD: u64 = FULL / 64;
+/// Most keys tracked at once (about 100 bytes each); past it the rate drops.
+pub const MAX_SAMPLED_KEYS: usize = 8192;
+/// Distance buckets per doubling.
+const PER_OCTAVE: f64 = 16.0;
+/// Distances from 2^6 bytes to 2^46 bytes (64 TiB).
+const MIN_LOG2: f64 = 6.0;
+const BUCKETS: usize = 40 * 16;
+/// Sampled reads between halvings of the histogram.
+pub const DECAY_READS: f64 = 65_536.0;
+
+/// The online miss-ratio curve.
+pub struct Mrc {
+    seed: u64,
+    /// Accesses whose hash's top bits are below this are sampled.
+    threshold: AtomicU64,
+    state: Mutex<State>,
+}
+
+struct Sampled {
+    /// Index of its latest access in the Fenwick tree.
+    at: usize,
+    size: u64,
+}
+
+#[derive(Default)]
+struct State {
+    keys: HashMap<u64, Sampled>,
+    /// Fenwick tree over access times: the size of the key whose latest access was then.
+    tree: Vec<u64>,
+    /// The key hash accessed at each time (0: none, or accessed again since).
+    owner: Vec<u64>,
+    next: usize,
+    /// Sampled reads by scaled reuse distance (see `bucket_of`).
+    hist: Vec<f64>,
+    /// Sampled reads of keys not seen before (misses at any size).
+    cold: f64,
+    reads: f64,
+    since_decay: f64,
+}
+
+/// One point of the curve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurvePoint {
+    pub bytes: u64,
+    pub hit_ratio: f64,
+}
+
+/// What the sampler holds now.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MrcFacts {
+    /// Accesses sampled, as a fraction (1/64 at most).
+    pub rate: f64,
+    pub sampled_keys: u64,
+    /// Sampled reads the histogram holds (decayed).
+    pub sampled_reads: f64,
+    /// Bytes the sampler takes (not counted in used_memory or against maxmemory).
+    pub bytes: u64,
+    /// The hit ratio without a memory limit (only first reads miss).
+    pub unlimited: Option<f64>,
+}
+
+fn bucket_of(distance: f64) -> usize {
+    let b = (distance.max(1.0).log2() - MIN_LOG2) * PER_OCTAVE;
+    (b.max(0.0) as usize).min(BUCKETS - 1)
+}
+
+/// The upper edge of bucket `b` in bytes.
+fn bucket_top(b: usize) -> f64 {
+    ((b + 1) as f64 / PER_OCTAVE + MIN_LOG2).exp2()
+}
+
+impl Mrc {
+    pub fn new(seed: u64) -> Mrc {
+        Mrc { seed, threshold: AtomicU64::new(START_THRESHOLD), state: Mutex::new(State::default()) }
+    }
+
+    #[inline(always)]
+    fn sampled(&self, db: usize, key: &[u8]) -> Option<u64> {
+        let h = key_hash(self.seed ^ db as u64, key);
+        ((h >> (64 - RATE_BITS)) < self.threshold.load(Relaxed)).then_some(h | 1)
+    }
+
+    /// A read of `key` in `db`: `size` is its accounted bytes when it was found, `None` on a
+    /// miss.
+    #[inline]
+    pub fn read(&self, db: usize, key: &[u8], size: Option<usize>) {
+        if let Some(h) = self.sampled(db, key) {
+            self.access(h, size, true);
+        }
+    }
+
+    /// A write of `key` in `db`, which now takes `size` accounted bytes.
+    #[inline]
+    pub fn write(&self, db: usize, key: &[u8], size: usize) {
+        if let Some(h) = self.sampled(db, key) {
+            self.access(h, Some(size), false);
+        }
+    }
+
+    #[cold]
+    fn access(&self, h: u64, size: Option<usize>, read: bool) {
+        let rate = self.threshold.load(Relaxed) as f64 / FULL as f64;
+        let mut s = self.state.lock();
+        if s.hist.is_empty() {
+            s.hist = vec![0.0; BUCKETS];
+        }
+        let previous = s.keys.remove(&h);
+        let size = size.map(|n| n as u64).or(previous.as_ref().map(|p| p.size));
+        if let Some(p) = &previous {
+            // Bytes of the distinct sampled keys touched since, scaled to the whole keyspace,
+            // plus the key itself.
+            let after = s.sum_from(p.at + 1);
+            s.add(p.at, -(p.size as i64));
+            s.owner[p.at] = 0;
+            if read {
+                let d = after as f64 / rate + size.unwrap_or(p.size) as f64;
+                let b = bucket_of(d);
+                s.hist[b] += 1.0;
+            }
+        } else if read {
+            s.cold += 1.0;
+        }
+        if read {
+            s.reads += 1.0;
+            s.since_decay += 1.0;
+            if s.since_decay >= DECAY_READS {
+                s.decay();
+            }
+        }
+        // A read miss of a key never sampled leaves nothing to track: its size is unknown
+        // until it is written.
+        let Some(size) = size else { return };
+        if s.next == s.tree.len() {
+            s.compact();
+        }
+        let at = s.next;
+        s.next += 1;
+        s.add(at, size as i64);
+        s.owner[at] = h;
+        s.keys.insert(h, Sampled { at, size });
+        if s.keys.len() > MAX_SAMPLED_KEYS {
+            self.lower_rate(&mut s);
+        }
+    }
+
+    /// Samples a quarter fewer keys: drops those whose hash is now above the threshold.
+    fn lower_rate(&self, s: &mut State) {
+        let threshold = (self.threshold.load(Relaxed) * 3 / 4).max(1);
+        self.threshold.store(threshold, Relaxed);
+        let dropped: Vec<u64> = s.keys.keys().copied().filter(|h| (h >> (64 - RATE_BITS)) >= threshold).collect();
+        for h in dropped {
+            if let Some(p) = s.keys.remove(&h) {
+                s.add(p.at, -(p.size as i64));
+                s.owner[p.at] = 0;
+            }
+        }
+    }
+
+    /// The estimated hit ratio of an LRU cache of each of `sizes` bytes, for the reads
+    /// sampled lately; `None` before any.
+    pub fn curve(&self, sizes: &[u64]) -> Option<Vec<CurvePoint>> {
+        let s = self.state.lock();
+        if s.reads <= 0.0 {
+            return None;
+        }
+        let mut cumulative = Vec::with_capacity(s.hist.len());
+        let mut sum = 0.0;
+        for n in &s.hist {
+            sum += n;
+            cumulative.push(sum);
+        }
+        let hits_within = |bytes: f64| -> f64 {
+            if bytes <= 0.0 {
+                return 0.0;
+            }
+            let b = bucket_of(bytes);
+            let below = if b == 0 { 0.0 } else { cumulative[b - 1] };
+            // Interpolate within the bucket, on the log scale its edges are spaced on.
+            let lo = if b == 0 { 0.0 } else { bucket_top(b - 1).log2() };
+            let frac = ((bytes.log2() - lo) * PER_OCTAVE).clamp(0.0, 1.0);
+            below + frac * s.hist[b]
+        };
+        Some(sizes.iter().map(|&bytes| CurvePoint { bytes, hit_ratio: hits_within(bytes as f64) / s.reads }).collect())
+    }
+
+    pub fn facts(&self) -> MrcFacts {
+        let rate = self.threshold.load(Relaxed) as f64 / FULL as f64;
+        let s = self.state.lock();
+        let bytes = s.keys.capacity() * (size_of::<(u64, Sampled)>() + 1)
+            + (s.tree.capacity() + s.owner.capacity() + s.hist.capacity()) * 8;
+        MrcFacts {
+            rate,
+            sampled_keys: s.keys.len() as u64,
+            sampled_reads: s.reads,
+            bytes: bytes as u64,
+            unlimited: (s.reads > 0.0).then(|| 1.0 - s.cold / s.reads),
+        }
+    }
+
+    /// Forgets every sample.
+    #[cfg(test)]
+    pub fn reset(&self) {
+        *self.state.lock() = State::default();
+        self.threshold.store(START_THRESHOLD, Relaxed);
+    }
+}
+
+impl State {
+    fn add(&mut self, at: usize, delta: i64) {
+        let mut i = at + 1;
+        while i <= self.tree.len() {
+            self.tree[i - 1] = self.tree[i - 1].wrapping_add(delta as u64);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The sum of entries `0..end`.
+    fn prefix(&self, end: usize) -> u64 {
+        let mut i = end.min(self.tree.len());
+        let mut sum = 0u64;
+        while i > 0 {
+            sum = sum.wrapping_add(self.tree[i - 1]);
+            i &= i - 1;
+        }
+        sum
+    }
+
+    fn sum_from(&self, at: usize) -> u64 {
+        self.prefix(self.next).wrapping_sub(self.prefix(at))
+    }
+
+    /// Renumbers the live accesses from 0, in order, into a tree four times their number, so
+    /// times never run out and the tree stays proportional to the keys sampled.
+    fn compact(&mut self) {
+        let live: Vec<u64> = self.owner[..self.next].iter().copied().filter(|&h| h != 0).collect();
+        let len = (live.len() * 4).max(1024);
+        self.tree = vec![0; len];
+        self.owner = vec![0; len];
+        self.next = 0;
+        for h in live {
+            let size = match self.keys.get_mut(&h) {
+                Some(k) => {
+                    k.at = self.next;
+                    k.size
+                }
+                None => continue,
+            };
+            let at = self.next;
+            self.next += 1;
+            self.owner[at] = h;
+            self.add(at, size as i64);
+        }
+    }
+
+    fn decay(&mut self) {
+        for n in &mut self.hist {
+            *n /= 2.0;
+        }
+        self.cold /= 2.0;
+        self.reads /= 2.0;
+        self.since_decay = 0.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(i: u64) -> Vec<u8> {
+        format!("key:{i}").into_bytes()
+    }
+
+    /// A deterministic generator (splitmix64).
+    fn rng(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn a_uniform_load_hits_in_proportion_to_the_memory() {
+        // 20,000 keys of 1,000 bytes read uniformly (look-aside: a miss writes the key): an
+        // LRU cache of M bytes holds M / 1000 of them and hits that fraction of reads.
+        let m = Mrc::new(3);
+        let mut r = 1;
+        let mut present = std::collections::HashSet::new();
+        for _ in 0..2_000_000 {
+            let k = rng(&mut r) % 20_000;
+            let hit = present.contains(&k);
+            m.read(0, &key(k), hit.then_some(1000));
+            if !hit {
+                m.write(0, &key(k), 1000);
+                present.insert(k);
+            }
+        }
+        let c = m.curve(&[5_000_000, 10_000_000, 30_000_000]).unwrap();
+        assert!((c[0].hit_ratio - 0.25).abs() < 0.05, "{c:?}");
+        assert!((c[1].hit_ratio - 0.5).abs() < 0.05, "{c:?}");
+        assert!(c[2].hit_ratio > 0.95, "{c:?}");
+        let f = m.facts();
+        assert!(f.rate <= 1.0 / 64.0);
+        assert!(f.sampled_keys > 200 && f.sampled_keys < 500, "{f:?}");
+        assert!(f.unlimited.unwrap() > 0.95);
+    }
+
+    #[test]
+    fn a_large_keyspace_lowers_the_rate_and_stays_bounded() {
+        let m = Mrc::new(3);
+        for i in 0..(MAX_SAMPLED_KEYS as u64 * 64 * 3) {
+            m.write(0, &key(i), 100);
+        }
+        let f = m.facts();
+        assert!(f.rate < 1.0 / 64.0 / 2.0, "{f:?}");
+        assert!(f.sampled_keys <= MAX_SAMPLED_KEYS as u64);
+        assert!(f.bytes < 2 << 20, "{f:?}");
+        // No reads, no curve.
+        assert_eq!(m.curve(&[1]), None);
+    }
+
+    #[test]
+    fn a_key_reread_at_once_hits_in_any_cache_that_holds_it() {
+        let m = Mrc::new(3);
+        // Find sampled keys, then read each right after writing it.
+        let sampled: Vec<u64> = (0..100_000).filter(|&i| m.sampled(0, &key(i)).is_some()).take(50).collect();
+        assert!(sampled.len() == 50);
+        for &i in &sampled {
+            m.read(0, &key(i), None);
+            m.write(0, &key(i), 500);
+            m.read(0, &key(i), Some(500));
+        }
+        let c = m.curve(&[400, 600, 1 << 30]).unwrap();
+        // Half the reads were first reads (cold), half hit at their own size.
+        assert_eq!(c[0].hit_ratio, 0.0);
+        assert!((c[1].hit_ratio - 0.5).abs() < 0.01, "{c:?}");
+        assert!((c[2].hit_ratio - 0.5).abs() < 0.01, "{c:?}");
+        m.reset();
+        assert_eq!(m.curve(&[1]), None);
+    }
+}
