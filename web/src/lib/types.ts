@@ -34,6 +34,7 @@ export type {
   Sample,
   SlowEntry,
   SlowLogView,
+  WhatIf,
 } from './api-types';
 
 /** GET /api/stats: the engine's snapshot, and on the server the append-only file's state. */

@@ -57,6 +57,7 @@ describe('HttpBackend', () => {
       'GET /api/keys?cursor=7&count=10': () => json({ cursor: '0', done: true, keys: [] }),
       'GET /api/keys/user%3A1': () => json({ key: 'user:1', type: 'string', value: 'alice' }),
       'GET /api/evictions/recent': () => json({ events: [] }),
+      'GET /api/evictions/what-if': () => json({ points: [] }),
       'GET /api/commands': () => json({ commands: [] }),
       'GET /api/config': () => json({ config: {}, writable: [] }),
     });
@@ -68,6 +69,7 @@ describe('HttpBackend', () => {
     expect(await b.key('user:1')).toMatchObject({ value: 'alice' });
     expect(await b.key('nope')).toBeNull();
     await b.recentEvents();
+    expect(await b.whatIf()).toEqual({ points: [] });
     await b.commands();
     await b.config();
     expect(calls.map((c) => c.path)).toContain('/api/keys/nope');

@@ -18,6 +18,7 @@ import type {
   LatencyView,
   PutKeyBody,
   RecentEvents,
+  WhatIf,
   Sample,
   SlowLogView,
   StatsSnapshot,
@@ -83,6 +84,10 @@ export class HttpBackend implements Backend {
 
   recentEvents(): Promise<RecentEvents> {
     return api<RecentEvents>('/api/evictions/recent');
+  }
+
+  whatIf(): Promise<WhatIf> {
+    return api<WhatIf>('/api/evictions/what-if');
   }
 
   slowlog(count?: number): Promise<SlowLogView> {

@@ -77,6 +77,9 @@ class FakeEngine implements WasmEngine {
   delete_key(keyJson: string, _now: number, db: number) {
     return JSON.stringify({ deleted: this.dbs[db].delete(JSON.parse(keyJson) as string) });
   }
+  what_if_json(now: number) {
+    return JSON.stringify({ now_ms: now, points: [] });
+  }
   evictions_json(now: number) {
     return JSON.stringify({ now_ms: now, policy: 'noeviction', evicted_keys: 0, expired_keys: 0, events: [] });
   }

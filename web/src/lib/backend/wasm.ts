@@ -26,6 +26,7 @@ import type {
   LatencyView,
   PutKeyBody,
   RecentEvents,
+  WhatIf,
   Sample,
   SlowLogView,
   StatsSnapshot,
@@ -42,6 +43,7 @@ export interface WasmEngine {
   put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
   delete_key(key_json: string, now_ms: number, db: number): string;
   evictions_json(now_ms: number): string;
+  what_if_json(now_ms: number): string;
   slowlog_json(count?: number): string;
   reset_slowlog(): string;
   latency_json(): string;
@@ -311,6 +313,10 @@ export class WasmBackend implements Backend {
 
   async recentEvents(): Promise<RecentEvents> {
     return JSON.parse(this.#engine.evictions_json(this.#time())) as RecentEvents;
+  }
+
+  async whatIf(): Promise<WhatIf> {
+    return JSON.parse(this.#engine.what_if_json(this.#time())) as WhatIf;
   }
 
   async clients(): Promise<ClientsView> {
