@@ -20,6 +20,11 @@
 //! LRU (or LFU, or TTL), so it is an estimate, whose error the `mrc_accuracy` example
 //! measures. TTLs and deletes are not modelled.
 //!
+//! Which keys fall in the sample matters on a skewed workload: one hot key in or out of it
+//! moves the share of short distances by points. So, as SHARDS_adj, the curve compares the
+//! sampled reads with the number expected (all reads, from the keyspace counters, times the
+//! rate) and adds the difference to the shortest distances.
+//!
 //! The histogram halves every [`DECAY_READS`] sampled reads, so the curve follows the
 //! workload of the last few million reads rather than all time.
 
@@ -73,6 +78,12 @@ struct State {
     cold: f64,
     reads: f64,
     since_decay: f64,
+    /// All reads (sampled or not) counted by the keyspace counters at the last sampled read,
+    /// and where the current stretch of expected reads starts (see `expected`).
+    last_total: u64,
+    mark: Option<u64>,
+    /// Sampled reads expected before `mark`, decayed as the histogram is.
+    expected_before: f64,
 }
 
 /// One point of the curve.
@@ -118,11 +129,12 @@ impl Mrc {
     }
 
     /// A read of `key` in `db`: `size` is its accounted bytes when it was found, `None` on a
-    /// miss.
+    /// miss. `reads` is how many reads there have been in all (the keyspace hits and misses),
+    /// asked only when this one is sampled.
     #[inline]
-    pub fn read(&self, db: usize, key: &[u8], size: Option<usize>) {
+    pub fn read(&self, db: usize, key: &[u8], size: Option<usize>, reads: impl FnOnce() -> u64) {
         if let Some(h) = self.sampled(db, key) {
-            self.access(h, size, true);
+            self.access(h, size, Some(reads()));
         }
     }
 
@@ -130,14 +142,23 @@ impl Mrc {
     #[inline]
     pub fn write(&self, db: usize, key: &[u8], size: usize) {
         if let Some(h) = self.sampled(db, key) {
-            self.access(h, Some(size), false);
+            self.access(h, Some(size), None);
         }
     }
 
+    /// A sampled access: a read when `total_reads` is given.
     #[cold]
-    fn access(&self, h: u64, size: Option<usize>, read: bool) {
+    fn access(&self, h: u64, size: Option<usize>, total_reads: Option<u64>) {
+        let read = total_reads.is_some();
         let rate = self.threshold.load(Relaxed) as f64 / FULL as f64;
         let mut s = self.state.lock();
+        if let Some(total) = total_reads {
+            // The counters went back (CONFIG RESETSTAT): start the stretch again.
+            if s.mark.is_none_or(|m| total < m) {
+                s.mark = Some(total);
+            }
+            s.last_total = total;
+        }
         if s.hist.is_empty() {
             s.hist = vec![0.0; BUCKETS];
         }
@@ -161,7 +182,7 @@ impl Mrc {
             s.reads += 1.0;
             s.since_decay += 1.0;
             if s.since_decay >= DECAY_READS {
-                s.decay();
+                s.decay(rate);
             }
         }
         // A read miss of a key never sampled leaves nothing to track: its size is unknown
@@ -182,7 +203,9 @@ impl Mrc {
 
     /// Samples a quarter fewer keys: drops those whose hash is now above the threshold.
     fn lower_rate(&self, s: &mut State) {
-        let threshold = (self.threshold.load(Relaxed) * 3 / 4).max(1);
+        let old = self.threshold.load(Relaxed);
+        s.close_stretch(old as f64 / FULL as f64);
+        let threshold = (old * 3 / 4).max(1);
         self.threshold.store(threshold, Relaxed);
         let dropped: Vec<u64> = s.keys.keys().copied().filter(|h| (h >> (64 - RATE_BITS)) >= threshold).collect();
         for h in dropped {
@@ -196,13 +219,15 @@ impl Mrc {
     /// The estimated hit ratio of an LRU cache of each of `sizes` bytes, for the reads
     /// sampled lately; `None` before any.
     pub fn curve(&self, sizes: &[u64]) -> Option<Vec<CurvePoint>> {
+        let rate = self.threshold.load(Relaxed) as f64 / FULL as f64;
         let s = self.state.lock();
         if s.reads <= 0.0 {
             return None;
         }
-        let mut cumulative = Vec::with_capacity(s.hist.len());
+        let (hist, reads) = s.adjusted(rate);
+        let mut cumulative = Vec::with_capacity(hist.len());
         let mut sum = 0.0;
-        for n in &s.hist {
+        for n in &hist {
             sum += n;
             cumulative.push(sum);
         }
@@ -215,9 +240,9 @@ impl Mrc {
             // Interpolate within the bucket, on the log scale its edges are spaced on.
             let lo = if b == 0 { 0.0 } else { bucket_top(b - 1).log2() };
             let frac = ((bytes.log2() - lo) * PER_OCTAVE).clamp(0.0, 1.0);
-            below + frac * s.hist[b]
+            below + frac * hist[b]
         };
-        Some(sizes.iter().map(|&bytes| CurvePoint { bytes, hit_ratio: hits_within(bytes as f64) / s.reads }).collect())
+        Some(sizes.iter().map(|&bytes| CurvePoint { bytes, hit_ratio: hits_within(bytes as f64) / reads }).collect())
     }
 
     pub fn facts(&self) -> MrcFacts {
@@ -230,7 +255,7 @@ impl Mrc {
             sampled_keys: s.keys.len() as u64,
             sampled_reads: s.reads,
             bytes: bytes as u64,
-            unlimited: (s.reads > 0.0).then(|| 1.0 - s.cold / s.reads),
+            unlimited: (s.reads > 0.0).then(|| 1.0 - s.cold / s.adjusted(rate).1),
         }
     }
 
@@ -289,7 +314,54 @@ impl State {
         }
     }
 
-    fn decay(&mut self) {
+    /// Sampled reads expected so far: all reads since the first sampled one, times the rate
+    /// each was sampled at (decayed with the histogram).
+    fn expected(&self, rate: f64) -> f64 {
+        self.expected_before + self.mark.map_or(0.0, |m| self.last_total.saturating_sub(m) as f64 * rate)
+    }
+
+    /// Folds the reads expected since `mark` at `rate` into `expected_before` (the rate is
+    /// about to change, or the histogram to decay).
+    fn close_stretch(&mut self, rate: f64) {
+        self.expected_before = self.expected(rate);
+        if self.mark.is_some() {
+            self.mark = Some(self.last_total);
+        }
+    }
+
+    /// The histogram with the difference between the expected and the sampled reads added to
+    /// its shortest distances (SHARDS_adj), and the reads it then stands for.
+    fn adjusted(&self, rate: f64) -> (Vec<f64>, f64) {
+        let mut hist = self.hist.clone();
+        let expected = self.expected(rate);
+        // Too few reads yet to trust the expectation either way.
+        if expected < 100.0 || hist.is_empty() {
+            return (hist, self.reads);
+        }
+        let mut diff = expected - self.reads;
+        // Within three standard deviations of the count expected, the difference is chance,
+        // not a hot key in or out of the sample: a workload of misses stays all misses.
+        if diff.abs() <= 3.0 * expected.sqrt() {
+            return (hist, self.reads);
+        }
+        if diff >= 0.0 {
+            hist[0] += diff;
+        } else {
+            for n in hist.iter_mut() {
+                let take = n.min(-diff);
+                *n -= take;
+                diff += take;
+                if diff >= 0.0 {
+                    break;
+                }
+            }
+        }
+        (hist, expected.max(self.cold).max(1.0))
+    }
+
+    fn decay(&mut self, rate: f64) {
+        self.close_stretch(rate);
+        self.expected_before /= 2.0;
         for n in &mut self.hist {
             *n /= 2.0;
         }
@@ -323,10 +395,10 @@ mod tests {
         let m = Mrc::new(3);
         let mut r = 1;
         let mut present = std::collections::HashSet::new();
-        for _ in 0..2_000_000 {
+        for n in 0..2_000_000 {
             let k = rng(&mut r) % 20_000;
             let hit = present.contains(&k);
-            m.read(0, &key(k), hit.then_some(1000));
+            m.read(0, &key(k), hit.then_some(1000), || n);
             if !hit {
                 m.write(0, &key(k), 1000);
                 present.insert(k);
@@ -363,9 +435,9 @@ mod tests {
         let sampled: Vec<u64> = (0..100_000).filter(|&i| m.sampled(0, &key(i)).is_some()).take(50).collect();
         assert!(sampled.len() == 50);
         for &i in &sampled {
-            m.read(0, &key(i), None);
+            m.read(0, &key(i), None, || 0);
             m.write(0, &key(i), 500);
-            m.read(0, &key(i), Some(500));
+            m.read(0, &key(i), Some(500), || 0);
         }
         let c = m.curve(&[400, 600, 1 << 30]).unwrap();
         // Half the reads were first reads (cold), half hit at their own size.
@@ -374,5 +446,25 @@ mod tests {
         assert!((c[2].hit_ratio - 0.5).abs() < 0.01, "{c:?}");
         m.reset();
         assert_eq!(m.curve(&[1]), None);
+    }
+
+    #[test]
+    fn a_hot_key_in_the_sample_is_weighed_by_the_reads_expected() {
+        // A hot sampled key read 1,000 times among 1,000 reads of sampled keys never seen
+        // again, while all reads number only 64 x 1,500: the sample holds 500 more reads than
+        // expected, the hot key's, taken from the shortest distances (1/3 hit, not 1/2).
+        let m = Mrc::new(3);
+        let mut sampled = (0..1_000_000).filter(|&i| m.sampled(0, &key(i)).is_some());
+        let hot = sampled.next().unwrap();
+        let cold: Vec<u64> = sampled.take(1000).collect();
+        m.write(0, &key(hot), 100);
+        for (n, &c) in cold.iter().enumerate() {
+            let total = n as u64 * 2 * 48;
+            m.read(0, &key(hot), Some(100), || total);
+            m.read(0, &key(c), None, || total + 48);
+        }
+        let c = m.curve(&[1 << 20]).unwrap();
+        assert!((c[0].hit_ratio - 1.0 / 3.0).abs() < 0.02, "{c:?}");
+        assert!((m.facts().unlimited.unwrap() - 1.0 / 3.0).abs() < 0.02);
     }
 }
