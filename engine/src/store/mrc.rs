@@ -62,6 +62,8 @@ struct Sampled {
     /// Index of its latest access in the Fenwick tree.
     at: usize,
     size: u64,
+    /// Its sampled reads (decayed with the histogram), for the spread of the sample's count.
+    reads: f64,
 }
 
 #[derive(Default)]
@@ -164,6 +166,7 @@ impl Mrc {
         }
         let previous = s.keys.remove(&h);
         let size = size.map(|n| n as u64).or(previous.as_ref().map(|p| p.size));
+        let key_reads = previous.as_ref().map_or(0.0, |p| p.reads) + if read { 1.0 } else { 0.0 };
         if let Some(p) = &previous {
             // Bytes of the distinct sampled keys touched since, scaled to the whole keyspace,
             // plus the key itself.
@@ -195,7 +198,7 @@ impl Mrc {
         s.next += 1;
         s.add(at, size as i64);
         s.owner[at] = h;
-        s.keys.insert(h, Sampled { at, size });
+        s.keys.insert(h, Sampled { at, size, reads: key_reads });
         if s.keys.len() > MAX_SAMPLED_KEYS {
             self.lower_rate(&mut s);
         }
@@ -339,9 +342,17 @@ impl State {
             return (hist, self.reads);
         }
         let mut diff = expected - self.reads;
-        // Within three standard deviations of the count expected, the difference is chance,
-        // not a hot key in or out of the sample: a workload of misses stays all misses.
-        if diff.abs() <= 3.0 * expected.sqrt() {
+        // Keys are sampled, not reads, so the sample's count of reads varies by the squares of
+        // the keys' counts (first reads of keys never written count one each). A difference
+        // within three standard deviations of that is chance, spread over every distance, not
+        // a hot key in or out of the sample: a uniform workload, or one of misses, is left as
+        // sampled. An excess is judged without the heavy keys (ten times the mean count or
+        // more), which are what it would come from.
+        let n = (self.keys.len() as f64 + self.cold).max(1.0);
+        let mean = (self.keys.values().map(|k| k.reads).sum::<f64>() + self.cold) / n;
+        let heavy = |k: &&Sampled| diff < 0.0 && k.reads > 10.0 * mean.max(1.0);
+        let spread: f64 = self.keys.values().filter(|k| !heavy(k)).map(|k| k.reads * k.reads).sum::<f64>() + self.cold;
+        if diff.abs() <= 3.0 * spread.max(expected).sqrt() {
             return (hist, self.reads);
         }
         if diff >= 0.0 {
@@ -362,6 +373,9 @@ impl State {
     fn decay(&mut self, rate: f64) {
         self.close_stretch(rate);
         self.expected_before /= 2.0;
+        for k in self.keys.values_mut() {
+            k.reads /= 2.0;
+        }
         for n in &mut self.hist {
             *n /= 2.0;
         }
