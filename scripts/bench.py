@@ -32,7 +32,9 @@ Output: a markdown report on stdout and in benchmarks/latest.md, and JSON in
 benchmarks/latest.json (or `--out PATH`, with the markdown beside it). `--quick` writes
 benchmarks/quick.{json,md} instead so a smoke test never replaces the real figures.
 `--micro` runs the criterion benchmarks (`cargo bench -p vitrine-engine`) instead and writes
-benchmarks/micro.{json,md}.
+benchmarks/micro.{json,md}. `--mrc` runs the what-if curve's accuracy benchmark instead
+(`cargo run --release -p vitrine-engine --example mrc_accuracy`: measured hit ratios at 0.5x
+and 2x the memory against those predicted at 1x) and writes its table to benchmarks/mrc.md.
 
 JSON schema ("vitrine-bench/1"), shaped for the dashboard's `POST /api/bench/import`:
 
@@ -1015,6 +1017,31 @@ def render_markdown(result: dict, loads: list[Load]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# --mrc: the accuracy of the what-if (miss-ratio) curve
+
+def run_mrc(args, command: str) -> int:
+    cargo = shutil.which("cargo")
+    if not cargo:
+        raise SystemExit("cargo not found")
+    argv = [cargo, "run", *shlex.split(os.environ.get("BENCH_CARGO_FLAGS", "")), "--release", "-q",
+            "-p", "vitrine-engine", "--example", "mrc_accuracy"]
+    log(" ".join(argv))
+    try:
+        proc = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, text=True, timeout=args.timeout * 3)
+    except subprocess.TimeoutExpired:
+        raise SystemExit(f"mrc_accuracy did not finish within {args.timeout * 3:.0f}s")
+    if proc.returncode != 0:
+        return proc.returncode
+    out = Path(args.out).with_suffix(".md") if args.out else ROOT / "benchmarks" / "mrc.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    report = f"# What-if memory: accuracy of the miss-ratio curve\n\n`{command}`\n\n{proc.stdout}"
+    out.write_text(report)
+    sys.stdout.write(report)
+    log(f"wrote {out}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # --micro: the criterion benchmarks
 
 def run_micro(args, started_at: str, t_start: float, command: str) -> int:
@@ -1416,6 +1443,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="run the criterion micro-benchmarks (cargo bench -p vitrine-engine) "
                         "instead of the socket loads")
     p.add_argument("--micro-filter", default=None, help="criterion filter for --micro")
+    p.add_argument("--mrc", action="store_true",
+                   help="run the what-if curve's accuracy benchmark (the mrc_accuracy example) "
+                        "instead: benchmarks/mrc.md")
     p.add_argument("--loads", default=None,
                    help="comma-separated load ids to run (rb-p1, rb-p16, rb-p1-c2, mt-mixed-p1, "
                         "mt-mixed-p16, mt-get-p1, mt-get-p16, memory)")
@@ -1463,6 +1493,8 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.monotonic()
     if args.micro:
         return run_micro(args, started_at, t_start, command)
+    if args.mrc:
+        return run_mrc(args, command)
     return run_socket(args, started_at, t_start, command)
 
 

@@ -169,6 +169,42 @@ async fn recent_evictions_show_evicted_and_expired_keys() {
     assert_eq!(s["misses_evicted"], 1);
 }
 
+#[tokio::test]
+async fn what_if_estimates_the_hit_ratio_at_other_limits_and_shows_the_horizon() {
+    let t = TestApp::new();
+    let empty = t.get("/api/evictions/what-if").await.expect(StatusCode::OK);
+    assert_eq!(empty["points"], json!([]));
+    assert_eq!(empty["ghost"]["horizon_departures"], 0);
+    assert!(empty["ghost"]["bytes"].as_u64().unwrap() >= 65536);
+    t.state.call(&["CONFIG", "SET", "maxmemory", "500kb", "maxmemory-policy", "allkeys-lru"]);
+    // 4,000 keys of about 300 bytes read in turn: 500 kB holds a third of them, so LRU
+    // misses every read, and 4x would hold them all.
+    for round in 0..20 {
+        for i in 0..4000 {
+            let key = format!("key:{i}");
+            if round == 0 || t.state.call(&["GET", &key]) == vitrine_engine::Reply::Nil {
+                t.state.call(&["SET", &key, &"v".repeat(200)]);
+            }
+        }
+    }
+    let v = t.get("/api/evictions/what-if").await.expect(StatusCode::OK);
+    assert_eq!(v["maxmemory"], 500 * 1024);
+    assert_eq!(v["base_bytes"], 500 * 1024);
+    let points = v["points"].as_array().unwrap();
+    let at = |f: f64| points.iter().find(|p| p["factor"] == f).unwrap()["hit_ratio"].as_f64().unwrap();
+    assert!(at(1.0) < 0.1, "{points:?}");
+    assert!(at(4.0) > 0.8, "{points:?}");
+    assert!(v["ghost"]["horizon_departures"].as_u64().unwrap() > 10_000);
+    let s = t.get("/api/stats").await.json();
+    // Every key read was written before: (nearly) every miss reads as an eviction.
+    let (evicted, never) = (s["misses_evicted"].as_u64().unwrap(), s["misses_never_seen"].as_u64().unwrap());
+    assert!(evicted > 50_000 && never * 1000 < evicted, "{s}");
+    let (samples, _) = parse_exposition(&t.get("/metrics").await.text()).unwrap();
+    assert!(series(&samples, "vitrine_what_if_hit_ratio", &[("factor", "4")]).is_some_and(|&r| r > 0.8));
+    assert!(series(&samples, "vitrine_miss_record_bytes", &[]).is_some_and(|&b| b >= 65536.0));
+    assert!(series(&samples, "vitrine_what_if_sample_rate", &[]).is_some());
+}
+
 // ---------------------------------------------------------------- keys
 
 #[tokio::test]

@@ -340,6 +340,12 @@ impl Playground {
         inspect::memory(&self.engine, db.map(|d| d as usize), ms(now_ms)).map(|v| to_json(&v)).map_err(refused)
     }
 
+    /// `GET /api/evictions/what-if`: the miss-ratio curve (the hit ratio at other memory
+    /// limits) and the ghost record's horizon.
+    pub fn what_if_json(&self, now_ms: f64) -> String {
+        to_json(&inspect::what_if(&self.engine, ms(now_ms)))
+    }
+
     /// `GET /api/slowlog?count=N`: the newest `count` slow log entries (all when absent).
     pub fn slowlog_json(&self, count: Option<u32>) -> String {
         to_json(&inspect::slowlog(&self.engine, count.map(|c| c as usize)))

@@ -12,6 +12,8 @@
 //! - [`compat`]: the compatibility radar (refused commands and options per client library);
 //! - [`hotkeys`]: the most accessed keys over a sliding window.
 //! - [`memory`]: the memory ledger, big keys and remaining TTLs (the Memory page).
+//! - [`whatif`]: the miss-ratio curve (the hit ratio at other memory limits) and the ghost
+//!   record's horizon.
 //!
 //! Time is a parameter here as everywhere in the engine. Looking never touches a key (its
 //! LRU/LFU stamps stay) and never counts as a hit or a miss. Writes take a `run` callback that
@@ -35,6 +37,7 @@ pub mod keys;
 pub mod memory;
 pub mod samples;
 pub mod timing;
+pub mod whatif;
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -56,6 +59,7 @@ pub use keys::{
 pub use memory::{memory, MemoryView};
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
 pub use timing::{latency, slowlog, slowlog_reset, LatencyView, SlowLogView};
+pub use whatif::{what_if, CurvePointView, GhostView, WhatIfView};
 
 pub use crate::reply_json::bytes_from_json;
 pub use crate::stats::{DbKeyspace, StatsSnapshot};

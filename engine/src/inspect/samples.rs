@@ -22,6 +22,8 @@ pub const SAMPLE_INTERVAL_MS: u64 = 1000;
 
 /// Everything at this moment (`GET /api/stats` without the server's `persistence`).
 pub fn snapshot(engine: &Engine, now_ms: u64) -> StatsSnapshot {
+    // Both hosts sample once a second: the ghost record's horizon is timed from these marks.
+    super::whatif::mark_horizon(engine, now_ms);
     engine.snapshot(now_ms)
 }
 

@@ -31,6 +31,11 @@ impl KeyspaceCounters {
         by_cause.fetch_add(1, Relaxed);
     }
 
+    /// Read lookups so far: hits and misses.
+    pub fn reads(&self) -> u64 {
+        self.hits.load(Relaxed).wrapping_add(self.misses.load(Relaxed))
+    }
+
     /// `CONFIG RESETSTAT`: zero them all.
     pub fn reset(&self) {
         for c in [

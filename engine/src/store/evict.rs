@@ -95,7 +95,7 @@ impl Store {
         let (db, key) = (shard.db(), node.key());
         self.common.counters.evicted_keys.fetch_add(1, Relaxed);
         self.watches.touch(db, key);
-        self.common.misses.remember(db, key, misses::MissCause::Evicted);
+        self.common.remember_departure(db, key, misses::MissCause::Evicted);
         self.common.removals.removed(db, key);
         self.common.record(self.common.event(EventKind::Evicted, db, key, &Entry::of(&node), now_ms));
         true

@@ -364,6 +364,7 @@ impl<'a> Locked<'a> {
     pub fn read(&mut self, key: &[u8], now_ms: u64) -> Option<Entry<'_>> {
         let (store, db, touch) = (self.store, self.db, self.touch);
         let found = self.shard(key).lookup(key, now_ms, touch);
+        store.common.mrc.read(db, key, found.as_ref().map(|e| e.size), || store.common.counters.reads());
         if found.is_some() {
             store.common.counters.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         } else {

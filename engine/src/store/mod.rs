@@ -29,6 +29,7 @@ pub mod limits;
 pub mod list;
 pub mod locked;
 pub mod misses;
+pub mod mrc;
 pub mod node;
 pub mod ready;
 pub mod set;
@@ -121,6 +122,8 @@ pub struct Common {
     recent: Mutex<VecDeque<KeyEvent>>,
     /// Hashes of recently evicted and expired keys, to tell why a read missed.
     pub misses: misses::MissRecord,
+    /// The sampled reuse distances of reads, for the hit ratio at other memory limits.
+    pub mrc: mrc::Mrc,
     /// Keys that became lists while clients were blocked on them (BLPOP and friends).
     pub ready: ready::ReadyKeys,
     /// Where evictions and expirations are logged (the engine's propagation).
@@ -208,9 +211,17 @@ impl Common {
     }
 
     pub(crate) fn record_expired(&self, db: usize, key: &[u8], entry: &Entry, now_ms: u64) {
-        self.misses.remember(db, key, misses::MissCause::Expired);
+        self.remember_departure(db, key, misses::MissCause::Expired);
         self.removals.removed(db, key);
         self.record(self.event(EventKind::Expired, db, key, entry, now_ms));
+    }
+
+    /// Tells the ghost record that `key` left by `cause`, and now and then fits the record to
+    /// the keyspace (summing the stripes' key counts is too much for every departure).
+    pub(crate) fn remember_departure(&self, db: usize, key: &[u8], cause: misses::MissCause) {
+        if self.misses.remember(db, key, cause) {
+            self.misses.fit(self.stripe_keys.iter().map(|c| c.load(Relaxed) as usize).sum());
+        }
     }
 
     /// The expiry cycle sampled keys of `db` whose mean remaining TTL is `mean_ms`: moves
@@ -344,6 +355,7 @@ impl Store {
             rng: AtomicU64::new(seed),
             recent: Mutex::new(VecDeque::new()),
             misses: misses::MissRecord::new(seed.rotate_left(29) ^ 0x6d69_7373),
+            mrc: mrc::Mrc::new(seed.rotate_left(41) ^ 0x006d_7263),
             ready: ready::ReadyKeys::default(),
             removals,
             stripe_keys: counts(),

@@ -326,6 +326,7 @@ impl Shard {
         }
         self.account(old, new);
         self.hfe_sync(key, hfe);
+        self.common.mrc.write(self.db, key, new);
     }
 
     /// Changes a live key's value in place through `f` and re-measures it afterwards. A
@@ -353,6 +354,7 @@ impl Shard {
         }
         self.account(old, new);
         self.hfe_sync(key, hfe);
+        self.common.mrc.write(self.db, key, new);
         if emptied {
             self.remove_at(pos);
         }

@@ -141,6 +141,44 @@ pub fn render(state: &AppState) -> String {
         ],
     );
     out.one("vitrine_evicted_keys_total", "counter", "Keys evicted to stay under maxmemory.", c(snap.evicted_keys));
+    let what_if = vitrine_engine::inspect::what_if(engine, now_ms());
+    out.one(
+        "vitrine_miss_record_bytes",
+        "gauge",
+        "Bytes of the record of evicted and expired keys that classifies misses (outside used_memory, not counted against maxmemory).",
+        c(what_if.ghost.bytes),
+    );
+    out.one(
+        "vitrine_miss_record_horizon_departures",
+        "gauge",
+        "Evictions and expirations the miss record remembers: a miss on a key gone longer ago counts as never seen.",
+        c(what_if.ghost.horizon_departures),
+    );
+    if let Some(ms) = what_if.ghost.horizon_ms {
+        out.one(
+            "vitrine_miss_record_horizon_seconds",
+            "gauge",
+            "How long ago the oldest departure the miss record remembers happened.",
+            ms as f64 / 1000.0,
+        );
+    }
+    let curve: Vec<(String, f64)> =
+        what_if.points.iter().map(|p| (format!("factor=\"{}\"", p.factor), p.hit_ratio)).collect();
+    out.family(
+        "vitrine_what_if_hit_ratio",
+        "gauge",
+        "Estimated hit ratio at a multiple (factor) of maxmemory, from sampled reuse distances (SHARDS).",
+        &curve,
+    );
+    if let Some(ratio) = what_if.unlimited {
+        out.one("vitrine_what_if_hit_ratio_unlimited", "gauge", "Estimated hit ratio without a memory limit.", ratio);
+    }
+    out.one(
+        "vitrine_what_if_sample_rate",
+        "gauge",
+        "Fraction of keys whose accesses the miss-ratio curve samples.",
+        what_if.sample_rate,
+    );
     out.one("vitrine_expired_keys_total", "counter", "Keys removed because their TTL passed.", c(snap.expired_keys));
     out.one(
         "vitrine_rejected_oom_commands_total",

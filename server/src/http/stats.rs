@@ -1,6 +1,6 @@
 //! Stats routes: the current `StatsSnapshot`, per-second history kept server-side (so a page
 //! opened now can draw the last 15 minutes at once), the same samples live as Server-Sent
-//! Events, and the recent evictions and expirations.
+//! Events, the recent evictions and expirations, and what-if memory (the miss-ratio curve).
 //!
 //! A task ([`run_sampler`]) takes one `inspect::Sample` a second into the engine's
 //! `SampleRing` of [`HISTORY_SECONDS`] and broadcasts it to every open stream; the views
@@ -21,7 +21,7 @@ use serde_json::json;
 use tokio::sync::{broadcast, watch};
 use tokio_stream::wrappers::BroadcastStream;
 pub use vitrine_engine::inspect::HISTORY_SECONDS;
-use vitrine_engine::inspect::{self, EvictionsView, HistoryView, Sample, SampleRing};
+use vitrine_engine::inspect::{self, EvictionsView, HistoryView, Sample, SampleRing, WhatIfView};
 use vitrine_engine::StatsSnapshot;
 
 use super::error::{ApiError, ApiQuery};
@@ -33,6 +33,7 @@ pub fn routes(t: &mut RouteTable) {
     t.api(Method::GET, "/stats/history", history);
     t.api(Method::GET, "/stats/stream", stream);
     t.api(Method::GET, "/evictions/recent", recent_evictions);
+    t.api(Method::GET, "/evictions/what-if", what_if);
 }
 
 /// The last hour of samples (the engine's clock-free ring), and the channel that streams new
@@ -136,4 +137,9 @@ async fn stream(State(state): State<AppState>) -> Sse<impl Stream<Item = Result<
 /// `GET /api/evictions/recent`: the latest evictions and expirations, newest first.
 async fn recent_evictions(State(state): State<AppState>) -> Json<EvictionsView> {
     Json(inspect::evictions(&state.engine, now_ms()))
+}
+
+/// `GET /api/evictions/what-if`: the miss-ratio curve and the ghost record's horizon.
+async fn what_if(State(state): State<AppState>) -> Json<WhatIfView> {
+    Json(inspect::what_if(&state.engine, now_ms()))
 }

@@ -92,5 +92,10 @@ describe('misses by cause', () => {
       'In the last minute, misses had mixed causes: 33% never seen, 33% expired, 33% evicted.',
     );
     expect(readMisses({ ...w, seconds: 12, misses: 1, evicted: 1 })).toMatch(/^Most misses in the last 12 seconds/);
+    // With the curve, by how much.
+    expect(readMisses({ ...w, misses: 10, evicted: 8, expired: 1, neverSeen: 1 }, 'at 16.0 MiB you would hit about 89%')).toBe(
+      'Most misses in the last minute were keys evicted for memory (80%): a larger maxmemory would raise the hit ratio: at 16.0 MiB you would hit about 89%.',
+    );
+    expect(readMisses({ ...w, misses: 10, neverSeen: 9, evicted: 1 }, 'at 16.0 MiB you would hit about 89%')).toMatch(/more memory would not help/);
   });
 });

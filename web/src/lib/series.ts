@@ -149,9 +149,9 @@ export function missWindow(samples: Sample[], windowMs = 60_000): MissWindow | n
 
 /**
  * A plain-language reading of the misses in a window: what most misses were, and what would
- * raise the hit ratio.
+ * raise the hit ratio (`moreMemory`: by how much more memory would, from the what-if curve).
  */
-export function readMisses(w: MissWindow | null): string {
+export function readMisses(w: MissWindow | null, moreMemory: string | null = null): string {
   if (!w) return 'Waiting for a minute of data…';
   const span = w.seconds >= 55 ? 'in the last minute' : `in the last ${w.seconds} seconds`;
   const lookups = w.hits + w.misses;
@@ -162,7 +162,8 @@ export function readMisses(w: MissWindow | null): string {
   const pct = (n: number) => `${Math.round(share(n) * 100)}%`;
   const cap = span.charAt(0).toUpperCase() + span.slice(1);
   if (share(w.evicted) > 0.5) {
-    return `Most misses ${span} were keys evicted for memory (${pct(w.evicted)}): a larger maxmemory would raise the hit ratio.`;
+    const how = moreMemory ? `: ${moreMemory}` : '';
+    return `Most misses ${span} were keys evicted for memory (${pct(w.evicted)}): a larger maxmemory would raise the hit ratio${how}.`;
   }
   if (share(w.expired) > 0.5) {
     return `Most misses ${span} were keys that had expired (${pct(w.expired)}): longer TTLs would raise the hit ratio, if the data may be that old.`;

@@ -38,6 +38,7 @@ export type {
   Sample,
   SlowEntry,
   SlowLogView,
+  WhatIf,
 } from './api-types';
 
 /** GET /api/stats: the engine's snapshot, and on the server the append-only file's state. */

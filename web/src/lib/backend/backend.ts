@@ -23,6 +23,7 @@ import type {
   HotKeysView,
   PutKeyBody,
   RecentEvents,
+  WhatIf,
   Sample,
   SlowLogView,
   StatsSnapshot,
@@ -144,6 +145,8 @@ export interface Backend {
   cancelBulk(id: number): Promise<BulkJob>;
   /** Recent evictions and expirations, newest first. */
   recentEvents(): Promise<RecentEvents>;
+  /** What-if memory: the miss-ratio curve and the ghost record's horizon (GET /api/evictions/what-if). */
+  whatIf(): Promise<WhatIf>;
   /** The slow log, newest first (GET /api/slowlog; all entries without `count`). */
   slowlog(count?: number): Promise<SlowLogView>;
   /** Empties the slow log (DELETE /api/slowlog), answering the emptied view. */

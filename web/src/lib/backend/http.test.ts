@@ -79,6 +79,7 @@ describe('HttpBackend', () => {
       'GET /api/evictions/recent': () => json({ events: [] }),
       'GET /api/memory': () => json({ db: null, prefixes: [] }),
       'GET /api/memory?db=2': () => json({ db: 2, prefixes: [] }),
+      'GET /api/evictions/what-if': () => json({ points: [] }),
       'GET /api/commands': () => json({ commands: [] }),
       'GET /api/config': () => json({ config: {}, writable: [] }),
     });
@@ -92,6 +93,7 @@ describe('HttpBackend', () => {
     expect(await b.key('user:1')).toMatchObject({ value: 'alice' });
     expect(await b.key('nope')).toBeNull();
     await b.recentEvents();
+    expect(await b.whatIf()).toEqual({ points: [] });
     await b.commands();
     await b.config();
     expect(calls.map((c) => c.path)).toContain('/api/keys/nope');

@@ -20,6 +20,7 @@ import type {
   HotKeysView,
   PutKeyBody,
   RecentEvents,
+  WhatIf,
   Sample,
   SlowLogView,
   StatsSnapshot,
@@ -109,6 +110,10 @@ export class HttpBackend implements Backend {
 
   recentEvents(): Promise<RecentEvents> {
     return api<RecentEvents>('/api/evictions/recent');
+  }
+
+  whatIf(): Promise<WhatIf> {
+    return api<WhatIf>('/api/evictions/what-if');
   }
 
   slowlog(count?: number): Promise<SlowLogView> {

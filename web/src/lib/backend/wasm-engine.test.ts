@@ -156,6 +156,11 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     expect((await backend.console('FILL 2000 100')).text).toMatch(/^wrote 2000 keys, evicted [1-9]/);
     const events = await backend.recentEvents();
     expect(events.events[0]).toMatchObject({ kind: 'evicted', policy: 'allkeys-lru' });
+    // The ghost record remembers them, and the what-if curve is the engine's.
+    for (let i = 0; i < 2000; i += 7) await backend.console(`GET fill:${String(i).padStart(6, '0')}`);
+    const whatIf = await backend.whatIf();
+    expect(whatIf.ghost.horizon_departures).toBeGreaterThan(0);
+    expect(whatIf.base_bytes).toBe(65536);
     await backend.console('SET flash now PX 500');
     clock.now = T0 + 1000;
     expect(backend.expiryCycle()).toBeGreaterThanOrEqual(0);

@@ -93,6 +93,9 @@ class FakeEngine implements WasmEngine {
   bulk_cancel(): string {
     throw 'not in the fake';
   }
+  what_if_json(now: number) {
+    return JSON.stringify({ now_ms: now, points: [] });
+  }
   evictions_json(now: number) {
     return JSON.stringify({ now_ms: now, policy: 'noeviction', evicted_keys: 0, expired_keys: 0, events: [] });
   }

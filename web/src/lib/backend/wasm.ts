@@ -28,6 +28,7 @@ import type {
   HotKeysView,
   PutKeyBody,
   RecentEvents,
+  WhatIf,
   Sample,
   SlowLogView,
   StatsSnapshot,
@@ -51,6 +52,7 @@ export interface WasmEngine {
   bulk_step(now_ms: number, batches: number): string;
   bulk_cancel(now_ms: number): string;
   evictions_json(now_ms: number): string;
+  what_if_json(now_ms: number): string;
   slowlog_json(count?: number): string;
   reset_slowlog(): string;
   latency_json(): string;
@@ -460,6 +462,10 @@ export class WasmBackend implements Backend {
 
   async recentEvents(): Promise<RecentEvents> {
     return JSON.parse(this.#engine.evictions_json(this.#time())) as RecentEvents;
+  }
+
+  async whatIf(): Promise<WhatIf> {
+    return JSON.parse(this.#engine.what_if_json(this.#time())) as WhatIf;
   }
 
   async clients(): Promise<ClientsView> {
