@@ -14,10 +14,19 @@ for (const target of TARGETS) {
         ['RPUSH', 'queue:jobs', 'a', 'b', 'c'],
         ['SET', 'session:abc', 'x'.repeat(3000), 'EX', '30'],
         ['SET', 'plain', 'v'],
+        ['SELECT', '1'],
+        ['SET', 'other:db1', 'elsewhere'],
+        ['SELECT', '0'],
       ]);
       await target.open(page, 'Memory');
 
-      await expect(statValue(page, 'Memory totals', 'Keys')).toHaveText('6', { timeout: 10_000 });
+      // Every database at first, then one.
+      await expect(statValue(page, 'Memory totals', 'Keys')).toHaveText('7', { timeout: 10_000 });
+      await page.getByLabel('Database').selectOption('1');
+      await expect(statValue(page, 'Memory totals', 'Keys')).toHaveText('1');
+      await expect(page.getByRole('list', { name: 'Key prefixes' })).toContainText('other:*');
+      await page.getByLabel('Database').selectOption('0');
+      await expect(statValue(page, 'Memory totals', 'Keys')).toHaveText('6');
       await expect(statValue(page, 'Memory totals', 'Data')).toHaveText(/\d.* (B|KiB)$/);
       await expect(statValue(page, 'Memory totals', 'Expiring in 60 s')).toHaveText('1');
 
@@ -49,7 +58,8 @@ for (const target of TARGETS) {
 
       await target.open(page, 'Memory');
       await page.setViewportSize({ width: 390, height: 844 });
-      await expect(statValue(page, 'Memory totals', 'Keys')).toHaveText('6');
+      await page.getByLabel('Database').selectOption('all');
+      await expect(statValue(page, 'Memory totals', 'Keys')).toHaveText('7');
       await expect(prefixes).toBeVisible();
       await expect(big).toBeVisible();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
