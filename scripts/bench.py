@@ -588,10 +588,26 @@ def parse_redis_benchmark(text: str) -> Sample:
     return s
 
 
+# The rate limiter `rb-evalsha` runs: allow ARGV[1] calls per ARGV[2] seconds per key.
+RATE_LIMITER = (
+    "local n = redis.call('INCR', KEYS[1]) "
+    "if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end "
+    "if n > tonumber(ARGV[1]) then return 0 end return 1"
+)
+
+
 def run_redis_benchmark(rb: str, port: int, test: str, requests: int, pipeline: int,
                         timeout: float, client_threads: int = 1) -> Sample:
-    argv = [rb, "-h", "127.0.0.1", "-p", str(port), "-t", test, "-n", str(requests),
+    argv = [rb, "-h", "127.0.0.1", "-p", str(port), "-n", str(requests),
             "-c", str(RB_CLIENTS), "-d", str(RB_DATA), "-r", str(RB_KEYSPACE), "-P", str(pipeline)]
+    if test == "evalsha":
+        with Resp(port, timeout) as r:
+            sha = r.call("SCRIPT", "LOAD", RATE_LIMITER)
+        if not isinstance(sha, str) or len(sha) != 40:
+            raise RuntimeError(f"SCRIPT LOAD answered {sha!r}")
+        argv += ["EVALSHA", sha, "1", "rl:__rand_int__", "100", "60"]
+    else:
+        argv += ["-t", test]
     if client_threads > 1:
         argv += ["--threads", str(client_threads)]
     done = run_bounded(argv, timeout)
@@ -1164,6 +1180,14 @@ def build_loads(args, memtier: str | None, requests: int) -> list[Load]:
                       f"redis-benchmark -t set,get -n {requests} -c {RB_CLIENTS} -d {RB_DATA} "
                       f"-r {RB_KEYSPACE} -P 1 --threads 2",
                       ["SET", "GET"], pipeline=1, client_threads=2))
+    # A script per request: the rate-limiter shape applications send with EVALSHA (INCR, an
+    # EXPIRE on the first hit, a comparison), loaded once with SCRIPT LOAD. Opt-in
+    # (`--loads rb-evalsha`): servers without scripting refuse it.
+    loads.append(Load("rb-evalsha", "redis-benchmark",
+                      f"redis-benchmark EVALSHA of a rate limiter, {RB_CLIENTS} clients, pipeline 16",
+                      f"SCRIPT LOAD <rate limiter>; redis-benchmark -n {requests} -c {RB_CLIENTS} "
+                      f"-r {RB_KEYSPACE} -P 16 EVALSHA <sha> 1 rl:__rand_int__ 100 60",
+                      ["EVALSHA"], pipeline=16))
     if memtier:
         per_client = memtier_requests_per_client(requests)
         for ratio_, label, prefill in (("1:1", "SET:GET 1:1", False), ("0:1", "GET", True)):
@@ -1180,6 +1204,8 @@ def build_loads(args, memtier: str | None, requests: int) -> list[Load]:
                                   cmd, [label], pipeline=p, ratio=ratio_, prefill=prefill))
     if args.memory:
         loads.append(Load("memory", "memory", "memory", f"{args.memory_keys} SETs", ["memory"]))
+    if not args.loads or "rb-evalsha" not in args.loads.split(","):
+        loads = [l for l in loads if l.id != "rb-evalsha"]
     if args.loads:
         wanted = set(args.loads.split(","))
         unknown = wanted - {l.id for l in loads}
@@ -1447,7 +1473,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="run the what-if curve's accuracy benchmark (the mrc_accuracy example) "
                         "instead: benchmarks/mrc.md")
     p.add_argument("--loads", default=None,
-                   help="comma-separated load ids to run (rb-p1, rb-p16, rb-p1-c2, mt-mixed-p1, "
+                   help="comma-separated load ids to run (rb-p1, rb-p16, rb-p1-c2, rb-evalsha, mt-mixed-p1, "
                         "mt-mixed-p16, mt-get-p1, mt-get-p16, memory)")
     p.add_argument("--servers", default=None,
                    help="comma-separated server names to run (vitrine, redis, the PEER names, "
