@@ -310,7 +310,7 @@ impl Tok {
 
 /// `strtod` on the longest number at the start of `s` (decimal, hexadecimal, inf, nan, with
 /// an optional sign): the value and the bytes it took, or `None` when nothing parses.
-fn strtod_prefix(s: &[u8]) -> Option<(f64, usize)> {
+pub(super) fn strtod_prefix(s: &[u8]) -> Option<(f64, usize)> {
     let mut i = 0;
     let negative = match s.first() {
         Some(b'-') => {

@@ -110,6 +110,8 @@ pub(super) fn exact_field(lua: &Lua, table: &Table, key: &Value) -> mlua::Result
         })
     }?;
     let mut bits = [0u8; 8];
-    bits.copy_from_slice(&bytes.as_bytes()[..8]);
+    for (b, s) in bits.iter_mut().zip(bytes.as_bytes().iter()) {
+        *b = *s;
+    }
     Ok(f64::from_le_bytes(bits))
 }

@@ -24,7 +24,10 @@ fn run(snippet: &str) -> String {
         Ok(Value::Number(n)) => (n as i64).to_string(),
         Ok(Value::Nil) => String::new(),
         Ok(other) => format!("<{}>", other.type_name()),
-        Err(mlua::Error::RuntimeError(msg)) => format!("ERR {msg}"),
+        // mlua's message handler appends a traceback Redis does not send.
+        Err(mlua::Error::RuntimeError(msg)) => {
+            format!("ERR {}", msg.split("\nstack traceback:").next().unwrap_or_default())
+        }
         Err(e) => format!("<error {e}>"),
     }
 }
@@ -64,6 +67,64 @@ fn bit_matches_redis() {
 #[test]
 fn edges_match_redis() {
     check(EDGES);
+}
+
+/// Doubles of every magnitude and shape, from a fixed seed.
+fn sample_doubles() -> Vec<f64> {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut out = vec![0.0, -0.0, 1.0, 0.1, 0.5, 9.5, 99.5, 1e15, 1e16, 123456.0, 0.0001, 0.00001, 5e-324];
+    for _ in 0..3000 {
+        let bits = next();
+        let x = f64::from_bits(bits);
+        if x.is_finite() {
+            out.push(x);
+        }
+        // Short decimals and whole numbers, where rounding ties and trailing zeros show.
+        let scale = 10f64.powi((next() % 30) as i32 - 15);
+        out.push((next() % 100_000) as f64 * scale);
+        out.push(-((next() % 1000) as f64) / 8.0);
+    }
+    out
+}
+
+/// `format_g` is C's `%.<p>g` for every precision cjson allows: compared with the C library's
+/// own `string.format`, which Lua implements with `sprintf`.
+#[test]
+fn number_format_matches_c_printf() {
+    let lua = Lua::new();
+    let format: mlua::Function =
+        lua.load("return function(p, x) return string.format('%.' .. p .. 'g', x) end").eval().expect("helper");
+    for x in sample_doubles() {
+        for p in 1..=14usize {
+            let c: String = format.call((p, x)).expect("string.format");
+            assert_eq!(super::cjson::format_g(x, p), c, "%.{p}g of {x:e}");
+        }
+    }
+}
+
+/// The JSON number reader agrees with C's `strtod` (through Lua's `tonumber`) on the numbers
+/// `%.17g` prints, and stops where `strtod` would.
+#[test]
+fn number_parse_matches_c_strtod() {
+    let lua = Lua::new();
+    let tonumber: mlua::Function = lua.globals().get("tonumber").expect("tonumber");
+    for x in sample_doubles() {
+        for text in [format!("{x:e}"), format!("{x}"), format!("{x:.3}")] {
+            let c: Option<f64> = tonumber.call(text.clone()).expect("tonumber");
+            let ours = super::cjson::strtod_prefix(text.as_bytes());
+            assert_eq!(ours.map(|(v, n)| (v.to_bits(), n)), c.map(|v| (v.to_bits(), text.len())), "{text}");
+        }
+    }
+    assert_eq!(super::cjson::strtod_prefix(b"1.5.5"), Some((1.5, 3)));
+    assert_eq!(super::cjson::strtod_prefix(b"-"), None);
+    assert_eq!(super::cjson::strtod_prefix(b"0x1p4,"), Some((16.0, 5)));
+    assert_eq!(super::cjson::strtod_prefix(b"0xz"), Some((0.0, 1)));
 }
 
 /// `cjson` snippets and what redis-server 7.0.15 answered to `EVAL <prelude><snippet> 0`.
@@ -871,7 +932,8 @@ const BIT: &[(&str, &str)] = &[
     ),
     (r##"return E(function() return type(bit.tobit) .. tostring(bit._VERSION) end)"##, r##"functionnil"##),
 ];
-/// Deep nesting, cycles and numbers mlua would round to 0, against redis-server 7.0.15.
+/// Deep nesting, cycles, numbers mlua would round to 0, and errors raised at the top level
+/// (the function named as the caller spelled it), against redis-server 7.0.15.
 const EDGES: &[(&str, &str)] = &[
     (
         r##"return E(function() local t = {} t[1] = t return cjson.encode(t) end)"##,
@@ -906,4 +968,20 @@ const EDGES: &[(&str, &str)] = &[
         r##"return E(function() return hex(struct.pack('<d', -0.0) .. struct.pack('<d', 1e-20)) end)"##,
         r##"00000000000000802342920ca19cc73b"##,
     ),
+    (
+        r##"return struct.pack('z', 1)"##,
+        r##"ERR user_script:1: bad argument #1 to 'pack' (invalid format option 'z')"##,
+    ),
+    (
+        r##"local p = struct.pack return p('z', 1)"##,
+        r##"ERR user_script:1: bad argument #1 to 'p' (invalid format option 'z')"##,
+    ),
+    (r##"return cjson.decode('[1,')"##, r##"ERR user_script:1: Expected value but found T_END at character 4"##),
+    (
+        r##"local c = cjson return c:decode('x')"##,
+        r##"ERR user_script:1: calling 'decode' on bad self (expected 1 argument)"##,
+    ),
+    (r##"return cmsgpack.unpack(string.char(0xc1))"##, r##"ERR user_script:1: Bad data format in input."##),
+    (r##"return bit.tobit('x')"##, r##"ERR user_script:1: bad argument #1 to 'tobit' (number expected, got string)"##),
+    (r##"return tostring(getmetatable(cjson))"##, r##"nil"##),
 ];
