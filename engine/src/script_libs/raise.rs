@@ -49,9 +49,10 @@ pub(super) fn wrap(lua: &Lua, raw: Function) -> mlua::Result<Function> {
     }
 }
 
-/// The C function scripts call: runs the Rust side, then returns its results or raises.
-unsafe extern "C-unwind" fn trampoline(state: *mut ffi::lua_State) -> c_int {
-    let nargs = ffi::lua_gettop(state);
+/// Records the arguments mlua would read as integer 0 for the Rust side (always, so nothing
+/// stale from an earlier call survives). A function of its own so that no value with a
+/// destructor lives in the trampoline's frame, which a Lua error longjmps over.
+unsafe fn record_exact_args(state: *mut ffi::lua_State, nargs: c_int) {
     let mut exact = Vec::new();
     for i in 1..=nargs {
         if ffi::lua_type(state, i) == ffi::LUA_TNUMBER {
@@ -61,9 +62,13 @@ unsafe extern "C-unwind" fn trampoline(state: *mut ffi::lua_State) -> c_int {
             }
         }
     }
-    if !exact.is_empty() {
-        EXACT_ARGS.with(|cell| *cell.borrow_mut() = exact);
-    }
+    EXACT_ARGS.with(|cell| *cell.borrow_mut() = exact);
+}
+
+/// The C function scripts call: runs the Rust side, then returns its results or raises.
+unsafe extern "C-unwind" fn trampoline(state: *mut ffi::lua_State) -> c_int {
+    let nargs = ffi::lua_gettop(state);
+    record_exact_args(state, nargs);
     ffi::lua_pushvalue(state, ffi::lua_upvalueindex(1));
     ffi::lua_insert(state, 1);
     // Errors of mlua itself (memory, a Lua error inside a metamethod) propagate unchanged.
