@@ -932,8 +932,9 @@ const BIT: &[(&str, &str)] = &[
     ),
     (r##"return E(function() return type(bit.tobit) .. tostring(bit._VERSION) end)"##, r##"functionnil"##),
 ];
-/// Deep nesting, cycles, numbers mlua would round to 0, and errors raised at the top level
-/// (the function named as the caller spelled it), against redis-server 7.0.15.
+/// Deep nesting, cycles, numbers mlua would round to 0, errors raised at the top level (the
+/// function named as the caller spelled it), the tables' contents and key order, against
+/// redis-server 7.0.15.
 const EDGES: &[(&str, &str)] = &[
     (
         r##"return E(function() local t = {} t[1] = t return cjson.encode(t) end)"##,
@@ -984,4 +985,36 @@ const EDGES: &[(&str, &str)] = &[
     (r##"return cmsgpack.unpack(string.char(0xc1))"##, r##"ERR user_script:1: Bad data format in input."##),
     (r##"return bit.tobit('x')"##, r##"ERR user_script:1: bad argument #1 to 'tobit' (number expected, got string)"##),
     (r##"return tostring(getmetatable(cjson))"##, r##"nil"##),
+    (
+        r##"return E(function() local k = {} for n, v in pairs(cjson) do k[#k+1] = n .. ':' .. type(v) end table.sort(k) return table.concat(k, ',') end)"##,
+        r##"_NAME:string,_VERSION:string,decode:function,decode_invalid_numbers:function,decode_max_depth:function,encode:function,encode_invalid_numbers:function,encode_keep_buffer:function,encode_max_depth:function,encode_number_precision:function,encode_sparse_array:function,new:function,null:userdata"##,
+    ),
+    (
+        r##"return E(function() local k = {} for n, v in pairs(cmsgpack) do k[#k+1] = n .. ':' .. type(v) end table.sort(k) return table.concat(k, ',') end)"##,
+        r##"_COPYRIGHT:string,_DESCRIPTION:string,_NAME:string,_VERSION:string,pack:function,unpack:function,unpack_limit:function,unpack_one:function"##,
+    ),
+    (
+        r##"return E(function() local k = {} for n, v in pairs(struct) do k[#k+1] = n .. ':' .. type(v) end table.sort(k) return table.concat(k, ',') end)"##,
+        r##"pack:function,size:function,unpack:function"##,
+    ),
+    (
+        r##"return E(function() local k = {} for n, v in pairs(bit) do k[#k+1] = n .. ':' .. type(v) end table.sort(k) return table.concat(k, ',') end)"##,
+        r##"arshift:function,band:function,bnot:function,bor:function,bswap:function,bxor:function,lshift:function,rol:function,ror:function,rshift:function,tobit:function,tohex:function"##,
+    ),
+    (
+        r##"return E(function() return cjson.encode({alpha=1, beta=2, gamma=3, delta=4, epsilon=5, zeta=6, eta=7, theta=8, [100]=9, [2.5]=10, [-3]=11, ["1"]=12}) end)"##,
+        r##"{"theta":8,"beta":2,"100":9,"-3":11,"alpha":1,"eta":7,"zeta":6,"1":12,"2.5":10,"epsilon":5,"delta":4,"gamma":3}"##,
+    ),
+    (
+        r##"return E(function() local t = {} for i = 1, 40 do t["k" .. i] = i end t[7] = true return cjson.encode(t) end)"##,
+        r##"{"k12":12,"k32":32,"k19":19,"k39":39,"k31":31,"k11":11,"k30":30,"k38":38,"k14":14,"k1":1,"k3":3,"k27":27,"k34":34,"k18":18,"k7":7,"k5":5,"k26":26,"k22":22,"k21":21,"k29":29,"k25":25,"7":true,"k40":40,"k35":35,"k36":36,"k28":28,"k20":20,"k37":37,"k8":8,"k23":23,"k16":16,"k9":9,"k2":2,"k15":15,"k13":13,"k24":24,"k33":33,"k6":6,"k17":17,"k4":4,"k10":10}"##,
+    ),
+    (
+        r##"return E(function() local t = cjson.decode('{"b":1,"a":2,"c":{"z":1,"y":2},"d":[1,{"q":null}]}') return cjson.encode(t) end)"##,
+        r##"{"a":2,"d":[1,{"q":null}],"c":{"y":2,"z":1},"b":1}"##,
+    ),
+    (
+        r##"return E(function() local c = cjson.new() c.encode_sparse_array(true) return c.encode({[50] = 1}) .. " " .. tostring(c.null == cjson.null) .. " " .. tostring(c.new ~= nil) end)"##,
+        r##"{"50":1} true true"##,
+    ),
 ];
