@@ -144,9 +144,12 @@ impl Encoder<'_> {
             let (k, _) = pair?;
             match as_f64(&k) {
                 Some(k) if k != 0.0 && k.floor() == k && k >= 1.0 => {
-                    // C stores the key in an int.
-                    let k = if k < 2_147_483_648.0 { k as i64 } else { i64::from(i32::MIN) };
-                    max = max.max(k);
+                    // C compares as doubles and stores in an int: on x86-64 a key past
+                    // i32::MAX stores i32::MIN, which makes the table an object unless a
+                    // later key raises the maximum again.
+                    if k > max as f64 {
+                        max = if k < 2_147_483_648.0 { k as i64 } else { i64::from(i32::MIN) };
+                    }
                     items += 1;
                 }
                 _ => return Ok(None),

@@ -933,8 +933,8 @@ const BIT: &[(&str, &str)] = &[
     (r##"return E(function() return type(bit.tobit) .. tostring(bit._VERSION) end)"##, r##"functionnil"##),
 ];
 /// Deep nesting, cycles, numbers mlua would round to 0, errors raised at the top level (the
-/// function named as the caller spelled it), the tables' contents and key order, against
-/// redis-server 7.0.15.
+/// function named as the caller spelled it), the tables' contents and key order, keys past
+/// a C int, against redis-server 7.0.15.
 const EDGES: &[(&str, &str)] = &[
     (
         r##"return E(function() local t = {} t[1] = t return cjson.encode(t) end)"##,
@@ -1017,4 +1017,8 @@ const EDGES: &[(&str, &str)] = &[
         r##"return E(function() local c = cjson.new() c.encode_sparse_array(true) return c.encode({[50] = 1}) .. " " .. tostring(c.null == cjson.null) .. " " .. tostring(c.new ~= nil) end)"##,
         r##"{"50":1} true true"##,
     ),
+    (r##"return E(function() return cjson.encode({1, [2^40]=1}) end)"##, r##"{"1":1,"1099511627776":1}"##),
+    (r##"return E(function() return cjson.encode({[2^40]=1}) end)"##, r##"{"1099511627776":1}"##),
+    (r##"return E(function() return cjson.encode({1, [2^31]=1}) end)"##, r##"{"1":1,"2147483648":1}"##),
+    (r##"return E(function() return cjson.encode({1, 2, [2^32 + 3]=1}) end)"##, r##"{"1":1,"2":2,"4294967299":1}"##),
 ];
