@@ -3,6 +3,13 @@
 //! (lua-cmsgpack 0.4.0), `struct` (Roberto Ierusalimschy's struct 0.2) and `bit` (LuaBitOp
 //! 1.0.2). Results and error texts are the C libraries' (the tests hold what redis-server
 //! 7.0.15 answers for the same snippets). Self-contained: it depends on mlua and std only.
+//!
+//! Known differences, all at the edges: a table *key* that is a tiny number (|k| < 2^-52) or
+//! -0 is seen as 0 (mlua's conversion; values and arguments are read exactly, see `raise`);
+//! where the C code runs out of Lua stack (nesting deeper than `LUAI_MAXCSTACK` allows) the
+//! limit here is computed from slot counts, so the failing depth may differ slightly; and
+//! C's undefined conversions (a double past the integer range) follow what x86-64 gives.
+//! Redis 7.0.15 also makes these tables read-only; that is the sandbox's job, not this module's.
 
 mod bit;
 mod cjson;
