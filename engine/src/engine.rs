@@ -94,6 +94,9 @@ pub struct Engine {
     /// The host's wall clock in microseconds (MONITOR's timestamps); without one, the
     /// command's millisecond time.
     micros: OnceLock<fn() -> u64>,
+    /// The script cache and the Lua VM (EVAL, SCRIPT).
+    #[cfg(feature = "scripting")]
+    pub(crate) scripts: crate::script::Scripts,
 }
 
 /// CLIENT PAUSE: until when (engine ms; 0 = no pause) and whether only writes wait.
@@ -127,6 +130,8 @@ impl Engine {
             radar: Radar::default(),
             pause: Pause::default(),
             micros: OnceLock::new(),
+            #[cfg(feature = "scripting")]
+            scripts: crate::script::Scripts::default(),
         }
     }
 

@@ -49,6 +49,8 @@ mod reply;
 mod reply_cli;
 mod reply_json;
 mod resp;
+#[cfg(feature = "scripting")]
+mod script;
 mod session;
 mod stats;
 mod store;
