@@ -90,7 +90,7 @@ pub fn lua_to_reply(value: &Value, resp3: bool) -> Reply {
         Value::Boolean(false) if resp3 => Reply::Bool(false),
         Value::Boolean(true) => Reply::Int(1),
         Value::Boolean(false) => Reply::Nil,
-        Value::Integer(n) => Reply::Int(*n as i64),
+        Value::Integer(n) => Reply::Int(*n),
         Value::Number(n) => Reply::Int(truncate(*n)),
         Value::String(s) => Reply::Bulk(s.as_bytes().to_vec()),
         Value::Table(t) => table_to_reply(t, resp3),
