@@ -383,7 +383,9 @@ mod tests {
     #[test]
     fn a_blocking_command_answers_at_once() {
         let mut t = TestEngine::default();
-        assert_eq!(eval(&mut t, "return redis.call('BLPOP', 'empty', 0)", &[], &[]), nil());
+        let e = error_text(eval(&mut t, "return redis.call('BLPOP', 'empty', 0)", &[], &[]));
+        assert!(e.starts_with("ERR This Redis command is not allowed from script script: "), "{e}");
+        assert_eq!(eval(&mut t, "return redis.call('BLMPOP', 0, 1, 'empty', 'LEFT')", &[], &[]), nil());
         assert!(t.session.blocked.is_none());
     }
 

@@ -99,10 +99,14 @@ pub fn lua_to_reply(value: &Value, resp3: bool) -> Reply {
     }
 }
 
-/// Lua's number to an integer as Redis's `(long long)` cast does (toward zero; NaN and the
-/// out-of-range saturate instead of being undefined).
+/// Lua's number to an integer as Redis's `(long long)` cast does on x86-64: toward zero, and
+/// NaN and anything out of range (infinities too) to the "integer indefinite", i64::MIN.
 fn truncate(n: f64) -> i64 {
-    n as i64
+    if n.is_nan() || !(-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&n) {
+        i64::MIN
+    } else {
+        n as i64
+    }
 }
 
 fn table_to_reply(t: &Table, resp3: bool) -> Reply {
@@ -163,6 +167,8 @@ mod tests {
         let lua = Lua::new();
         assert_eq!(round(&lua, "return 3.99", false), Reply::Int(3));
         assert_eq!(round(&lua, "return -3.99", false), Reply::Int(-3));
+        assert_eq!(round(&lua, "return 1e5000", false), Reply::Int(i64::MIN));
+        assert_eq!(round(&lua, "return -1e5000", false), Reply::Int(i64::MIN));
         assert_eq!(round(&lua, "return true", false), Reply::Int(1));
         assert_eq!(round(&lua, "return false", false), Reply::Nil);
         assert_eq!(round(&lua, "return true", true), Reply::Bool(true));

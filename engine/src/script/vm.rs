@@ -23,7 +23,7 @@ const REDIS_VERSION_NUM: i64 = 0x07_00_0f;
 /// is a table only this chunk and the engine see: the chunk leaves the script's
 /// `setresp`/`set_repl` choices and the last error it raised in it.
 const SETUP: &str = r##"
-local hooks, sha1hex, known_command, version, version_num = ...
+local hooks, sha1hex, version, version_num = ...
 local error, type, tostring, setmetatable = error, type, tostring, setmetatable
 loadfile = nil
 dofile = nil
@@ -50,29 +50,10 @@ function redis.sha1hex(s)
   if s == nil then raise("ERR wrong number of arguments") end
   return sha1hex(tostring(s))
 end
-function redis.setresp(n)
-  if n ~= 2 and n ~= 3 then raise("ERR RESP version must be 2 or 3.") end
-  hooks.resp = n
-end
-function redis.set_repl(flags)
-  if type(flags) ~= "number" or flags < 0 or flags > 3 or flags % 1 ~= 0 then
-    raise("ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.")
-  end
-  hooks.repl = flags
-end
 function redis.replicate_commands() return true end
-function redis.log(level, ...)
-  if select("#", ...) < 1 then raise("ERR redis.log() requires two arguments or more.") end
-  if type(level) ~= "number" or level < 0 or level > 3 then raise("ERR Invalid debug level.") end
-end
-function redis.acl_check_cmd(name, ...)
-  if type(name) ~= "string" or not known_command(name) then
-    raise("ERR Invalid command passed to redis.acl_check_cmd()")
-  end
-  return true
-end
 _G.redis = redis
--- redis.call and redis.pcall are set by the engine for each run (they need its context).
+-- redis.call and redis.pcall are set by the engine for each run (they need its context);
+-- the functions that raise are the engine's too (see `Vm::new`).
 setmetatable(_G, {
   __index = function(_, k)
     error("Script attempted to access nonexistent global variable '" .. tostring(k) .. "'", 2)
@@ -108,14 +89,9 @@ impl Vm {
         load_libraries(&lua)?;
         let hooks = lua.create_table()?;
         let sha1hex = lua.create_function(|_, s: mlua::String| Ok(super::cache::sha1hex(&s.as_bytes())))?;
-        let known = lua.create_function(|_, name: mlua::String| Ok(table::lookup(&name.as_bytes()).is_some()))?;
-        let redis: Table = lua.load(SETUP).set_name("=redis").call((
-            hooks.clone(),
-            sha1hex,
-            known,
-            REDIS_VERSION,
-            REDIS_VERSION_NUM,
-        ))?;
+        let redis: Table =
+            lua.load(SETUP).set_name("=redis").call((hooks.clone(), sha1hex, REDIS_VERSION, REDIS_VERSION_NUM))?;
+        add_raising_functions(&lua, &redis, &hooks)?;
         let handler = lua.create_function(|lua, e: Value| {
             let info = lua.create_table()?;
             info.raw_set("e", e)?;
@@ -252,7 +228,7 @@ impl Vm {
             },
             Value::String(s) => {
                 let s = s.to_string_lossy().to_string();
-                if last.map(|l| l.to_string_lossy() == s).unwrap_or(false) {
+                if last.as_ref().is_some_and(|l| l.to_string_lossy() == s) {
                     s
                 } else {
                     format!("ERR {s}")
@@ -263,8 +239,11 @@ impl Vm {
                 while let mlua::Error::CallbackError { cause, .. } = root {
                     root = cause;
                 }
+                let is_last = |text: &str| last.as_ref().is_some_and(|l| l.as_bytes() == text.as_bytes());
                 match root {
-                    mlua::Error::RuntimeError(text) if raised.as_deref() == Some(text.as_str()) => text.clone(),
+                    mlua::Error::RuntimeError(text) if raised.as_deref() == Some(text.as_str()) || is_last(text) => {
+                        text.clone()
+                    }
                     mlua::Error::RuntimeError(text) => format!("ERR {text}"),
                     other => format!("ERR {other}"),
                 }
@@ -273,6 +252,61 @@ impl Vm {
         };
         format!("{text} script: {sha}, on @user_script:{line}.")
     }
+}
+
+/// The `redis` functions that may raise, in Rust: a Lua function called in tail position
+/// (`return redis.setresp(4)`) would take the script's frame, and the error its line.
+fn add_raising_functions(lua: &Lua, redis: &Table, hooks: &Table) -> mlua::Result<()> {
+    let h = hooks.clone();
+    redis.raw_set(
+        "setresp",
+        lua.create_function(move |_, n: Value| match n {
+            Value::Integer(v @ (2 | 3)) => h.raw_set("resp", v),
+            Value::Number(v) if v == 2.0 || v == 3.0 => h.raw_set("resp", v as i64),
+            _ => Err(raise(&h, "ERR RESP version must be 2 or 3.")),
+        })?,
+    )?;
+    let h = hooks.clone();
+    redis.raw_set(
+        "set_repl",
+        lua.create_function(move |_, flags: Value| match flags {
+            Value::Integer(v @ 0..=3) => h.raw_set("repl", v),
+            Value::Number(v) if v.fract() == 0.0 && (0.0..=3.0).contains(&v) => h.raw_set("repl", v as i64),
+            _ => Err(raise(&h, "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.")),
+        })?,
+    )?;
+    let h = hooks.clone();
+    redis.raw_set(
+        "log",
+        // The engine has no server log of its own: the message is checked and dropped.
+        lua.create_function(move |_, args: MultiValue| {
+            if args.len() < 2 {
+                return Err(raise(&h, "ERR redis.log() requires two arguments or more."));
+            }
+            match args.front() {
+                Some(Value::Integer(0..=3)) => Ok(()),
+                Some(Value::Number(n)) if (0.0..=3.0).contains(n) => Ok(()),
+                _ => Err(raise(&h, "ERR Invalid debug level.")),
+            }
+        })?,
+    )?;
+    let h = hooks.clone();
+    redis.raw_set(
+        "acl_check_cmd",
+        // Vitrine has one user, allowed every command: a command that exists is allowed.
+        lua.create_function(move |_, args: MultiValue| match args.front() {
+            Some(Value::String(name)) if table::lookup(&name.as_bytes()).is_some() => Ok(true),
+            _ => Err(raise(&h, "ERR Invalid command passed to redis.acl_check_cmd()")),
+        })?,
+    )?;
+    Ok(())
+}
+
+/// An error a `redis` function raises with Redis's text, remembered so the script's error
+/// reply shows the text as is (not as a Lua error, after `ERR`).
+fn raise(hooks: &Table, text: &str) -> mlua::Error {
+    hooks.raw_set("last", text).ok();
+    mlua::Error::RuntimeError(text.to_string())
 }
 
 /// The line of the script where the error being handled was raised: the innermost frame of
@@ -327,7 +361,10 @@ impl Caller<'_, '_> {
         if (cmd.arity > 0 && argv.len() as i32 != cmd.arity) || (cmd.arity < 0 && (argv.len() as i32) < -cmd.arity) {
             return Err("ERR Wrong number of args calling Redis command from script".into());
         }
-        if cmd.meta().flags.contains(&"noscript") {
+        // Redis 7.0 marks the older blocking commands `noscript` too (7.2 lets them run
+        // without blocking, as it does BLMPOP and BZMPOP).
+        const BLOCKING_NOSCRIPT: &[&str] = &["BLPOP", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BZPOPMIN", "BZPOPMAX"];
+        if cmd.meta().flags.contains(&"noscript") || BLOCKING_NOSCRIPT.contains(&cmd.name) {
             return Err("ERR This Redis command is not allowed from script".into());
         }
         let engine = self.ctx.engine;
