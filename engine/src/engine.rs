@@ -868,7 +868,8 @@ impl Engine {
         // Clients blocked on keys this command (or an EXEC) filled get their data now,
         // before this command's reply goes out (see `crate::blocking`).
         self.serve_ready(now_ms);
-        if cmd.flags & WRITE != 0 {
+        // A script (ALL_SHARDS, not WRITE itself) may have written too.
+        if cmd.flags & (WRITE | ALL_SHARDS) != 0 {
             // The estimate can fall short (or another writer raced us): evict until the
             // limit holds again before this write is acknowledged.
             self.store.enforce_limit(now_ms);

@@ -75,6 +75,13 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
             .ok_or_else(|| CmdError::Other("NOSCRIPT No matching script. Please use EVAL.".into()))?,
     };
     let read_only = read_only || script.flags.no_writes;
+    // Memory over the limit as the script begins (eviction cannot run while it holds every
+    // shard): a script that declared flags and may write is refused outright, and without
+    // `allow-oom` the commands inside that may grow memory are, as in Redis 7.
+    let oom = !script.flags.allow_oom && engine.store.over_limit();
+    if oom && script.flags.shebang && !read_only {
+        return Err(CmdError::Oom);
+    }
     let mut vm = scripts.vm.lock();
     let vm = match &mut *vm {
         Some(vm) => vm,
@@ -86,7 +93,7 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
     if own_batch {
         ctx.session.prop_batch = Some(crate::propagate::Batch::default());
     }
-    let result = vm.run(&script, ctx, keys, argv, read_only);
+    let result = vm.run(&script, ctx, keys, argv, read_only, oom);
     if own_batch {
         if let Some(batch) = ctx.session.prop_batch.take() {
             engine.propagation().append_effects(batch);
@@ -411,6 +418,30 @@ mod tests {
         assert_eq!(log(&t), "");
         eval(&mut t, "redis.set_repl(redis.REPL_NONE); return redis.call('SET', 'hidden', 1)", &[], &[]);
         assert_eq!(log(&t), "");
+    }
+
+    #[test]
+    fn over_maxmemory_writes_inside_a_script_get_oom() {
+        let mut t = TestEngine::default();
+        t.run(&["SET", "big", &"x".repeat(2000)]);
+        assert_eq!(t.run(&["CONFIG", "SET", "maxmemory", "1"]), ok());
+        let e = error_text(eval(&mut t, "return redis.call('SET', 'a', 'b')", &[], &[]));
+        assert!(e.starts_with("OOM command not allowed when used memory > 'maxmemory'. script: "), "{e}");
+        assert_eq!(
+            eval(&mut t, "return redis.pcall('SET', 'a', 'b')", &[], &[]),
+            err("OOM command not allowed when used memory > 'maxmemory'.")
+        );
+        assert!(matches!(eval(&mut t, "return redis.call('GET', 'big')", &[], &[]), Reply::Bulk(_)));
+        assert_eq!(eval(&mut t, "return redis.call('DEL', 'nokey')", &[], &[]), int(0));
+        assert_eq!(
+            eval(&mut t, "#!lua\nreturn 1", &[], &[]),
+            err("OOM command not allowed when used memory > 'maxmemory'.")
+        );
+        assert_eq!(eval(&mut t, "#!lua flags=no-writes\nreturn 1", &[], &[]), int(1));
+        assert_eq!(
+            eval(&mut t, "#!lua flags=allow-oom\nreturn redis.call('SET', 'a', 'b')", &[], &[]),
+            Reply::status("OK")
+        );
     }
 
     #[test]

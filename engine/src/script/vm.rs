@@ -13,7 +13,7 @@ use super::convert::{lua_to_reply, reply_to_lua};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
-use crate::table::{self, BLOCKING, WRITE};
+use crate::table::{self, BLOCKING, DENYOOM, WRITE};
 
 /// The Redis version scripts see in `redis.REDIS_VERSION` (the version Vitrine answers as).
 const REDIS_VERSION: &str = "7.0.15";
@@ -138,7 +138,8 @@ impl Vm {
 
     /// Runs a compiled script for the caller in `ctx`, with its KEYS and ARGV. Commands it
     /// calls run on the locks `ctx` holds (all shards: see `cmd::scripting`). `read_only`:
-    /// EVAL_RO or a `no-writes` shebang, so writes are refused.
+    /// EVAL_RO or a `no-writes` shebang, so writes are refused; `deny_oom`: memory is over
+    /// the limit, so commands that may grow it are refused.
     pub fn run(
         &mut self,
         script: &Script,
@@ -146,6 +147,7 @@ impl Vm {
         keys: &[&[u8]],
         args: &[&[u8]],
         read_only: bool,
+        deny_oom: bool,
     ) -> Result<Reply, CmdError> {
         let f = self.compile(script).map_err(CmdError::Other)?;
         let lua = &self.lua;
@@ -168,7 +170,7 @@ impl Vm {
         };
         setup().map_err(|e| CmdError::Other(format!("ERR {e}")))?;
         let caller_db = ctx.session.db;
-        let cell = RefCell::new(Caller { ctx, read_only, raised: None });
+        let cell = RefCell::new(Caller { ctx, read_only, deny_oom, raised: None });
         // One call for both: `raise` says whether a command's error is raised (redis.call)
         // or handed back as an `{err=...}` table (redis.pcall).
         let call = |lua: &Lua, argv: MultiValue, raise: bool| -> mlua::Result<Value> {
@@ -325,6 +327,9 @@ fn script_line(lua: &Lua) -> i64 {
 struct Caller<'c, 'a> {
     ctx: &'c mut Ctx<'a>,
     read_only: bool,
+    /// Memory was over `maxmemory` when the script began and it has no `allow-oom` flag:
+    /// commands that may grow memory are refused (Redis 7's check, made once per script).
+    deny_oom: bool,
     /// The last error `redis.call` raised: the script's error reply is its text as is.
     raised: Option<String>,
 }
@@ -375,6 +380,9 @@ impl Caller<'_, '_> {
             if let Some(why) = engine.propagation().refusal() {
                 return Err(why);
             }
+        }
+        if self.deny_oom && cmd.flags & DENYOOM != 0 {
+            return Err(CmdError::Oom.to_string());
         }
         let session = &mut *self.ctx.session;
         // redis.set_repl(REPL_NONE / REPL_REPLICA): this call's effects stay out of the log.

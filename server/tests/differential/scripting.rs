@@ -100,6 +100,16 @@ fn edge_cases() -> Vec<Vec<Vec<u8>>> {
         args!["SCRIPT", "FLUSH", "SYNC"],
         args!["SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"],
         args!["SCRIPT", "KILL"],
+        args!["SET", "filler", "x".repeat(3000)],
+        args!["CONFIG", "SET", "maxmemory", "1"],
+        args!["EVAL", "return redis.call('SET', 'a', 'b')", "0"],
+        args!["EVAL", "return redis.pcall('SET', 'a', 'b')", "0"],
+        args!["EVAL", "return redis.call('DEL', 'nokey')", "0"],
+        args!["EVAL", "return redis.call('STRLEN', 'filler')", "0"],
+        args!["EVAL", "#!lua\nreturn 1", "0"],
+        args!["EVAL", "#!lua flags=no-writes\nreturn 1", "0"],
+        args!["EVAL", "#!lua flags=allow-oom\nreturn redis.call('SET', 'a', 'b')", "0"],
+        args!["CONFIG", "SET", "maxmemory", "0"],
     ]
 }
 
