@@ -328,8 +328,26 @@ mod tests {
             let e = error_text(eval(&mut t, &format!("return {name}"), &[], &[]));
             assert!(e.contains(&format!("nonexistent global variable '{name}'")), "{name}: {e}");
         }
+        for script in [
+            "redis.call = nil",
+            "string.rep = nil",
+            "redis = nil",
+            "KEYS = 1",
+            "rawset(_G, 'x', 1)",
+            "setmetatable(_G, nil)",
+        ] {
+            let e = error_text(eval(&mut t, script, &[], &[]));
+            assert!(e.contains("Attempt to modify a readonly table script: "), "{script}: {e}");
+        }
+        for name in ["print", "newproxy", "getfenv", "setfenv"] {
+            let e = error_text(eval(&mut t, &format!("return {name}"), &[], &[]));
+            assert!(e.contains(&format!("nonexistent global variable '{name}'")), "{name}: {e}");
+        }
+        assert_eq!(eval(&mut t, "return ('ab'):rep(2)", &[], &[]), bulk("abab"));
+        assert_eq!(eval(&mut t, "return redis.call('PING').ok", &[], &[]), bulk("PONG"));
         for expr in ["string.rep('a', 2)", "table.concat({'a', 'b'})", "tostring(math.floor(2.5))"] {
-            assert!(matches!(eval(&mut t, &format!("return {expr}"), &[], &[]), Reply::Bulk(_)), "{expr}");
+            let r = eval(&mut t, &format!("return {expr}"), &[], &[]);
+            assert!(matches!(r, Reply::Bulk(_)), "{expr}: {r:?}");
         }
     }
 

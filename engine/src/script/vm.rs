@@ -25,8 +25,8 @@ const REDIS_VERSION_NUM: i64 = 0x07_00_0f;
 const SETUP: &str = r##"
 local hooks, sha1hex, version, version_num = ...
 local error, type, tostring, setmetatable = error, type, tostring, setmetatable
-loadfile = nil
-dofile = nil
+-- What Redis 7.0 removes from the base library.
+loadfile, dofile, print, newproxy, getfenv, setfenv = nil, nil, nil, nil, nil, nil
 local function raise(msg)
   hooks.last = msg
   error(msg, 0)
@@ -51,16 +51,40 @@ function redis.sha1hex(s)
   return sha1hex(tostring(s))
 end
 function redis.replicate_commands() return true end
-_G.redis = redis
 -- redis.call and redis.pcall are set by the engine for each run (they need its context);
 -- the functions that raise are the engine's too (see `Vm::new`).
-setmetatable(_G, {
-  __index = function(_, k)
-    error("Script attempted to access nonexistent global variable '" .. tostring(k) .. "'", 2)
-  end,
-  __newindex = function() error("Attempt to modify a readonly table", 2) end,
-})
-return redis
+
+-- Read-only tables, as Redis 7 makes the globals and the libraries: each is an empty proxy
+-- whose reads go to the real table and whose writes fail. The globals themselves live in
+-- `backing`, which _G reads through (a table as __index: no Lua call per global read).
+local raw_set, set_mt, pairs, G = rawset, setmetatable, pairs, _G
+local readonly = {}
+local function refuse() error("Attempt to modify a readonly table", 2) end
+local function protect(t)
+  local p = set_mt({}, {__index = t, __newindex = refuse, __metatable = false})
+  readonly[p] = true
+  return p
+end
+local backing = {}
+for k, v in pairs(G) do backing[k] = v end
+for k in pairs(backing) do raw_set(G, k, nil) end
+backing.redis = protect(redis)
+for _, lib in pairs({"string", "table", "math", "coroutine"}) do backing[lib] = protect(backing[lib]) end
+backing._G = G
+function backing.rawset(t, k, v)
+  if readonly[t] then error("Attempt to modify a readonly table", 0) end
+  return raw_set(t, k, v)
+end
+function backing.setmetatable(t, m)
+  if readonly[t] then error("Attempt to modify a readonly table", 0) end
+  return set_mt(t, m)
+end
+readonly[G] = true
+set_mt(backing, {__index = function(_, k)
+  error("Script attempted to access nonexistent global variable '" .. tostring(k) .. "'", 2)
+end})
+set_mt(G, {__index = backing, __newindex = refuse, __metatable = false})
+return redis, backing
 "##;
 
 /// The Lua state and the scripts compiled in it.
@@ -69,6 +93,8 @@ pub struct Vm {
     hooks: Table,
     /// The `redis` table, where each run puts its `call` and `pcall`.
     redis: Table,
+    /// Where the globals live (KEYS and ARGV are set there; `_G` is a read-only view).
+    globals: Table,
     /// `function(f) return xpcall(f, handler) end`: runs a script, answering `false` and
     /// `{e = error, line = where}` when it raises.
     runner: Function,
@@ -89,7 +115,7 @@ impl Vm {
         load_libraries(&lua)?;
         let hooks = lua.create_table()?;
         let sha1hex = lua.create_function(|_, s: mlua::String| Ok(super::cache::sha1hex(&s.as_bytes())))?;
-        let redis: Table =
+        let (redis, globals): (Table, Table) =
             lua.load(SETUP).set_name("=redis").call((hooks.clone(), sha1hex, REDIS_VERSION, REDIS_VERSION_NUM))?;
         add_raising_functions(&lua, &redis, &hooks)?;
         let handler = lua.create_function(|lua, e: Value| {
@@ -102,7 +128,7 @@ impl Vm {
             .load("local handler = ...; return function(f) return xpcall(f, handler) end")
             .set_name("=runner")
             .call(handler)?;
-        Ok(Vm { lua, hooks, redis, runner, compiled: HashMap::new() })
+        Ok(Vm { lua, hooks, redis, globals, runner, compiled: HashMap::new() })
     }
 
     /// Drops every compiled script (SCRIPT FLUSH).
@@ -153,8 +179,8 @@ impl Vm {
         let lua = &self.lua;
         let hooks = &self.hooks;
         let redis = &self.redis;
+        let g = &self.globals;
         let setup = || -> mlua::Result<()> {
-            let g = lua.globals();
             g.raw_set(
                 "KEYS",
                 lua.create_sequence_from(keys.iter().map(|k| lua.create_string(k)).collect::<Result<Vec<_>, _>>()?)?,
