@@ -102,7 +102,9 @@ pub fn lua_to_reply(value: &Value, resp3: bool) -> Reply {
 /// Lua's number to an integer as Redis's `(long long)` cast does on x86-64: toward zero, and
 /// NaN and anything out of range (infinities too) to the "integer indefinite", i64::MIN.
 fn truncate(n: f64) -> i64 {
-    if n.is_nan() || !(-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&n) {
+    // 2^63: i64::MIN is exact as a float, i64::MAX is not (it rounds up to 2^63).
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if n.is_nan() || !(-TWO_63..TWO_63).contains(&n) {
         i64::MIN
     } else {
         n as i64
