@@ -201,7 +201,8 @@ pub fn script_help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, Cm
     ]))
 }
 
-#[cfg(all(test, feature = "scripting"))]
+#[cfg(test)]
+#[cfg(feature = "scripting")]
 mod tests {
     use crate::testing::*;
     use crate::Reply;
@@ -471,8 +472,9 @@ mod tests {
     }
 }
 
-#[cfg(all(test, not(feature = "scripting")))]
-mod tests {
+#[cfg(test)]
+#[cfg(not(feature = "scripting"))]
+mod tests_without_a_vm {
     use crate::testing::*;
 
     #[test]
