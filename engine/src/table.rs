@@ -491,7 +491,7 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     // Scripting: every shard is locked while a script runs (see `cmd::scripting`).
     "EVAL", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")], "scripting", scripting::eval, "script numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script.";
     "EVALSHA", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1)], "scripting", scripting::evalsha, "sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest.";
-    "EVAL_RO", -3, READONLY | ALL_SHARDS, [keynum(RO | ACCESS, 2, 0, 1, 1)], "scripting", scripting::eval_ro, "script numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script.";
+    "EVAL_RO", -3, READONLY | ALL_SHARDS, [keynum(RO | ACCESS, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RO and ACCESS")], "scripting", scripting::eval_ro, "script numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script.";
     "EVALSHA_RO", -3, READONLY | ALL_SHARDS, [keynum(RO | ACCESS, 2, 0, 1, 1)], "scripting", scripting::evalsha_ro, "sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script by SHA1 digest.";
     "SCRIPT", -2, 0, [], "scripting", container, "<LOAD script | EXISTS sha1 ... | FLUSH [ASYNC | SYNC] | KILL | HELP>", "A container for Lua scripts management commands.", subcommands = SCRIPT_SUBCOMMANDS;
     // Server and connection
