@@ -84,6 +84,16 @@ fn array(lua: &Lua, items: &[Reply], resp3: bool) -> mlua::Result<Value> {
 /// RESP3 boolean after `setresp(3)`), `false` and nil are nil, and a table is an error
 /// (`err`), a status (`ok`), one of the RESP3 shapes, or an array that ends at its first nil.
 pub fn lua_to_reply(value: &Value, resp3: bool) -> Reply {
+    to_reply(value, resp3, 0)
+}
+
+/// How deep a returned table may nest. Redis stops at its Lua stack's limit (about 8,000
+/// levels) with this error in place of the deepest table; Vitrine stops sooner, so that
+/// encoding the reply cannot overflow a server thread's stack (a table that holds itself
+/// would otherwise recurse for ever).
+const MAX_DEPTH: usize = 1000;
+
+fn to_reply(value: &Value, resp3: bool, depth: usize) -> Reply {
     match value {
         Value::Nil => Reply::Nil,
         Value::Boolean(true) if resp3 => Reply::Bool(true),
@@ -93,7 +103,8 @@ pub fn lua_to_reply(value: &Value, resp3: bool) -> Reply {
         Value::Integer(n) => Reply::Int(*n),
         Value::Number(n) => Reply::Int(truncate(*n)),
         Value::String(s) => Reply::Bulk(s.as_bytes().to_vec()),
-        Value::Table(t) => table_to_reply(t, resp3),
+        Value::Table(_) if depth >= MAX_DEPTH => Reply::Error("ERR reached lua stack limit".into()),
+        Value::Table(t) => table_to_reply(t, resp3, depth + 1),
         // Functions, userdata, threads: Redis answers nil for what it cannot convert.
         _ => Reply::Nil,
     }
@@ -111,7 +122,7 @@ fn truncate(n: f64) -> i64 {
     }
 }
 
-fn table_to_reply(t: &Table, resp3: bool) -> Reply {
+fn table_to_reply(t: &Table, resp3: bool, depth: usize) -> Reply {
     if let Ok(Value::String(e)) = t.raw_get::<Value>("err") {
         return Reply::Error(e.to_string_lossy().to_string());
     }
@@ -132,12 +143,12 @@ fn table_to_reply(t: &Table, resp3: bool) -> Reply {
         let pairs = m
             .pairs::<Value, Value>()
             .filter_map(Result::ok)
-            .map(|(k, v)| (lua_to_reply(&k, resp3), lua_to_reply(&v, resp3)))
+            .map(|(k, v)| (to_reply(&k, resp3, depth), to_reply(&v, resp3, depth)))
             .collect();
         return Reply::Map(pairs);
     }
     if let Ok(Value::Table(s)) = t.raw_get::<Value>("set") {
-        let items = s.pairs::<Value, Value>().filter_map(Result::ok).map(|(k, _)| lua_to_reply(&k, resp3)).collect();
+        let items = s.pairs::<Value, Value>().filter_map(Result::ok).map(|(k, _)| to_reply(&k, resp3, depth)).collect();
         return Reply::Set(items);
     }
     if let Ok(Value::Table(v)) = t.raw_get::<Value>("verbatim_string") {
@@ -149,7 +160,7 @@ fn table_to_reply(t: &Table, resp3: bool) -> Reply {
     for i in 1.. {
         match t.raw_get::<Value>(i) {
             Ok(Value::Nil) | Err(_) => break,
-            Ok(v) => items.push(lua_to_reply(&v, resp3)),
+            Ok(v) => items.push(to_reply(&v, resp3, depth)),
         }
     }
     Reply::Array(items)
@@ -189,6 +200,20 @@ mod tests {
             round(&lua, "return {verbatim_string={format='txt', string='hi'}}", false),
             Reply::Verbatim("hi".into())
         );
+    }
+
+    #[test]
+    fn a_table_that_holds_itself_ends_in_an_error_not_a_crash() {
+        let lua = Lua::new();
+        let mut r = round(&lua, "local t = {}; t[1] = t; return t", false);
+        let mut depth = 0;
+        while let Reply::Array(mut items) = r {
+            assert_eq!(items.len(), 1);
+            r = items.remove(0);
+            depth += 1;
+        }
+        assert_eq!(depth, MAX_DEPTH);
+        assert_eq!(r, Reply::Error("ERR reached lua stack limit".into()));
     }
 
     #[test]
