@@ -464,6 +464,26 @@ mod tests {
     }
 
     #[test]
+    fn commands_a_script_runs_count_in_commandstats() {
+        let mut t = TestEngine::default();
+        eval(
+            &mut t,
+            "redis.call('SET', 'a', '1'); redis.call('SET', 'b', '2'); return redis.pcall('HGET', 'a', 'f')",
+            &[],
+            &[],
+        );
+        let info = match t.run(&["INFO", "commandstats"]) {
+            Reply::Bulk(b) => String::from_utf8_lossy(&b).to_string(),
+            Reply::Verbatim(s) => s,
+            other => panic!("INFO: {other:?}"),
+        };
+        assert!(info.contains("cmdstat_set:calls=2,"), "{info}");
+        assert!(info.contains("cmdstat_hget:calls=1,"), "{info}");
+        assert!(info.contains("failed_calls=1"), "{info}");
+        assert!(info.contains("cmdstat_eval:calls=1,"), "{info}");
+    }
+
+    #[test]
     fn a_script_inside_multi_runs_at_exec() {
         let mut t = TestEngine::default();
         t.run(&["MULTI"]);

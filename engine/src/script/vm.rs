@@ -377,12 +377,12 @@ impl Caller<'_, '_> {
             });
         }
         let argv: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        let Some((index, mut cmd)) = table::lookup(argv[0]) else {
+        let Some((mut index, mut cmd)) = table::lookup(argv[0]) else {
             return Err("ERR Unknown Redis command called from script".into());
         };
         if cmd.is_container() && argv.len() > 1 {
             match table::lookup_subcommand(index, cmd, argv[1]) {
-                Some((_, sub)) => cmd = sub,
+                Some(sub) => (index, cmd) = sub,
                 None => {
                     let name = String::from_utf8_lossy(argv[1]).to_string();
                     return Err(CmdError::UnknownSubcommand { cmd: cmd.name.into(), sub: name }.to_string());
@@ -415,10 +415,17 @@ impl Caller<'_, '_> {
         let held = (!log_effects).then(|| session.prop_batch.replace(crate::propagate::Batch::default()));
         let db = session.db;
         let locked = self.ctx.db.reborrow_in(db);
+        let mut clock = engine.timing().now_us();
         let reply = match engine.run_locked(cmd, session, locked, &argv, self.ctx.now) {
             Ok(r) => r,
             Err(e) => e.into(),
         };
+        // Counted in INFO commandstats (and timed) as a call of its own, as Redis counts the
+        // commands a script runs.
+        engine.record_call(index, cmd, session, &argv, &mut clock, self.ctx.now, false);
+        if reply.is_error() {
+            engine.stats().failed_calls.add(index, 1);
+        }
         if let Some(held) = held {
             session.prop_batch = held;
         }
