@@ -94,6 +94,9 @@ pub struct Engine {
     /// The host's wall clock in microseconds (MONITOR's timestamps); without one, the
     /// command's millisecond time.
     micros: OnceLock<fn() -> u64>,
+    /// The script cache and the Lua VM (EVAL, SCRIPT).
+    #[cfg(feature = "scripting")]
+    pub(crate) scripts: crate::script::Scripts,
 }
 
 /// CLIENT PAUSE: until when (engine ms; 0 = no pause) and whether only writes wait.
@@ -127,6 +130,8 @@ impl Engine {
             radar: Radar::default(),
             pause: Pause::default(),
             micros: OnceLock::new(),
+            #[cfg(feature = "scripting")]
+            scripts: crate::script::Scripts::default(),
         }
     }
 
@@ -863,7 +868,8 @@ impl Engine {
         // Clients blocked on keys this command (or an EXEC) filled get their data now,
         // before this command's reply goes out (see `crate::blocking`).
         self.serve_ready(now_ms);
-        if cmd.flags & WRITE != 0 {
+        // A script (ALL_SHARDS, not WRITE itself) may have written too.
+        if cmd.flags & (WRITE | ALL_SHARDS) != 0 {
             // The estimate can fall short (or another writer raced us): evict until the
             // limit holds again before this write is acknowledged.
             self.store.enforce_limit(now_ms);

@@ -50,6 +50,8 @@ mod reply_cli;
 mod reply_json;
 mod resp;
 #[cfg(feature = "scripting")]
+mod script;
+#[cfg(feature = "scripting")]
 pub(crate) mod script_libs;
 mod session;
 mod stats;

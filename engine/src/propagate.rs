@@ -37,6 +37,8 @@ pub struct Batch {
     /// The database of its first logged command, and of its latest (a SELECT inside the
     /// transaction moves it; the batch then holds its own SELECT).
     dbs: Option<(usize, usize)>,
+    /// Commands pushed (a script's single write is logged without MULTI ... EXEC).
+    pushes: usize,
 }
 
 impl Batch {
@@ -51,6 +53,7 @@ impl Batch {
             Some(_) => {}
         }
         self.bytes.extend_from_slice(bytes);
+        self.pushes += 1;
     }
 }
 
@@ -128,6 +131,15 @@ impl Propagation {
         bytes.extend_from_slice(&batch.bytes);
         encode_command(&mut bytes, &["EXEC"]);
         self.append_in(dbs, &bytes);
+    }
+
+    /// Appends a script's effects as Redis 7 does: one write alone, several as `MULTI` ...
+    /// `EXEC`, none at all not.
+    pub fn append_effects(&self, batch: Batch) {
+        match batch.dbs {
+            Some(dbs) if batch.pushes == 1 => self.append_in(dbs, &batch.bytes),
+            _ => self.append_batch(batch),
+        }
     }
 
     /// Appends one command run in database `db`.

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::args::Args;
-use crate::cmd::{client, command, config, hash, keys, list, pubsub, server, set, string, timing, tx, zset};
+use crate::cmd::{client, command, config, hash, keys, list, pubsub, scripting, server, set, string, timing, tx, zset};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -488,6 +488,12 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "SUNSUBSCRIBE", -1, 0, [range(NOT_KEY, 1, -1, 1, 0)], "pubsub", pubsub::sunsubscribe, "[shardchannel [shardchannel ...]]", "Stops listening to messages posted to shard channels.";
     "SPUBLISH", 3, FAST, [key(NOT_KEY, 1)], "pubsub", pubsub::spublish, "shardchannel message", "Posts a message to a shard channel.";
     "PUBSUB", -2, 0, [], "pubsub", container, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | SHARDCHANNELS [pattern] | SHARDNUMSUB [shardchannel ...] | HELP>", "A container for Pub/Sub commands.", subcommands = PUBSUB_SUBCOMMANDS;
+    // Scripting: every shard is locked while a script runs (see `cmd::scripting`).
+    "EVAL", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")], "scripting", scripting::eval, "script numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script.";
+    "EVALSHA", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1)], "scripting", scripting::evalsha, "sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest.";
+    "EVAL_RO", -3, READONLY | ALL_SHARDS, [keynum(RO | ACCESS, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RO and ACCESS")], "scripting", scripting::eval_ro, "script numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script.";
+    "EVALSHA_RO", -3, READONLY | ALL_SHARDS, [keynum(RO | ACCESS, 2, 0, 1, 1)], "scripting", scripting::evalsha_ro, "sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script by SHA1 digest.";
+    "SCRIPT", -2, 0, [], "scripting", container, "<LOAD script | EXISTS sha1 ... | FLUSH [ASYNC | SYNC] | KILL | HELP>", "A container for Lua scripts management commands.", subcommands = SCRIPT_SUBCOMMANDS;
     // Server and connection
     "PING", -1, FAST, [], "connection", server::ping, "[message]", "Returns the server's liveliness response.";
     "ECHO", 2, FAST, [], "connection", server::echo, "message", "Returns the given string.";
@@ -579,6 +585,14 @@ const COMMAND_SUBCOMMANDS: &[Command] = rows! { args from 2;
     "COMMAND|GETKEYS", -3, 0, [], "server", command::getkeys, "command [arg [arg ...]]", "Extracts the key names from an arbitrary command.";
     "COMMAND|GETKEYSANDFLAGS", -3, 0, [], "server", command::getkeysandflags, "command [arg [arg ...]]", "Extracts the key names and access flags for an arbitrary command.";
     "COMMAND|HELP", 2, 0, [], "server", command::help, "", "Returns helpful text about the different subcommands.";
+};
+
+const SCRIPT_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "SCRIPT|LOAD", 3, 0, [], "scripting", scripting::script_load, "script", "Loads a server-side Lua script to the script cache.";
+    "SCRIPT|EXISTS", -3, 0, [], "scripting", scripting::script_exists, "sha1 [sha1 ...]", "Determines whether server-side Lua scripts exist in the script cache.";
+    "SCRIPT|FLUSH", -2, 0, [], "scripting", scripting::script_flush, "[ASYNC | SYNC]", "Removes all server-side Lua scripts from the script cache.";
+    "SCRIPT|KILL", 2, 0, [], "scripting", scripting::script_kill, "", "Terminates a server-side Lua script during execution.";
+    "SCRIPT|HELP", 2, 0, [], "scripting", scripting::script_help, "", "Returns helpful text about the different subcommands.";
 };
 
 const PUBSUB_SUBCOMMANDS: &[Command] = rows! { args from 2;

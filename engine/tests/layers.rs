@@ -18,7 +18,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("store", &["store"]),
     ("stats and config", &["stats", "config", "timing"]),
     ("sessions and their services", &["session", "clients", "monitor", "pubsub", "blocking", "propagate"]),
-    ("families, table and dispatch", &["cmd", "args", "table", "engine", "prefetch", "radar"]),
+    ("families, table and dispatch", &["cmd", "args", "table", "engine", "prefetch", "radar", "script"]),
     ("host views and the test harness", &["inspect", "testing"]),
 ];
 

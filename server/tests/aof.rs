@@ -735,3 +735,35 @@ fn sort_store_and_conditional_writes_survive_a_restart() {
     let exists: i64 = redis::cmd("EXISTS").arg("gone").arg("kept").query(&mut c).unwrap();
     assert_eq!(exists, 1);
 }
+
+#[test]
+fn a_scripts_effects_survive_a_restart_and_the_log_holds_them_not_the_script() {
+    let dir = Dir::new("script");
+    let server = start(&dir, "always");
+    let mut c = conn(&server);
+    let body = "redis.call('SET', KEYS[1], ARGV[1])\n\
+                redis.call('HSET', 'undeclared:h', 'f', ARGV[1])\n\
+                redis.call('SELECT', 2)\n\
+                redis.call('RPUSH', KEYS[1], 'in db 2')\n\
+                return redis.call('INCRBY', 'n', 5)";
+    let sha: String = redis::cmd("SCRIPT").arg("LOAD").arg(body).query(&mut c).unwrap();
+    let n: i64 = redis::cmd("EVALSHA").arg(&sha).arg(1).arg("k").arg("v").query(&mut c).unwrap();
+    assert_eq!(n, 5);
+    // One write alone is logged alone; a read-only script logs nothing.
+    let _: i64 = redis::cmd("EVAL").arg("return redis.call('INCR', 'n2')").arg(0).query(&mut c).unwrap();
+    let _: Option<String> = redis::cmd("EVAL").arg("return redis.call('GET', 'k')").arg(0).query(&mut c).unwrap();
+    let before = dump(&mut c);
+    let _: () = redis::cmd("SELECT").arg(2).query(&mut c).unwrap();
+    let in2 = dump(&mut c);
+    kill(server);
+    let log = std::fs::read(dir.aof()).unwrap();
+    assert!(find(&log, b"EVAL").is_none(), "the script itself is not logged");
+    assert!(find(&log, b"MULTI").is_some() && find(&log, b"INCRBY").is_some());
+    let server = start(&dir, "always");
+    let mut c = conn(&server);
+    assert_eq!(dump(&mut c), before);
+    let _: () = redis::cmd("SELECT").arg(2).query(&mut c).unwrap();
+    assert_eq!(dump(&mut c), in2);
+    // After its SELECT the script's INCRBY ran in database 2 too.
+    assert_eq!(in2, vec!["k list in db 2".to_string(), "n string 5".to_string()]);
+}

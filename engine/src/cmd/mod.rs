@@ -9,6 +9,7 @@ pub mod hash;
 pub mod keys;
 pub mod list;
 pub mod pubsub;
+pub mod scripting;
 pub mod server;
 pub mod set;
 pub mod string;

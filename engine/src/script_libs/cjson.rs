@@ -3,8 +3,9 @@
 //! `%.14g`; '/' escaped), `decode` (JSON null as the `cjson.null` light userdata), the
 //! configuration functions, and `new` for an instance with its own configuration.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use mlua::{LightUserData, Lua, Table, Value};
 
@@ -43,7 +44,7 @@ impl Default for Config {
     }
 }
 
-type Shared = Rc<RefCell<Config>>;
+type Shared = Arc<Mutex<Config>>;
 
 /// `cjson.null`: a NULL light userdata.
 fn null() -> Value {
@@ -774,21 +775,21 @@ fn bool_option(lua: &Lua, args: &Args, i: usize, setting: &mut bool) -> LibResul
 /// Adds `name` to `t` as a function of the instance's configuration.
 fn add_cfg<F>(lua: &Lua, t: &Table, cfg: &Shared, name: &str, f: F) -> mlua::Result<()>
 where
-    F: Fn(&Lua, &mut Config, Args) -> LibResult<Vec<Value>> + 'static,
+    F: Fn(&Lua, &mut Config, Args) -> LibResult<Vec<Value>> + Send + 'static,
 {
-    let cfg = Rc::clone(cfg);
-    super::add(lua, t, name, move |lua, args| f(lua, &mut cfg.borrow_mut(), args))
+    let cfg = Arc::clone(cfg);
+    super::add(lua, t, name, move |lua, args| f(lua, &mut cfg.lock(), args))
 }
 
 /// A `cjson` table with a configuration of its own (`cjson.new()` makes another).
 pub(super) fn module(lua: &Lua) -> mlua::Result<Table> {
     let t = lua.create_table()?;
-    let cfg: Shared = Rc::new(RefCell::new(Config::default()));
-    // encode and decode work on a copy of the settings, holding no borrow while they run.
-    let c = Rc::clone(&cfg);
-    super::add(lua, &t, "encode", move |lua, args| encode(lua, &c.borrow().clone(), &args))?;
-    let c = Rc::clone(&cfg);
-    super::add(lua, &t, "decode", move |lua, args| decode(lua, &c.borrow().clone(), &args))?;
+    let cfg: Shared = Arc::new(Mutex::new(Config::default()));
+    // encode and decode work on a copy of the settings, holding no lock while they run.
+    let c = Arc::clone(&cfg);
+    super::add(lua, &t, "encode", move |lua, args| encode(lua, &c.lock().clone(), &args))?;
+    let c = Arc::clone(&cfg);
+    super::add(lua, &t, "decode", move |lua, args| decode(lua, &c.lock().clone(), &args))?;
     add_cfg(lua, &t, &cfg, "encode_sparse_array", |lua, cfg, args| {
         at_most(&args, 3)?;
         let convert = bool_option(lua, &args, 1, &mut cfg.sparse_convert)?;

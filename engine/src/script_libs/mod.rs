@@ -23,8 +23,7 @@ use mlua::{Function, Lua, MultiValue, Table, Value};
 
 /// Installs the globals `cjson`, `cmsgpack`, `struct` and `bit`, as Redis's `luaLoadLibraries`
 /// does after the base, table, string, math and debug libraries.
-// The EVAL core (engine/src/script) calls it; until that is merged only the tests do.
-#[allow(dead_code)]
+// The EVAL core's VM (`crate::script::vm`) calls it before sandboxing the globals.
 pub fn register_all(lua: &Lua) -> mlua::Result<()> {
     let globals = lua.globals();
     globals.set("cjson", cjson::module(lua)?)?;
@@ -67,7 +66,7 @@ type LibResult<T> = Result<T, Fail>;
 /// Registers `f` as the library function `name` of `table`, raising as the C libraries do.
 fn add<F>(lua: &Lua, table: &Table, name: &str, f: F) -> mlua::Result<()>
 where
-    F: Fn(&Lua, Args) -> LibResult<Vec<Value>> + 'static,
+    F: Fn(&Lua, Args) -> LibResult<Vec<Value>> + Send + 'static,
 {
     table.raw_set(name, function(lua, f)?)
 }
@@ -75,7 +74,7 @@ where
 /// A library function (see [`add`]).
 fn function<F>(lua: &Lua, f: F) -> mlua::Result<Function>
 where
-    F: Fn(&Lua, Args) -> LibResult<Vec<Value>> + 'static,
+    F: Fn(&Lua, Args) -> LibResult<Vec<Value>> + Send + 'static,
 {
     let raw = lua.create_function(move |lua, args: MultiValue| {
         let exact = raise::take_exact_args();

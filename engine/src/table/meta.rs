@@ -56,6 +56,10 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("digest", Meta::new(Some("8.4.0"), Some("O(N) where N is the length of the string value.")).flags(&["readonly", "fast"]).acl(&["@read", "@string", "@fast"]).args(&[arg("key", "key").key_spec(0)])),
     ("discard", Meta::new(Some("2.0.0"), Some("O(N), when N is the number of queued commands")).flags(&["noscript", "loading", "stale", "fast", "allow_busy"]).acl(&["@fast", "@transaction"])),
     ("echo", Meta::new(Some("1.0.0"), Some("O(1)")).flags(&["loading", "stale", "fast"]).acl(&["@fast", "@connection"]).args(&[arg("message", "string")])),
+    ("eval", Meta::new(Some("2.6.0"), Some("Depends on the script that is executed.")).flags(&["noscript", "stale", "skip_monitor", "no_mandatory_keys"]).acl(&["@slow", "@scripting"]).args(ARGS_33)),
+    ("eval_ro", Meta::new(Some("7.0.0"), Some("Depends on the script that is executed.")).flags(&["readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys"]).acl(&["@slow", "@scripting"]).args(ARGS_33)),
+    ("evalsha", Meta::new(Some("2.6.0"), Some("Depends on the script that is executed.")).flags(&["noscript", "stale", "skip_monitor", "no_mandatory_keys"]).acl(&["@slow", "@scripting"]).args(ARGS_32)),
+    ("evalsha_ro", Meta::new(Some("7.0.0"), Some("Depends on the script that is executed.")).flags(&["readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys"]).acl(&["@slow", "@scripting"]).args(ARGS_32)),
     ("exec", Meta::new(Some("1.2.0"), Some("Depends on commands in the transaction")).flags(&["noscript", "loading", "stale", "skip_slowlog"]).acl(&["@slow", "@transaction"])),
     ("exists", Meta::new(Some("1.0.0"), Some("O(N) where N is the number of keys to check.")).flags(&["readonly", "fast"]).acl(&["@keyspace", "@read", "@fast"]).tips(&["request_policy:multi_shard", "response_policy:agg_sum"]).history(&[("3.0.3", "Accepts multiple `key` arguments.")]).args(&[arg("key", "key").key_spec(0).flags(&["multiple"])])),
     ("expire", Meta::new(Some("1.0.0"), Some("O(1)")).flags(&["write", "fast"]).acl(&["@keyspace", "@write", "@fast"]).history(&[("7.0.0", "Added options: `NX`, `XX`, `GT` and `LT`.")]).args(&[arg("key", "key").key_spec(0), arg("seconds", "integer"), arg("condition", "oneof").since("7.0.0").flags(&["optional"]).args(ARGS_30)])),
@@ -65,7 +69,7 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("flushdb", Meta::new(Some("1.0.0"), Some("O(N) where N is the number of keys in the selected database")).flags(&["write"]).acl(&["@keyspace", "@write", "@slow", "@dangerous"]).tips(&["request_policy:all_shards", "response_policy:all_succeeded"]).history(&[("4.0.0", "Added the `ASYNC` flushing mode modifier."), ("6.2.0", "Added the `SYNC` flushing mode modifier.")]).args(&[arg("flush-type", "oneof").flags(&["optional"]).args(ARGS_25)])),
     ("get", Meta::new(Some("1.0.0"), Some("O(1)")).flags(&["readonly", "fast"]).acl(&["@read", "@string", "@fast"]).args(&[arg("key", "key").key_spec(0)])),
     ("getdel", Meta::new(Some("6.2.0"), Some("O(1)")).flags(&["write", "fast"]).acl(&["@write", "@string", "@fast"]).args(&[arg("key", "key").key_spec(0)])),
-    ("getex", Meta::new(Some("6.2.0"), Some("O(1)")).flags(&["write", "fast"]).acl(&["@write", "@string", "@fast"]).args(&[arg("key", "key").key_spec(0), arg("expiration", "oneof").flags(&["optional"]).args(ARGS_33)])),
+    ("getex", Meta::new(Some("6.2.0"), Some("O(1)")).flags(&["write", "fast"]).acl(&["@write", "@string", "@fast"]).args(&[arg("key", "key").key_spec(0), arg("expiration", "oneof").flags(&["optional"]).args(ARGS_35)])),
     ("getrange", Meta::new(Some("2.4.0"), Some("O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.")).flags(&["readonly"]).acl(&["@read", "@string", "@slow"]).args(ARGS_21)),
     ("getset", Meta::new(Some("1.0.0"), Some("O(1)")).flags(&["write", "denyoom", "fast"]).acl(&["@write", "@string", "@fast"]).doc_flags(&["deprecated"]).deprecated("6.2.0", "`SET` with the `!GET` argument").args(ARGS_2)),
     ("hdel", Meta::new(Some("2.0.0"), Some("O(N) where N is the number of fields to be removed.")).flags(&["write", "fast"]).acl(&["@write", "@hash", "@fast"]).history(&[("2.4.0", "Accepts multiple `field` arguments.")]).args(ARGS_7)),
@@ -77,7 +81,7 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("hget", Meta::new(Some("2.0.0"), Some("O(1)")).flags(&["readonly", "fast"]).acl(&["@read", "@hash", "@fast"]).args(ARGS_3)),
     ("hgetall", Meta::new(Some("2.0.0"), Some("O(N) where N is the size of the hash.")).flags(&["readonly"]).acl(&["@read", "@hash", "@slow"]).tips(&["nondeterministic_output_order"]).args(&[arg("key", "key").key_spec(0)])),
     ("hgetdel", Meta::new(Some("8.0.0"), Some("O(N) where N is the number of specified fields")).flags(&["write", "fast"]).acl(&["@write", "@hash", "@fast"]).args(ARGS_31)),
-    ("hgetex", Meta::new(Some("8.0.0"), Some("O(N) where N is the number of specified fields")).flags(&["write", "fast"]).acl(&["@write", "@hash", "@fast"]).args(&[arg("key", "key").key_spec(0), arg("expiration", "oneof").flags(&["optional"]).args(ARGS_33), arg("fields", "block").token("FIELDS").args(ARGS_5)])),
+    ("hgetex", Meta::new(Some("8.0.0"), Some("O(N) where N is the number of specified fields")).flags(&["write", "fast"]).acl(&["@write", "@hash", "@fast"]).args(&[arg("key", "key").key_spec(0), arg("expiration", "oneof").flags(&["optional"]).args(ARGS_35), arg("fields", "block").token("FIELDS").args(ARGS_5)])),
     ("hincrby", Meta::new(Some("2.0.0"), Some("O(1)")).flags(&["write", "denyoom", "fast"]).acl(&["@write", "@hash", "@fast"]).args(&[arg("key", "key").key_spec(0), arg("field", "string"), arg("increment", "integer")])),
     ("hincrbyfloat", Meta::new(Some("2.6.0"), Some("O(1)")).flags(&["write", "denyoom", "fast"]).acl(&["@write", "@hash", "@fast"]).args(&[arg("key", "key").key_spec(0), arg("field", "string"), arg("increment", "double")])),
     ("hkeys", Meta::new(Some("2.0.0"), Some("O(N) where N is the size of the hash.")).flags(&["readonly"]).acl(&["@read", "@hash", "@slow"]).tips(&["nondeterministic_output_order"]).args(&[arg("key", "key").key_spec(0)])),
@@ -90,7 +94,7 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("hpexpiretime", Meta::new(Some("7.4.0"), Some("O(N) where N is the number of specified fields")).flags(&["readonly", "fast"]).acl(&["@read", "@hash", "@fast"]).args(ARGS_31)),
     ("hpttl", Meta::new(Some("7.4.0"), Some("O(N) where N is the number of specified fields")).flags(&["readonly", "fast"]).acl(&["@read", "@hash", "@fast"]).tips(&["nondeterministic_output"]).args(ARGS_31)),
     ("hrandfield", Meta::new(Some("6.2.0"), Some("O(N) where N is the number of fields returned")).flags(&["readonly"]).acl(&["@read", "@hash", "@slow"]).tips(&["nondeterministic_output"]).args(&[arg("key", "key").key_spec(0), arg("options", "block").flags(&["optional"]).args(&[arg("count", "integer"), arg("withvalues", "pure-token").token("WITHVALUES").flags(&["optional"])])])),
-    ("hscan", Meta::new(Some("2.8.0"), Some("O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.")).flags(&["readonly"]).acl(&["@read", "@hash", "@slow"]).tips(&["nondeterministic_output"]).args(ARGS_32)),
+    ("hscan", Meta::new(Some("2.8.0"), Some("O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.")).flags(&["readonly"]).acl(&["@read", "@hash", "@slow"]).tips(&["nondeterministic_output"]).args(ARGS_34)),
     ("hset", Meta::new(Some("2.0.0"), Some("O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.")).flags(&["write", "denyoom", "fast"]).acl(&["@write", "@hash", "@fast"]).history(&[("4.0.0", "Accepts multiple `field` and `value` arguments.")]).args(ARGS_29)),
     ("hsetex", Meta::new(Some("8.0.0"), Some("O(N) where N is the number of fields being set.")).flags(&["write", "denyoom", "fast"]).acl(&["@write", "@hash", "@fast"]).args(&[arg("key", "key").key_spec(0), arg("condition", "oneof").flags(&["optional"]).args(&[arg("fnx", "pure-token").token("FNX"), arg("fxx", "pure-token").token("FXX")]), arg("expiration", "oneof").flags(&["optional"]).args(&[arg("seconds", "integer").token("EX"), arg("milliseconds", "integer").token("PX"), arg("unix-time-seconds", "unix-time").token("EXAT"), arg("unix-time-milliseconds", "unix-time").token("PXAT"), arg("keepttl", "pure-token").token("KEEPTTL")]), arg("fields", "block").token("FIELDS").args(&[arg("numfields", "integer"), arg("data", "block").flags(&["multiple"]).args(ARGS_0)])])),
     ("hsetnx", Meta::new(Some("2.0.0"), Some("O(1)")).flags(&["write", "denyoom", "fast"]).acl(&["@write", "@hash", "@fast"]).args(&[arg("key", "key").key_spec(0), arg("field", "string"), arg("value", "string")])),
@@ -173,6 +177,12 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("sadd", Meta::new(Some("1.0.0"), Some("O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.")).flags(&["write", "denyoom", "fast"]).acl(&["@write", "@set", "@fast"]).history(&[("2.4.0", "Accepts multiple `member` arguments.")]).args(ARGS_10)),
     ("scan", Meta::new(Some("2.8.0"), Some("O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.")).flags(&["readonly"]).acl(&["@keyspace", "@read", "@slow"]).tips(&["nondeterministic_output", "request_policy:special", "response_policy:special"]).history(&[("6.0.0", "Added the `TYPE` subcommand.")]).args(&[arg("cursor", "integer"), arg("pattern", "pattern").token("MATCH").flags(&["optional"]), arg("count", "integer").token("COUNT").flags(&["optional"]), arg("type", "string").token("TYPE").since("6.0.0").flags(&["optional"])])),
     ("scard", Meta::new(Some("1.0.0"), Some("O(1)")).flags(&["readonly", "fast"]).acl(&["@read", "@set", "@fast"]).args(&[arg("key", "key").key_spec(0)])),
+    ("script", Meta::new(Some("2.6.0"), Some("Depends on subcommand.")).flags(&[]).acl(&["@slow"])),
+    ("script|exists", Meta::new(Some("2.6.0"), Some("O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).")).flags(&["noscript"]).acl(&["@slow", "@scripting"]).tips(&["request_policy:all_shards", "response_policy:agg_logical_and"]).args(&[arg("sha1", "string").flags(&["multiple"])])),
+    ("script|flush", Meta::new(Some("2.6.0"), Some("O(N) with N being the number of scripts in cache")).flags(&["noscript"]).acl(&["@slow", "@scripting"]).tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]).history(&[("6.2.0", "Added the `ASYNC` and `SYNC` flushing mode modifiers.")]).args(&[arg("flush-type", "oneof").since("6.2.0").flags(&["optional"]).args(&[arg("async", "pure-token").token("ASYNC"), arg("sync", "pure-token").token("SYNC")])])),
+    ("script|help", Meta::new(Some("5.0.0"), Some("O(1)")).flags(&["loading", "stale"]).acl(&["@slow", "@scripting"])),
+    ("script|kill", Meta::new(Some("2.6.0"), Some("O(1)")).flags(&["noscript", "allow_busy"]).acl(&["@slow", "@scripting"]).tips(&["request_policy:all_shards", "response_policy:one_succeeded"])),
+    ("script|load", Meta::new(Some("2.6.0"), Some("O(N) with N being the length in bytes of the script body.")).flags(&["noscript", "stale"]).acl(&["@slow", "@scripting"]).tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]).args(&[arg("script", "string")])),
     ("sdiff", Meta::new(Some("1.0.0"), Some("O(N) where N is the total number of elements in all given sets.")).flags(&["readonly"]).acl(&["@read", "@set", "@slow"]).tips(&["nondeterministic_output_order"]).args(&[arg("key", "key").key_spec(0).flags(&["multiple"])])),
     ("sdiffstore", Meta::new(Some("1.0.0"), Some("O(N) where N is the total number of elements in all given sets.")).flags(&["write", "denyoom"]).acl(&["@write", "@set", "@slow"]).args(ARGS_24)),
     ("select", Meta::new(Some("1.0.0"), Some("O(1)")).flags(&["loading", "stale", "fast"]).acl(&["@fast", "@connection"]).args(&[arg("index", "integer")])),
@@ -198,7 +208,7 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("spublish", Meta::new(Some("7.0.0"), Some("O(N) where N is the number of clients subscribed to the receiving shard channel.")).flags(&["pubsub", "loading", "stale", "fast"]).acl(&["@pubsub", "@fast"]).args(&[arg("shardchannel", "string"), arg("message", "string")])),
     ("srandmember", Meta::new(Some("1.0.0"), Some("Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.")).flags(&["readonly"]).acl(&["@read", "@set", "@slow"]).tips(&["nondeterministic_output"]).history(&[("2.6.0", "Added the optional `count` argument.")]).args(&[arg("key", "key").key_spec(0), arg("count", "integer").since("2.6.0").flags(&["optional"])])),
     ("srem", Meta::new(Some("1.0.0"), Some("O(N) where N is the number of members to be removed.")).flags(&["write", "fast"]).acl(&["@write", "@set", "@fast"]).history(&[("2.4.0", "Accepts multiple `member` arguments.")]).args(ARGS_10)),
-    ("sscan", Meta::new(Some("2.8.0"), Some("O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.")).flags(&["readonly"]).acl(&["@read", "@set", "@slow"]).tips(&["nondeterministic_output"]).args(ARGS_32)),
+    ("sscan", Meta::new(Some("2.8.0"), Some("O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.")).flags(&["readonly"]).acl(&["@read", "@set", "@slow"]).tips(&["nondeterministic_output"]).args(ARGS_34)),
     ("ssubscribe", Meta::new(Some("7.0.0"), Some("O(N) where N is the number of shard channels to subscribe to.")).flags(&["pubsub", "noscript", "loading", "stale"]).acl(&["@pubsub", "@slow"]).args(&[arg("shardchannel", "string").flags(&["multiple"])])),
     ("strlen", Meta::new(Some("2.2.0"), Some("O(1)")).flags(&["readonly", "fast"]).acl(&["@read", "@string", "@fast"]).args(&[arg("key", "key").key_spec(0)])),
     ("subscribe", Meta::new(Some("2.0.0"), Some("O(N) where N is the number of channels to subscribe to.")).flags(&["pubsub", "noscript", "loading", "stale"]).acl(&["@pubsub", "@slow"]).args(&[arg("channel", "string").flags(&["multiple"])])),
@@ -221,9 +231,9 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("zdiff", Meta::new(Some("6.2.0"), Some("O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).args(&[arg("numkeys", "integer"), arg("key", "key").key_spec(0).flags(&["multiple"]), arg("withscores", "pure-token").token("WITHSCORES").flags(&["optional"])])),
     ("zdiffstore", Meta::new(Some("6.2.0"), Some("O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.")).flags(&["write", "denyoom"]).acl(&["@write", "@sortedset", "@slow"]).args(&[arg("destination", "key").key_spec(0), arg("numkeys", "integer"), arg("key", "key").key_spec(1).flags(&["multiple"])])),
     ("zincrby", Meta::new(Some("1.2.0"), Some("O(log(N)) where N is the number of elements in the sorted set.")).flags(&["write", "denyoom", "fast"]).acl(&["@write", "@sortedset", "@fast"]).args(&[arg("key", "key").key_spec(0), arg("increment", "integer"), arg("member", "string")])),
-    ("zinter", Meta::new(Some("6.2.0"), Some("O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).args(ARGS_35)),
+    ("zinter", Meta::new(Some("6.2.0"), Some("O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).args(ARGS_37)),
     ("zintercard", Meta::new(Some("7.0.0"), Some("O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).args(ARGS_28)),
-    ("zinterstore", Meta::new(Some("2.0.0"), Some("O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.")).flags(&["write", "denyoom"]).acl(&["@write", "@sortedset", "@slow"]).args(ARGS_34)),
+    ("zinterstore", Meta::new(Some("2.0.0"), Some("O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.")).flags(&["write", "denyoom"]).acl(&["@write", "@sortedset", "@slow"]).args(ARGS_36)),
     ("zlexcount", Meta::new(Some("2.8.9"), Some("O(log(N)) with N being the number of elements in the sorted set.")).flags(&["readonly", "fast"]).acl(&["@read", "@sortedset", "@fast"]).args(ARGS_20)),
     ("zmpop", Meta::new(Some("7.0.0"), Some("O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.")).flags(&["write"]).acl(&["@write", "@sortedset", "@slow"]).args(&[arg("numkeys", "integer"), arg("key", "key").key_spec(0).flags(&["multiple"]), arg("where", "oneof").args(ARGS_14), arg("count", "integer").token("COUNT").flags(&["optional"])])),
     ("zmscore", Meta::new(Some("6.2.0"), Some("O(N) where N is the number of members being requested.")).flags(&["readonly", "fast"]).acl(&["@read", "@sortedset", "@fast"]).args(ARGS_10)),
@@ -243,10 +253,10 @@ pub(super) static META: &[(&str, Meta)] = &[
     ("zrevrangebylex", Meta::new(Some("2.8.9"), Some("O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).doc_flags(&["deprecated"]).deprecated("6.2.0", "`ZRANGE` with the `REV` and `BYLEX` arguments").args(&[arg("key", "key").key_spec(0), arg("max", "string"), arg("min", "string"), arg("limit", "block").token("LIMIT").flags(&["optional"]).args(ARGS_1)])),
     ("zrevrangebyscore", Meta::new(Some("2.2.0"), Some("O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).doc_flags(&["deprecated"]).deprecated("6.2.0", "`ZRANGE` with the `REV` and `BYSCORE` arguments").history(&[("2.1.6", "`min` and `max` can be exclusive.")]).args(&[arg("key", "key").key_spec(0), arg("max", "double"), arg("min", "double"), arg("withscores", "pure-token").token("WITHSCORES").flags(&["optional"]), arg("limit", "block").token("LIMIT").flags(&["optional"]).args(ARGS_1)])),
     ("zrevrank", Meta::new(Some("2.0.0"), Some("O(log(N))")).flags(&["readonly", "fast"]).acl(&["@read", "@sortedset", "@fast"]).history(&[("7.2.0", "Added the optional `WITHSCORE` argument.")]).args(ARGS_27)),
-    ("zscan", Meta::new(Some("2.8.0"), Some("O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).tips(&["nondeterministic_output"]).args(ARGS_32)),
+    ("zscan", Meta::new(Some("2.8.0"), Some("O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).tips(&["nondeterministic_output"]).args(ARGS_34)),
     ("zscore", Meta::new(Some("1.2.0"), Some("O(1)")).flags(&["readonly", "fast"]).acl(&["@read", "@sortedset", "@fast"]).args(ARGS_4)),
-    ("zunion", Meta::new(Some("6.2.0"), Some("O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).args(ARGS_35)),
-    ("zunionstore", Meta::new(Some("2.0.0"), Some("O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.")).flags(&["write", "denyoom"]).acl(&["@write", "@sortedset", "@slow"]).args(ARGS_34)),
+    ("zunion", Meta::new(Some("6.2.0"), Some("O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.")).flags(&["readonly"]).acl(&["@read", "@sortedset", "@slow"]).args(ARGS_37)),
+    ("zunionstore", Meta::new(Some("2.0.0"), Some("O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.")).flags(&["write", "denyoom"]).acl(&["@write", "@sortedset", "@slow"]).args(ARGS_36)),
 ];
 
 // Argument lists several commands share.
@@ -301,26 +311,38 @@ const ARGS_30: &[Arg] = &[
 ];
 const ARGS_31: &[Arg] = &[arg("key", "key").key_spec(0), arg("fields", "block").token("FIELDS").args(ARGS_5)];
 const ARGS_32: &[Arg] = &[
+    arg("sha1", "string"),
+    arg("numkeys", "integer"),
+    arg("key", "key").key_spec(0).flags(&["optional", "multiple"]),
+    arg("arg", "string").flags(&["optional", "multiple"]),
+];
+const ARGS_33: &[Arg] = &[
+    arg("script", "string"),
+    arg("numkeys", "integer"),
+    arg("key", "key").key_spec(0).flags(&["optional", "multiple"]),
+    arg("arg", "string").flags(&["optional", "multiple"]),
+];
+const ARGS_34: &[Arg] = &[
     arg("key", "key").key_spec(0),
     arg("cursor", "integer"),
     arg("pattern", "pattern").token("MATCH").flags(&["optional"]),
     arg("count", "integer").token("COUNT").flags(&["optional"]),
 ];
-const ARGS_33: &[Arg] = &[
+const ARGS_35: &[Arg] = &[
     arg("seconds", "integer").token("EX"),
     arg("milliseconds", "integer").token("PX"),
     arg("unix-time-seconds", "unix-time").token("EXAT"),
     arg("unix-time-milliseconds", "unix-time").token("PXAT"),
     arg("persist", "pure-token").token("PERSIST"),
 ];
-const ARGS_34: &[Arg] = &[
+const ARGS_36: &[Arg] = &[
     arg("destination", "key").key_spec(0),
     arg("numkeys", "integer"),
     arg("key", "key").key_spec(1).flags(&["multiple"]),
     arg("weight", "integer").token("WEIGHTS").flags(&["optional", "multiple"]),
     arg("aggregate", "oneof").token("AGGREGATE").flags(&["optional"]).args(ARGS_26),
 ];
-const ARGS_35: &[Arg] = &[
+const ARGS_37: &[Arg] = &[
     arg("numkeys", "integer"),
     arg("key", "key").key_spec(0).flags(&["multiple"]),
     arg("weight", "integer").token("WEIGHTS").flags(&["optional", "multiple"]),

@@ -19,6 +19,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("set", "Sets"),
     ("sorted-set", "Sorted sets"),
     ("transactions", "Transactions"),
+    ("scripting", "Scripting"),
     ("pubsub", "Pub/sub"),
     ("connection", "Connection"),
     ("server", "Server"),

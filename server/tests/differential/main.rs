@@ -46,6 +46,7 @@ mod hashes_sets;
 mod introspection;
 mod lists;
 mod pubsub;
+mod scripting;
 mod sort;
 mod sorted_sets;
 mod strings_keys;

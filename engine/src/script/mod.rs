@@ -1,0 +1,28 @@
+//! Lua scripting as Redis 7 runs it (EVAL, EVALSHA, SCRIPT): the VM and its sandbox (`vm`),
+//! reply conversions (`convert`) and the script cache (`cache`). The commands are in
+//! `cmd::scripting`. Only with the `scripting` feature: the VM is C, which the wasm
+//! playground cannot build.
+
+pub mod cache;
+pub mod convert;
+pub mod vm;
+
+use parking_lot::Mutex;
+
+/// An engine's scripting state: the cache of scripts by SHA and the Lua VM (made on first
+/// use, so an engine that never runs a script does not carry one).
+#[derive(Default)]
+pub struct Scripts {
+    pub cache: Mutex<cache::Cache>,
+    pub vm: Mutex<Option<vm::Vm>>,
+}
+
+impl Scripts {
+    /// Empties the cache and the compiled scripts (SCRIPT FLUSH).
+    pub fn flush(&self) {
+        self.cache.lock().flush();
+        if let Some(vm) = self.vm.lock().as_mut() {
+            vm.flush();
+        }
+    }
+}

@@ -1,0 +1,447 @@
+//! The Lua VM scripts run in: Lua 5.1 with Redis's sandbox (base, table, string and math;
+//! no io, os, loadfile, dofile or require; globals read-only and reading an undefined one an
+//! error), the `redis` library, and the run of one script with `redis.call` bound to the
+//! caller's command context for just that run.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
+
+use super::cache::Script;
+use super::convert::{lua_to_reply, reply_to_lua};
+use crate::engine::Ctx;
+use crate::error::CmdError;
+use crate::reply::Reply;
+use crate::table::{self, BLOCKING, DENYOOM, WRITE};
+
+/// The Redis version scripts see in `redis.REDIS_VERSION` (the version Vitrine answers as).
+const REDIS_VERSION: &str = "7.0.15";
+const REDIS_VERSION_NUM: i64 = 0x07_00_0f;
+
+/// The `redis` library and the sandbox, in Lua: the parts that need no engine access. `hooks`
+/// is a table only this chunk and the engine see: the chunk leaves the script's
+/// `setresp`/`set_repl` choices and the last error it raised in it.
+const SETUP: &str = r##"
+local hooks, sha1hex, version, version_num = ...
+local error, type, tostring, setmetatable = error, type, tostring, setmetatable
+-- What Redis 7.0 removes from the base library.
+loadfile, dofile, print, newproxy, getfenv, setfenv = nil, nil, nil, nil, nil, nil
+local function raise(msg)
+  hooks.last = msg
+  error(msg, 0)
+end
+hooks.raise = raise
+local redis = {}
+redis.REDIS_VERSION = version
+redis.REDIS_VERSION_NUM = version_num
+redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING = 0, 1, 2, 3
+redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL = 0, 1, 2, 2, 3
+function redis.error_reply(e)
+  if type(e) ~= "string" then raise("ERR wrong number or type of arguments") end
+  if e:sub(1, 1) == "-" then e = e:sub(2) end
+  return {err = e}
+end
+function redis.status_reply(s)
+  if type(s) ~= "string" then raise("ERR wrong number or type of arguments") end
+  return {ok = s}
+end
+function redis.sha1hex(s)
+  if s == nil then raise("ERR wrong number of arguments") end
+  return sha1hex(tostring(s))
+end
+function redis.replicate_commands() return true end
+-- redis.call and redis.pcall are set by the engine for each run (they need its context);
+-- the functions that raise are the engine's too (see `Vm::new`).
+
+-- Read-only tables, as Redis 7 makes the globals and the libraries: each is an empty proxy
+-- whose reads go to the real table and whose writes fail. The globals themselves live in
+-- `backing`, which _G reads through (a table as __index: no Lua call per global read).
+local raw_set, set_mt, pairs, G = rawset, setmetatable, pairs, _G
+local readonly = {}
+local function refuse() error("Attempt to modify a readonly table", 2) end
+local function protect(t)
+  local p = set_mt({}, {__index = t, __newindex = refuse, __metatable = false})
+  readonly[p] = true
+  return p
+end
+local backing = {}
+for k, v in pairs(G) do backing[k] = v end
+for k in pairs(backing) do raw_set(G, k, nil) end
+backing.redis = protect(redis)
+for _, lib in pairs({"string", "table", "math", "coroutine", "cjson", "cmsgpack", "struct", "bit"}) do backing[lib] = protect(backing[lib]) end
+backing._G = G
+function backing.rawset(t, k, v)
+  if readonly[t] then error("Attempt to modify a readonly table", 0) end
+  return raw_set(t, k, v)
+end
+function backing.setmetatable(t, m)
+  if readonly[t] then error("Attempt to modify a readonly table", 0) end
+  return set_mt(t, m)
+end
+readonly[G] = true
+set_mt(backing, {__index = function(_, k)
+  error("Script attempted to access nonexistent global variable '" .. tostring(k) .. "'", 2)
+end})
+set_mt(G, {__index = backing, __newindex = refuse, __metatable = false})
+return redis, backing
+"##;
+
+/// The Lua state and the scripts compiled in it.
+pub struct Vm {
+    lua: Lua,
+    hooks: Table,
+    /// The `redis` table, where each run puts its `call` and `pcall`.
+    redis: Table,
+    /// Where the globals live (KEYS and ARGV are set there; `_G` is a read-only view).
+    globals: Table,
+    /// `function(f) return xpcall(f, handler) end`: runs a script, answering `false` and
+    /// `{e = error, line = where}` when it raises.
+    runner: Function,
+    compiled: HashMap<String, Function>,
+}
+
+/// Registers the libraries Redis ships beyond Lua's own (cjson, cmsgpack, struct, bit:
+/// `crate::script_libs`), before the sandbox makes them read-only with the rest.
+fn load_libraries(lua: &Lua) -> mlua::Result<()> {
+    crate::script_libs::register_all(lua)
+}
+
+impl Vm {
+    pub fn new() -> mlua::Result<Vm> {
+        let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::new())?;
+        load_libraries(&lua)?;
+        let hooks = lua.create_table()?;
+        let sha1hex = lua.create_function(|_, s: mlua::String| Ok(super::cache::sha1hex(&s.as_bytes())))?;
+        let (redis, globals): (Table, Table) =
+            lua.load(SETUP).set_name("=redis").call((hooks.clone(), sha1hex, REDIS_VERSION, REDIS_VERSION_NUM))?;
+        add_raising_functions(&lua, &redis, &hooks)?;
+        let handler = lua.create_function(|lua, e: Value| {
+            let info = lua.create_table()?;
+            info.raw_set("e", e)?;
+            info.raw_set("line", script_line(lua))?;
+            Ok(info)
+        })?;
+        let runner: Function = lua
+            .load("local handler = ...; return function(f) return xpcall(f, handler) end")
+            .set_name("=runner")
+            .call(handler)?;
+        Ok(Vm { lua, hooks, redis, globals, runner, compiled: HashMap::new() })
+    }
+
+    /// Drops every compiled script (SCRIPT FLUSH).
+    pub fn flush(&mut self) {
+        self.compiled.clear();
+        self.lua.gc_collect().ok();
+    }
+
+    /// Compiles `script` (once), answering Redis's compile error text.
+    pub fn compile(&mut self, script: &Script) -> Result<Function, String> {
+        if let Some(f) = self.compiled.get(&script.sha) {
+            return Ok(f.clone());
+        }
+        // A shebang line is commented out rather than cut, so line numbers stay the user's.
+        let body: std::borrow::Cow<'_, [u8]> = if script.body.starts_with(b"#!") {
+            [&b"--"[..], &script.body].concat().into()
+        } else {
+            (&script.body[..]).into()
+        };
+        let f =
+            self.lua.load(&*body).set_name("@user_script").set_mode(mlua::ChunkMode::Text).into_function().map_err(
+                |e| {
+                    let msg = match &e {
+                        mlua::Error::SyntaxError { message, .. } => message.clone(),
+                        other => other.to_string(),
+                    };
+                    format!("ERR Error compiling script (new function): {msg}")
+                },
+            )?;
+        self.compiled.insert(script.sha.clone(), f.clone());
+        Ok(f)
+    }
+
+    /// Runs a compiled script for the caller in `ctx`, with its KEYS and ARGV. Commands it
+    /// calls run on the locks `ctx` holds (all shards: see `cmd::scripting`). `read_only`:
+    /// EVAL_RO or a `no-writes` shebang, so writes are refused; `deny_oom`: memory is over
+    /// the limit, so commands that may grow it are refused.
+    pub fn run(
+        &mut self,
+        script: &Script,
+        ctx: &mut Ctx<'_>,
+        keys: &[&[u8]],
+        args: &[&[u8]],
+        read_only: bool,
+        deny_oom: bool,
+    ) -> Result<Reply, CmdError> {
+        let f = self.compile(script).map_err(CmdError::Other)?;
+        let lua = &self.lua;
+        let hooks = &self.hooks;
+        let redis = &self.redis;
+        let g = &self.globals;
+        let setup = || -> mlua::Result<()> {
+            g.raw_set(
+                "KEYS",
+                lua.create_sequence_from(keys.iter().map(|k| lua.create_string(k)).collect::<Result<Vec<_>, _>>()?)?,
+            )?;
+            g.raw_set(
+                "ARGV",
+                lua.create_sequence_from(args.iter().map(|a| lua.create_string(a)).collect::<Result<Vec<_>, _>>()?)?,
+            )?;
+            hooks.raw_set("resp", 2)?;
+            hooks.raw_set("repl", 3)?;
+            hooks.raw_set("last", Value::Nil)?;
+            Ok(())
+        };
+        setup().map_err(|e| CmdError::Other(format!("ERR {e}")))?;
+        let caller_db = ctx.session.db;
+        let cell = RefCell::new(Caller { ctx, read_only, deny_oom, raised: None });
+        // One call for both: `raise` says whether a command's error is raised (redis.call)
+        // or handed back as an `{err=...}` table (redis.pcall).
+        let call = |lua: &Lua, argv: MultiValue, raise: bool| -> mlua::Result<Value> {
+            let resp3 = matches!(hooks.raw_get::<Value>("resp")?, Value::Integer(3));
+            let repl_aof = !matches!(hooks.raw_get::<Value>("repl")?, Value::Integer(0) | Value::Integer(2));
+            let mut caller = cell.borrow_mut();
+            match caller.call(&argv, repl_aof) {
+                Ok(Reply::Error(text)) | Err(text) if raise => {
+                    caller.raised = Some(text.clone());
+                    Err(mlua::Error::RuntimeError(text))
+                }
+                Ok(Reply::Error(text)) | Err(text) => reply_to_lua(lua, &Reply::Error(text), resp3),
+                Ok(reply) => reply_to_lua(lua, &reply, resp3),
+            }
+        };
+        // Rust functions, not Lua wrappers: a Lua wrapper in tail position (`return
+        // redis.call(...)`) would take the script's frame, and errors its line.
+        let outcome = lua.scope(|scope| {
+            redis.raw_set("call", scope.create_function(|lua, argv: MultiValue| call(lua, argv, true))?)?;
+            redis.raw_set("pcall", scope.create_function(|lua, argv: MultiValue| call(lua, argv, false))?)?;
+            let result: MultiValue = self.runner.call(f)?;
+            redis.raw_set("call", Value::Nil)?;
+            redis.raw_set("pcall", Value::Nil)?;
+            Ok(result)
+        });
+        // SELECT inside a script does not move its caller (Redis 7).
+        let caller = cell.into_inner();
+        let raised = caller.raised;
+        caller.ctx.session.db = caller_db;
+        caller.ctx.session.client.db.store(caller_db, std::sync::atomic::Ordering::Relaxed);
+        let mut values = outcome.map_err(|e| CmdError::Other(format!("ERR {e}")))?.into_iter();
+        let resp3 = matches!(hooks.raw_get::<Value>("resp"), Ok(Value::Integer(3)));
+        match values.next() {
+            Some(Value::Boolean(true)) => Ok(lua_to_reply(&values.next().unwrap_or(Value::Nil), resp3)),
+            _ => {
+                let info = values.next();
+                Ok(Reply::Error(self.error_text(info, raised, &script.sha)))
+            }
+        }
+    }
+
+    /// The reply to a script that raised, as Redis words it: the error (a `redis.call`
+    /// error or an `{err=...}` table as is; anything else after `ERR `), then which script
+    /// and the line it stopped at.
+    fn error_text(&self, info: Option<Value>, raised: Option<String>, sha: &str) -> String {
+        let (e, line) = match info {
+            Some(Value::Table(t)) => {
+                (t.raw_get::<Value>("e").unwrap_or(Value::Nil), t.raw_get::<i64>("line").unwrap_or(0))
+            }
+            _ => (Value::Nil, 0),
+        };
+        let last = self.hooks.raw_get::<Option<mlua::String>>("last").ok().flatten();
+        let text = match e {
+            Value::Table(t) => match t.raw_get::<Option<mlua::String>>("err") {
+                Ok(Some(s)) => s.to_string_lossy().to_string(),
+                _ => "ERR unknown error".to_string(),
+            },
+            Value::String(s) => {
+                let s = s.to_string_lossy().to_string();
+                if last.as_ref().is_some_and(|l| l.to_string_lossy() == s) {
+                    s
+                } else {
+                    format!("ERR {s}")
+                }
+            }
+            Value::Error(e) => {
+                let mut root: &mlua::Error = &e;
+                while let mlua::Error::CallbackError { cause, .. } = root {
+                    root = cause;
+                }
+                let is_last = |text: &str| last.as_ref().is_some_and(|l| l.as_bytes() == text.as_bytes());
+                match root {
+                    mlua::Error::RuntimeError(text) if raised.as_deref() == Some(text.as_str()) || is_last(text) => {
+                        text.clone()
+                    }
+                    mlua::Error::RuntimeError(text) => format!("ERR {text}"),
+                    other => format!("ERR {other}"),
+                }
+            }
+            other => format!("ERR {}", other.to_string().unwrap_or_default()),
+        };
+        format!("{text} script: {sha}, on @user_script:{line}.")
+    }
+}
+
+/// The `redis` functions that may raise, in Rust: a Lua function called in tail position
+/// (`return redis.setresp(4)`) would take the script's frame, and the error its line.
+fn add_raising_functions(lua: &Lua, redis: &Table, hooks: &Table) -> mlua::Result<()> {
+    let h = hooks.clone();
+    redis.raw_set(
+        "setresp",
+        lua.create_function(move |_, n: Value| match n {
+            Value::Integer(v @ (2 | 3)) => h.raw_set("resp", v),
+            Value::Number(v) if v == 2.0 || v == 3.0 => h.raw_set("resp", v as i64),
+            _ => Err(raise(&h, "ERR RESP version must be 2 or 3.")),
+        })?,
+    )?;
+    let h = hooks.clone();
+    redis.raw_set(
+        "set_repl",
+        lua.create_function(move |_, flags: Value| match flags {
+            Value::Integer(v @ 0..=3) => h.raw_set("repl", v),
+            Value::Number(v) if v.fract() == 0.0 && (0.0..=3.0).contains(&v) => h.raw_set("repl", v as i64),
+            _ => Err(raise(&h, "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.")),
+        })?,
+    )?;
+    let h = hooks.clone();
+    redis.raw_set(
+        "log",
+        // The engine has no server log of its own: the message is checked and dropped.
+        lua.create_function(move |_, args: MultiValue| {
+            if args.len() < 2 {
+                return Err(raise(&h, "ERR redis.log() requires two arguments or more."));
+            }
+            match args.front() {
+                Some(Value::Integer(0..=3)) => Ok(()),
+                Some(Value::Number(n)) if (0.0..=3.0).contains(n) => Ok(()),
+                _ => Err(raise(&h, "ERR Invalid debug level.")),
+            }
+        })?,
+    )?;
+    let h = hooks.clone();
+    redis.raw_set(
+        "acl_check_cmd",
+        // Vitrine has one user, allowed every command: a command that exists is allowed.
+        lua.create_function(move |_, args: MultiValue| match args.front() {
+            Some(Value::String(name)) if table::lookup(&name.as_bytes()).is_some() => Ok(true),
+            _ => Err(raise(&h, "ERR Invalid command passed to redis.acl_check_cmd()")),
+        })?,
+    )?;
+    Ok(())
+}
+
+/// An error a `redis` function raises with Redis's text, remembered so the script's error
+/// reply shows the text as is (not as a Lua error, after `ERR`).
+fn raise(hooks: &Table, text: &str) -> mlua::Error {
+    hooks.raw_set("last", text).ok();
+    mlua::Error::RuntimeError(text.to_string())
+}
+
+/// The line of the script where the error being handled was raised: the innermost frame of
+/// the user's chunk on the stack.
+fn script_line(lua: &Lua) -> i64 {
+    for level in 0..64 {
+        let Some(frame) = lua.inspect_stack(level) else { break };
+        if frame.source().short_src.as_deref() == Some("user_script") {
+            return frame.curr_line() as i64;
+        }
+    }
+    0
+}
+
+/// The caller's context, borrowed by `redis.call` for one script run.
+struct Caller<'c, 'a> {
+    ctx: &'c mut Ctx<'a>,
+    read_only: bool,
+    /// Memory was over `maxmemory` when the script began and it has no `allow-oom` flag:
+    /// commands that may grow memory are refused (Redis 7's check, made once per script).
+    deny_oom: bool,
+    /// The last error `redis.call` raised: the script's error reply is its text as is.
+    raised: Option<String>,
+}
+
+impl Caller<'_, '_> {
+    /// Runs one `redis.call`: the command's reply (errors included), or the error text a
+    /// call that cannot run raises, as Redis words it.
+    fn call(&mut self, argv: &MultiValue, log_effects: bool) -> Result<Reply, String> {
+        if argv.is_empty() {
+            return Err("ERR Please specify at least one argument for this redis lib call".into());
+        }
+        let mut owned: Vec<Vec<u8>> = Vec::with_capacity(argv.len());
+        for v in argv.iter() {
+            owned.push(match v {
+                Value::String(s) => s.as_bytes().to_vec(),
+                Value::Integer(n) => n.to_string().into_bytes(),
+                Value::Number(n) => format_number(*n).into_bytes(),
+                _ => return Err("ERR Lua redis lib command arguments must be strings or integers".into()),
+            });
+        }
+        let argv: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        let Some((mut index, mut cmd)) = table::lookup(argv[0]) else {
+            return Err("ERR Unknown Redis command called from script".into());
+        };
+        if cmd.is_container() && argv.len() > 1 {
+            match table::lookup_subcommand(index, cmd, argv[1]) {
+                Some(sub) => (index, cmd) = sub,
+                None => {
+                    let name = String::from_utf8_lossy(argv[1]).to_string();
+                    return Err(CmdError::UnknownSubcommand { cmd: cmd.name.into(), sub: name }.to_string());
+                }
+            }
+        }
+        if (cmd.arity > 0 && argv.len() as i32 != cmd.arity) || (cmd.arity < 0 && (argv.len() as i32) < -cmd.arity) {
+            return Err("ERR Wrong number of args calling Redis command from script".into());
+        }
+        // Redis 7.0 marks the older blocking commands `noscript` too (7.2 lets them run
+        // without blocking, as it does BLMPOP and BZMPOP).
+        const BLOCKING_NOSCRIPT: &[&str] = &["BLPOP", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BZPOPMIN", "BZPOPMAX"];
+        if cmd.meta().flags.contains(&"noscript") || BLOCKING_NOSCRIPT.contains(&cmd.name) {
+            return Err("ERR This Redis command is not allowed from script".into());
+        }
+        let engine = self.ctx.engine;
+        if cmd.flags & WRITE != 0 {
+            if self.read_only {
+                return Err("ERR Write commands are not allowed from read-only scripts.".into());
+            }
+            if let Some(why) = engine.propagation().refusal() {
+                return Err(why);
+            }
+        }
+        if self.deny_oom && cmd.flags & DENYOOM != 0 {
+            return Err(CmdError::Oom.to_string());
+        }
+        let session = &mut *self.ctx.session;
+        // redis.set_repl(REPL_NONE / REPL_REPLICA): this call's effects stay out of the log.
+        let held = (!log_effects).then(|| session.prop_batch.replace(crate::propagate::Batch::default()));
+        let db = session.db;
+        let locked = self.ctx.db.reborrow_in(db);
+        let mut clock = engine.timing().now_us();
+        let reply = match engine.run_locked(cmd, session, locked, &argv, self.ctx.now) {
+            Ok(r) => r,
+            Err(e) => e.into(),
+        };
+        // Counted in INFO commandstats (and timed) as a call of its own, as Redis counts the
+        // commands a script runs.
+        engine.record_call(index, cmd, session, &argv, &mut clock, self.ctx.now, false);
+        if reply.is_error() {
+            engine.stats().failed_calls.add(index, 1);
+        }
+        if let Some(held) = held {
+            session.prop_batch = held;
+        }
+        // A blocking command never waits inside a script: it answers its placeholder
+        // (nil), as in MULTI.
+        if cmd.flags & BLOCKING != 0 {
+            session.blocked = None;
+        }
+        Ok(reply)
+    }
+}
+
+/// A Lua number as a command argument: integral values without a fraction, others in the
+/// shortest form that reads back the same (Redis uses `fpconv_dtoa`).
+fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e17 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
