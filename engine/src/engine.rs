@@ -304,15 +304,18 @@ impl Engine {
     }
 
     /// Whether the command `argv` must wait for the pause to end: every command under
-    /// PAUSE ALL; under PAUSE WRITE, those that write or may replicate (PUBLISH, PFCOUNT,
-    /// EVAL and FCALL, as Redis's `may_replicate`) and an EXEC with one queued.
+    /// PAUSE ALL, those `may_write` names under PAUSE WRITE.
     fn paused_by(&self, session: &Session, argv: &[&[u8]], now_ms: u64) -> bool {
         if self.pause.until_ms.load(Relaxed) <= now_ms {
             return false;
         }
-        if !self.pause.write_only.load(Relaxed) {
-            return true;
-        }
+        !self.pause.write_only.load(Relaxed) || Self::may_write(session, argv)
+    }
+
+    /// Whether `argv` is a command CLIENT PAUSE WRITE holds: one that writes or may replicate
+    /// (PUBLISH, PFCOUNT, EVAL and FCALL, as Redis's `may_replicate`), or an EXEC with one
+    /// queued.
+    fn may_write(session: &Session, argv: &[&[u8]]) -> bool {
         let Some((index, cmd)) = table::lookup(argv[0]) else { return false };
         let cmd = match argv.get(1) {
             Some(sub) if cmd.is_container() => table::lookup_subcommand(index, cmd, sub).map_or(cmd, |(_, c)| c),
@@ -551,14 +554,7 @@ impl Engine {
         // and CLIENT UNPAUSE stay possible so the dashboard can end one (Redis holds every
         // command of a client under PAUSE ALL).
         if let Some(until) = self.pause_end(now_ms) {
-            let may_write = match table::lookup(argv[0]) {
-                Some((index, cmd)) if cmd.is_container() && argv.len() > 1 => {
-                    table::lookup_subcommand(index, cmd, argv[1]).is_some_and(|(_, c)| may_replicate(c))
-                }
-                Some((_, cmd)) => may_replicate(cmd) || cmd.name == "EXEC",
-                None => false,
-            };
-            if may_write {
+            if Self::may_write(session, &argv) {
                 return Reply::Error(format!(
                     "ERR writes are paused by CLIENT PAUSE for {} ms more (CLIENT UNPAUSE ends it)",
                     until - now_ms
