@@ -249,14 +249,23 @@ ensure_python_venv() {
         die "python3 >= 3.10 is needed for ${req#"$ROOT"/} (found: $(python3 --version 2>&1))"
     log "creating a Python venv in ${dir#"$ROOT"/} from ${req#"$ROOT"/}"
     rm -rf "$dir"
-    # Debian's own python3 makes venvs only with python3-venv installed (it brings ensurepip's
-    # wheels); without it `python3 -m venv` fails, so install it then and try once more.
-    if ! python3 -m venv "$dir" >/dev/null 2>&1; then
+    # pip's own install into a new venv (ensurepip) takes longer than everything else here, so
+    # the venv gets no pip when python3 has one that can install into another environment
+    # (`pip --python`, pip >= 22.3). Else a venv with pip: Debian's own python3 makes those
+    # only with python3-venv installed (it brings ensurepip's wheels).
+    local pip=()
+    python3 -m venv --without-pip "$dir" 2>/dev/null && pip=(python3 -m pip --python "$dir/bin/python")
+    if ((${#pip[@]} == 0)) || ! "${pip[@]}" --version >/dev/null 2>&1; then
         rm -rf "$dir"
-        ensure_apt python3-venv
-        python3 -m venv "$dir"
+        python3 -m venv "$dir" >/dev/null 2>&1 || {
+            rm -rf "$dir"
+            ensure_apt python3-venv
+            python3 -m venv "$dir"
+        }
+        pip=("$dir/bin/python" -m pip)
     fi
-    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    # --no-compile: the tests run once per install, so compiling every module up front is lost time.
+    "${pip[@]}" install --quiet --disable-pip-version-check --no-input --no-compile \
         --require-hashes --only-binary=:all: --no-deps -r "$req"
     printf '%s\n' "$want" >"$stamp"
 }
