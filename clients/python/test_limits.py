@@ -83,16 +83,16 @@ def test_fixed_window_opens_again_after_the_window(storage, r):
 
 def test_moving_window_slides(storage):
     limiter = MovingWindowRateLimiter(storage)
-    item = parse("3/second")
+    item = parse("3/2second")
     assert limiter.hit(item, "alice")
-    time.sleep(0.5)
+    time.sleep(1.0)
     assert limiter.hit(item, "alice") and limiter.hit(item, "alice")
     assert not limiter.hit(item, "alice")
     stats = limiter.get_window_stats(item, "alice")
     assert stats.remaining == 0
     # The window's start is the oldest hit, which the script returns as a string.
     assert time.time() < stats.reset_time < time.time() + 1
-    time.sleep(0.6)  # the first hit has left the window, the other two have not
+    time.sleep(1.1)  # the first hit has left the window, the other two have not
     assert limiter.get_window_stats(item, "alice").remaining == 1
     assert limiter.hit(item, "alice")
     assert not limiter.hit(item, "alice")
