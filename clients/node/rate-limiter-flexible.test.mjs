@@ -27,7 +27,8 @@ for (const kind of KINDS) {
     let redis;
 
     before(async () => {
-      server = await new Server(kind).start();
+      server = new Server(kind); // made first, so that after() removes its directory if start() fails
+      await server.start();
       redis = new Redis({ host: '127.0.0.1', port: server.port, maxRetriesPerRequest: 1, commandTimeout: 10_000 });
     });
     after(async () => {

@@ -10,9 +10,11 @@ from servers import KINDS, Server
 @pytest.fixture(scope="session", params=KINDS)
 def server(request):
     """A running server of each kind in turn (the tests run once against each)."""
-    srv = Server(request.param).start()
-    yield srv
-    srv.stop()
+    srv = Server(request.param)
+    try:
+        yield srv.start()
+    finally:
+        srv.stop()  # also removes its directory when it did not start
 
 
 @pytest.fixture

@@ -11,9 +11,11 @@ from servers import Server
 
 @pytest.fixture
 def vitrine_aof():
-    srv = Server("vitrine", appendonly=True).start()
-    yield srv
-    srv.stop()
+    srv = Server("vitrine", appendonly=True)
+    try:
+        yield srv.start()
+    finally:
+        srv.stop()
 
 
 def take_lock_and_limit(srv):
