@@ -229,6 +229,48 @@ build_server_release() {
 }
 
 # ---------------------------------------------------------------------------
+# Python
+
+# ensure_python_venv DIR REQUIREMENTS: a virtualenv in DIR holding exactly what REQUIREMENTS
+# pins (every file by hash: pip's --require-hashes, wheels only), made with the python3 on PATH
+# (pyenv's or Debian's; it must be >= 3.10). Skipped when DIR was made from this very file:
+# its sha256 is kept in DIR, so editing the file reinstalls. Keep DIR out of the tracked tree
+# (under $TARGET_DIR).
+ensure_python_venv() {
+    local dir=${1:?ensure_python_venv needs a directory} req=${2:?and a requirements file}
+    local stamp=$dir/.requirements.sha256 want
+    want=$(sha256sum "$req" | awk '{ print $1 }')
+    # A venv whose interpreter went away (another machine, a removed pyenv version) is rebuilt.
+    if [[ $(cat "$stamp" 2>/dev/null) == "$want" ]] && "$dir/bin/python" -c '' 2>/dev/null; then
+        return 0
+    fi
+    command -v python3 >/dev/null 2>&1 || ensure_apt python3
+    python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+        die "python3 >= 3.10 is needed for ${req#"$ROOT"/} (found: $(python3 --version 2>&1))"
+    log "creating a Python venv in ${dir#"$ROOT"/} from ${req#"$ROOT"/}"
+    rm -rf "$dir"
+    # pip's own install into a new venv (ensurepip) takes longer than everything else here, so
+    # the venv gets no pip when python3 has one that can install into another environment
+    # (`pip --python`, pip >= 22.3). Else a venv with pip: Debian's own python3 makes those
+    # only with python3-venv installed (it brings ensurepip's wheels).
+    local pip=()
+    python3 -m venv --without-pip "$dir" 2>/dev/null && pip=(python3 -m pip --python "$dir/bin/python")
+    if ((${#pip[@]} == 0)) || ! "${pip[@]}" --version >/dev/null 2>&1; then
+        rm -rf "$dir"
+        python3 -m venv "$dir" >/dev/null 2>&1 || {
+            rm -rf "$dir"
+            ensure_apt python3-venv
+            python3 -m venv "$dir"
+        }
+        pip=("$dir/bin/python" -m pip)
+    fi
+    # --no-compile: the tests run once per install, so compiling every module up front is lost time.
+    "${pip[@]}" install --quiet --disable-pip-version-check --no-input --no-compile \
+        --require-hashes --only-binary=:all: --no-deps -r "$req"
+    printf '%s\n' "$want" >"$stamp"
+}
+
+# ---------------------------------------------------------------------------
 # Node
 
 # The web build (Vite 8) needs Node.js >= 20.19; Debian 12's own nodejs is 18. When the node
