@@ -8,7 +8,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from servers import vitrine_bug
 from limits import parse
 from limits.storage import RedisStorage
 from limits.strategies import (
@@ -98,13 +97,7 @@ def test_moving_window_slides(storage):
     assert not limiter.hit(item, "alice")
 
 
-def test_moving_window_stores_lua_formatted_timestamps(storage, r, server, request):
-    vitrine_bug(
-        request,
-        server,
-        "redis.call() converts a Lua number argument with the shortest text (1795000000.1) "
-        "where Redis 7.0 uses %.17g (1795000000.0999999): engine/src/script/vm.rs format_number",
-    )
+def test_moving_window_stores_lua_formatted_timestamps(storage, r):
     # The script pushes Lua numbers: redis.call converts a number argument with "%.17g".
     assert storage.lua_acquire_moving_window(["LIMITS:k"], [1795000000.1, 5, 60, 2]) == 1
     assert r.lrange("LIMITS:k", 0, -1) == [b"1795000000.0999999", b"1795000000.0999999"]

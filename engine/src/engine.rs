@@ -97,6 +97,11 @@ pub struct Engine {
     /// The script cache and the Lua VM (EVAL, SCRIPT).
     #[cfg(feature = "scripting")]
     pub(crate) scripts: crate::script::Scripts,
+    /// The script running now, if any, and whether it is busy (see `busy`). Shared with the
+    /// VMs' instruction hooks.
+    pub(crate) script_run: Arc<crate::busy::ScriptRun>,
+    /// The host's way to stop the process (SHUTDOWN); none in the playground.
+    shutdown_hook: OnceLock<Box<dyn Fn() + Send + Sync>>,
 }
 
 /// CLIENT PAUSE: until when (engine ms; 0 = no pause) and whether only writes wait.
@@ -132,6 +137,8 @@ impl Engine {
             micros: OnceLock::new(),
             #[cfg(feature = "scripting")]
             scripts: crate::script::Scripts::default(),
+            script_run: Arc::default(),
+            shutdown_hook: OnceLock::new(),
         }
     }
 
@@ -634,6 +641,14 @@ impl Engine {
                 }
             }
         }
+        if self.script_run.is_busy() {
+            if let Some(e) = self.refuse_while_busy(cmd, argv) {
+                stats.error_replies.fetch_add(1, Relaxed);
+                stats.rejected_calls.add(index, 1);
+                session.tx.refuse();
+                return e.into();
+            }
+        }
         if session.tx.in_multi() || (!session.resp3 && session.subs.any()) {
             if let Some(reply) = self.gate(cmd, index, session, argv, now_ms) {
                 if reply.is_error() {
@@ -679,6 +694,43 @@ impl Engine {
                 e.into()
             }
         }
+    }
+
+    /// While a script is busy, only Redis's `allow-busy` commands (SCRIPT KILL, FUNCTION
+    /// KILL, AUTH, HELLO, MULTI, ...) and SHUTDOWN NOSAVE run; the rest get BUSY.
+    #[cold]
+    #[inline(never)]
+    fn refuse_while_busy(&self, cmd: &Command, argv: &[&[u8]]) -> Option<CmdError> {
+        let nosave = cmd.name == "SHUTDOWN" && argv[1..].iter().any(|a| a.eq_ignore_ascii_case(b"NOSAVE"));
+        if nosave || cmd.meta().flags.contains(&"allow_busy") {
+            return None;
+        }
+        self.script_run.busy_error()
+    }
+
+    /// Lets SHUTDOWN stop the host: `hook` starts its shutdown (the first one set stays).
+    pub fn set_shutdown_hook(&self, hook: impl Fn() + Send + Sync + 'static) {
+        let _ = self.shutdown_hook.set(Box::new(hook));
+    }
+
+    /// Starts the host's shutdown; false when the host has none.
+    pub(crate) fn request_shutdown(&self) -> bool {
+        self.shutdown_hook.get().map(|hook| hook()).is_some()
+    }
+
+    /// A script runs now (busy or not): it holds every shard until it ends.
+    pub fn script_running(&self) -> bool {
+        self.script_run.is_running()
+    }
+
+    /// A script has run past `busy-reply-threshold` and still runs: other clients get BUSY.
+    pub fn script_busy(&self) -> bool {
+        self.script_run.is_busy()
+    }
+
+    /// The script running now (SCRIPT KILL, FUNCTION KILL, the dashboard's banner).
+    pub(crate) fn script_run(&self) -> &crate::busy::ScriptRun {
+        &self.script_run
     }
 
     /// The compatibility radar (see `radar`).
@@ -849,16 +901,23 @@ impl Engine {
         // in the log; SORT's patterns read any key.
         let single_key = if cmd.flags & ALL_SHARDS == 0 { cmd.single_key(argv) } else { None };
         // Locking a key counts an access to it for the hot keys view (`store::hotkeys`).
+        // A client that waits for shards a busy script holds gives up with BUSY (`busy`).
+        let busy = || self.script_run.is_busy();
         let db = if let Some(key) = single_key {
-            self.store.lock_key(session.db, key, now_ms)
+            self.store.lock_key_unless(session.db, key, now_ms, &busy)
         } else if cmd.flags & ALL_SHARDS != 0
             || (cmd.flags & WRITE != 0 && self.propagation().enabled() && cmd.keys(argv).next().is_none())
         {
-            self.store.lock_all(session.db)
+            self.store.lock_all_unless(session.db, &busy)
         } else {
-            let mut db = self.store.lock_keys(session.db, cmd.keys(argv));
-            db.count_accesses(cmd.keys(argv), now_ms);
-            db
+            self.store.lock_keys_unless(session.db, cmd.keys(argv), &busy).map(|mut db| {
+                db.count_accesses(cmd.keys(argv), now_ms);
+                db
+            })
+        };
+        let Some(db) = db else {
+            *rejected = true;
+            return Err(self.script_run.busy_error().unwrap_or(CmdError::Other(crate::busy::BUSY_EVAL.into())));
         };
         let result = self.run_locked(cmd, session, db, argv, now_ms);
         // Clients blocked on keys this command (or an EXEC) filled get their data now,
@@ -970,7 +1029,9 @@ impl Engine {
     pub(crate) fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
         self.stats().sample_rates(now_ms);
         let start = self.monitor_start();
-        let report = self.store.sweep(now_ms, budget);
+        // A running script holds every shard: the round ends rather than wait for it (the
+        // host's timer would otherwise be stuck for the script's whole run).
+        let report = self.store.sweep(now_ms, budget, &|| self.script_run.is_running());
         self.monitor_event("expire-cycle", start, now_ms);
         report
     }

@@ -30,6 +30,7 @@
 
 mod args;
 mod blocking;
+pub(crate) mod busy;
 mod clients;
 mod clock;
 mod cmd;

@@ -510,6 +510,7 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "TIME", 1, FAST, [], "server", server::time, "", "Returns the server time.";
     "LASTSAVE", 1, FAST, [], "server", server::lastsave, "", "Returns the Unix timestamp of the last successful save to disk.";
     "BGREWRITEAOF", 1, ADMIN, [], "server", server::bgrewriteaof, "", "Asynchronously rewrites the append-only file to disk.";
+    "SHUTDOWN", -1, ADMIN, [], "server", server::shutdown, "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", "Synchronously saves the database(s) to disk and shuts down the Redis server.";
     "SLOWLOG", -2, ADMIN, [], "server", container, "<GET [count] | LEN | RESET | HELP>", "A container for slow log commands.", subcommands = SLOWLOG_SUBCOMMANDS;
     "LATENCY", -2, ADMIN, [], "server", container, "<LATEST | HISTORY event | RESET [event ...] | GRAPH event | DOCTOR | HISTOGRAM [command ...] | HELP>", "A container for latency diagnostics commands.", subcommands = LATENCY_SUBCOMMANDS;
 };

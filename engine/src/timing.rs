@@ -191,6 +191,11 @@ impl Timing {
         self.clock.get().is_some()
     }
 
+    /// The host's clock, for what must read it outside dispatch (a script's VM hook).
+    pub fn clock(&self) -> Option<Arc<dyn Clock>> {
+        self.clock.get().cloned()
+    }
+
     /// The clock's reading, 0 without one.
     #[inline]
     pub fn now_us(&self) -> u64 {

@@ -68,6 +68,8 @@ pub struct Server {
     /// drop theirs as soon as the shutdown starts.
     loops: event_loops::EventLoops,
     shutdown_tx: watch::Sender<bool>,
+    /// Notified by the SHUTDOWN command (the engine's shutdown hook).
+    stop: Arc<tokio::sync::Notify>,
     /// `recv` returns `None` once every accept loop and connection has ended.
     done_rx: mpsc::Receiver<()>,
 }
@@ -204,7 +206,25 @@ impl Server {
         if let Some(path) = &config.http_port_file {
             write_atomically(path, &format!("{}\n", http_addr.port()))?;
         }
-        Ok(Server { config, engine, resp_addrs, http_addr, http_state, http_task, aof, loops, shutdown_tx, done_rx })
+        // SHUTDOWN stops the server as a signal does (a permit is kept if nobody waits yet).
+        let stop = Arc::new(tokio::sync::Notify::new());
+        {
+            let stop = stop.clone();
+            engine.set_shutdown_hook(move || stop.notify_one());
+        }
+        Ok(Server {
+            config,
+            engine,
+            resp_addrs,
+            http_addr,
+            http_state,
+            http_task,
+            aof,
+            loops,
+            shutdown_tx,
+            stop,
+            done_rx,
+        })
     }
 
     /// The RESP addresses bound (one per `--bind` address that could be bound), with the
@@ -225,8 +245,13 @@ impl Server {
     /// and closes, a blocked client without a reply.
     pub async fn serve(self, shutdown: impl Future<Output = std::io::Result<&'static str>>) -> anyhow::Result<()> {
         // `_loops` lives to the end: the connections keep their loops until the server is done.
-        let Server { config, engine, http_state, http_task, aof, loops: _loops, shutdown_tx, mut done_rx, .. } = self;
-        let signal = shutdown.await?;
+        let Server {
+            config, engine, http_state, http_task, aof, loops: _loops, shutdown_tx, stop, mut done_rx, ..
+        } = self;
+        let signal = tokio::select! {
+            signal = shutdown => signal?,
+            () = stop.notified() => "SHUTDOWN",
+        };
         info!("received {signal}, shutting down");
         http_state.set_ready(false);
         http_state.bench.cancel_active();

@@ -11,6 +11,9 @@
 //! VM) the rows stay in the table and answer that scripting runs on the server.
 
 use crate::args::Args;
+#[cfg(feature = "scripting")]
+use crate::busy::RunningScript;
+use crate::busy::ScriptKind;
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -85,7 +88,7 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
     let mut vm = scripts.vm.lock();
     let vm = match &mut *vm {
         Some(vm) => vm,
-        slot => slot.insert(new_vm()?),
+        slot => slot.insert(new_vm(engine)?),
     };
     // The script's writes go to the log as its effects, wrapped in MULTI ... EXEC when
     // there are several (Redis 7's effects replication). Inside EXEC they join its batch.
@@ -93,18 +96,39 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
     if own_batch {
         ctx.session.prop_batch = Some(crate::propagate::Batch::default());
     }
+    let busy = engine.script_run();
+    let running = RunningScript {
+        kind: ScriptKind::Eval,
+        name: script.sha.clone(),
+        client_id: ctx.session.client.id,
+        started_ms: ctx.now,
+    };
+    busy.begin(running, engine.timing().now_us(), engine.config().busy_reply_threshold_ms());
     let result = vm.run(&script, ctx, keys, argv, read_only, oom);
+    let killed = busy.kill_requested();
+    let for_shutdown = busy.killed_for_shutdown();
+    busy.end();
+    if killed {
+        // The kill left the hook firing on every line: back to its usual count.
+        vm.watch(engine.script_run.clone(), engine.timing().clock());
+    }
     if own_batch {
         if let Some(batch) = ctx.session.prop_batch.take() {
-            engine.propagation().append_effects(batch);
+            // Stopped by SHUTDOWN NOSAVE: the server ends without its effects, as Redis's.
+            if !for_shutdown {
+                engine.propagation().append_effects(batch);
+            }
         }
     }
     result
 }
 
+/// The eval VM, made on first use, its scripts watched for busy runs and kills.
 #[cfg(feature = "scripting")]
-fn new_vm() -> Result<crate::script::vm::Vm, CmdError> {
-    crate::script::vm::Vm::new().map_err(|e| CmdError::Other(format!("ERR cannot start the Lua VM: {e}")))
+fn new_vm(engine: &crate::Engine) -> Result<crate::script::vm::Vm, CmdError> {
+    let vm = crate::script::vm::Vm::new().map_err(|e| CmdError::Other(format!("ERR cannot start the Lua VM: {e}")))?;
+    vm.watch(engine.script_run.clone(), engine.timing().clock());
+    Ok(vm)
 }
 
 /// Caches a script without running it and answers its SHA1. `SCRIPT LOAD script`
@@ -121,7 +145,7 @@ pub fn script_load(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
         let mut vm = scripts.vm.lock();
         let vm = match &mut *vm {
             Some(vm) => vm,
-            slot => slot.insert(new_vm()?),
+            slot => slot.insert(new_vm(engine)?),
         };
         vm.compile(&probe).map_err(CmdError::Other)?;
         let script = scripts.cache.lock().add(body).map_err(CmdError::Other)?;
@@ -173,11 +197,11 @@ pub fn script_flush(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, Cmd
     }
 }
 
-/// Stops the running read-only script. `SCRIPT KILL`. A script holds every shard while it
-/// runs and other clients wait for it rather than get BUSY, so none is ever running when
-/// this is served.
-pub fn script_kill(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    Err(CmdError::Other("NOTBUSY No scripts in execution right now.".into()))
+/// Stops the busy script if it has not written. `SCRIPT KILL`. Served while the script runs
+/// on another thread (an `allow-busy` command locks nothing); the script stops at its VM's
+/// next hook and its caller gets Redis's "Script killed" error.
+pub fn script_kill(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    ctx.engine.script_run().kill(ScriptKind::Eval).map(|()| Reply::Ok)
 }
 
 /// `SCRIPT HELP`
@@ -496,6 +520,26 @@ mod tests {
         assert!(info.contains("cmdstat_hget:calls=1,"), "{info}");
         assert!(info.contains("failed_calls=1"), "{info}");
         assert!(info.contains("cmdstat_eval:calls=1,"), "{info}");
+    }
+
+    /// Numbers passed to redis.call print as Redis 7.0's `%.17g` (checked against
+    /// redis-server 7.0.15; `limits`' moving window stores such timestamps).
+    #[test]
+    fn number_arguments_print_as_redis_7_0() {
+        let mut t = TestEngine::default();
+        for (lua, stored) in [
+            ("0.1", "0.10000000000000001"),
+            ("1795000000.1", "1795000000.0999999"),
+            ("1e20", "1e+20"),
+            ("123456789012345678", "1.2345678901234568e+17"),
+            ("1e-5", "1.0000000000000001e-05"),
+            ("0/0", "-nan"),
+            ("-1/0", "-inf"),
+            ("42", "42"),
+        ] {
+            let script = format!("redis.call('SET', 'n', {lua}) return redis.call('GET', 'n')");
+            assert_eq!(eval(&mut t, &script, &[], &[]), bulk(stored), "{lua}");
+        }
     }
 
     #[test]

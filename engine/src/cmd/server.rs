@@ -483,6 +483,49 @@ pub fn bgrewriteaof(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, Cm
     Ok(Reply::Status("Background append only file rewriting started".into()))
 }
 
+/// Asks the host to stop: it syncs the append-only file and ends, as on SIGTERM. The client
+/// gets no reply; its connection closes with the server. While a script is busy only
+/// `NOSAVE` is served, and it stops the script even after writes (whose effects the log then
+/// never holds), as in Redis. `SAVE` is accepted (Vitrine's persistence is the append-only
+/// file, synced either way); there is no delayed shutdown to `ABORT`.
+///
+/// ```text
+/// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]
+/// ```
+pub fn shutdown(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
+    let (mut nosave, mut save, mut abort, mut other) = (false, false, false, false);
+    for word in args.rest() {
+        match word.to_ascii_uppercase().as_slice() {
+            b"NOSAVE" => nosave = true,
+            b"SAVE" => save = true,
+            b"NOW" | b"FORCE" => other = true,
+            b"ABORT" => abort = true,
+            _ => return Err(CmdError::Syntax),
+        }
+    }
+    if (abort && (nosave || save || other)) || (nosave && save) {
+        return Err(CmdError::Syntax);
+    }
+    if abort {
+        return Err(CmdError::err("No shutdown in progress."));
+    }
+    let engine = ctx.engine;
+    let busy = engine.script_run();
+    if !nosave {
+        if let Some(e) = busy.busy_error() {
+            return Err(e);
+        }
+    }
+    if !engine.request_shutdown() {
+        return Err(CmdError::err("SHUTDOWN is not available here: this engine runs inside a host that cannot stop"));
+    }
+    if busy.is_busy() {
+        busy.kill_for_shutdown();
+    }
+    ctx.session.closing = true;
+    Ok(Reply::Many(Vec::new()))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::testing::*;

@@ -77,6 +77,8 @@ pub struct Config {
     /// command.
     slowlog_log_slower_than: AtomicI64,
     slowlog_max_len: AtomicU64,
+    /// `busy-reply-threshold` (alias `lua-time-limit`): ms a script runs before others get BUSY.
+    busy_reply_threshold_ms: AtomicU64,
     /// `latency-monitor-threshold` (ms, 0: off).
     latency_monitor_threshold: AtomicU64,
     /// `latency-tracking` and `latency-tracking-info-percentiles`.
@@ -111,6 +113,7 @@ impl Default for Config {
             protected_mode: AtomicBool::new(true),
             slowlog_log_slower_than: AtomicI64::new(10_000),
             slowlog_max_len: AtomicU64::new(128),
+            busy_reply_threshold_ms: AtomicU64::new(5000),
             latency_monitor_threshold: AtomicU64::new(0),
             latency_tracking: AtomicBool::new(true),
             latency_percentiles: RwLock::new(vec![50.0, 99.0, 99.9]),
@@ -191,6 +194,12 @@ impl Config {
     /// `slowlog-log-slower-than` in µs (negative: the slow log is off; 0 logs everything).
     pub fn slowlog_log_slower_than(&self) -> i64 {
         self.slowlog_log_slower_than.load(Relaxed)
+    }
+
+    /// `busy-reply-threshold`: milliseconds a script may run before other clients get BUSY
+    /// and SCRIPT KILL / FUNCTION KILL can stop it (read as each script starts).
+    pub fn busy_reply_threshold_ms(&self) -> u64 {
+        self.busy_reply_threshold_ms.load(Relaxed)
     }
 
     /// `slowlog-max-len`: entries the slow log keeps.
@@ -437,6 +446,7 @@ impl Config {
             "protected-mode" => self.protected_mode.store(text == "yes", Relaxed),
             "slowlog-log-slower-than" => self.slowlog_log_slower_than.store(num(), Relaxed),
             "slowlog-max-len" => self.slowlog_max_len.store(unsigned(), Relaxed),
+            "busy-reply-threshold" => self.busy_reply_threshold_ms.store(unsigned(), Relaxed),
             "latency-monitor-threshold" => self.latency_monitor_threshold.store(unsigned(), Relaxed),
             "latency-tracking" => self.latency_tracking.store(text == "yes", Relaxed),
             "latency-tracking-info-percentiles" => {

@@ -335,7 +335,7 @@ pub const PARAMS: &[Param] = &[
     p("slowlog-max-len", uint(0, LONG_MAX), "128", Monitoring, Live, "Entries the slow log keeps."),
     p("acllog-max-len", uint(0, LONG_MAX), "128", Security, NoEffect, "Entries ACL LOG keeps."),
     // Long long configs
-    p("busy-reply-threshold", int(0, LONG_MAX), "5000", Advanced, NoEffect, "Milliseconds a script may run before BUSY replies.").alias("lua-time-limit"),
+    p("busy-reply-threshold", int(0, LONG_MAX), "5000", Advanced, Live, "Milliseconds a script may run before other clients get BUSY and it can be killed.").alias("lua-time-limit"),
     p("cluster-node-timeout", int(0, LONG_MAX), "15000", Cluster, NoEffect, "Milliseconds before a node is considered failing."),
     p("cluster-ping-interval", int(0, LONG_MAX), "0", Cluster, NoEffect, "Cluster ping interval (tests).").flags(HIDDEN),
     p("slowlog-log-slower-than", int(-1, LONG_MAX), "10000", Monitoring, Live, "Microseconds after which a command is logged as slow (-1: off, 0: every command)."),

@@ -56,10 +56,15 @@ impl Engine {
         });
         // Keys are locked by stripe, the same in every database, so a SELECT inside the
         // transaction needs no other locks.
-        let mut locked = if walks {
-            self.store.lock_all(session.db)
+        // Waiting for shards a busy script holds ends in BUSY, as for a command alone.
+        let busy = || self.script_run.is_busy();
+        let locked = if walks {
+            self.store.lock_all_unless(session.db, &busy)
         } else {
-            self.store.lock_keys(session.db, batch().flat_map(|(q, argv)| q.cmd.keys(argv)))
+            self.store.lock_keys_unless(session.db, batch().flat_map(|(q, argv)| q.cmd.keys(argv)), &busy)
+        };
+        let Some(mut locked) = locked else {
+            return Err(self.script_run.busy_error().unwrap_or(CmdError::Other(crate::busy::BUSY_EVAL.into())));
         };
         let mut replies = Vec::with_capacity(queue.len());
         let logging = self.propagation().enabled();

@@ -6,10 +6,14 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
+use std::sync::Arc;
+
+use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
 
 use super::cache::Script;
 use super::convert::{lua_to_reply, reply_to_lua};
+use crate::busy::{ScriptRun, KILLED_TEXT};
+use crate::clock::Clock;
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -127,6 +131,11 @@ impl Vm {
             .set_name("=runner")
             .call(handler)?;
         Ok(Vm { lua, hooks, redis, globals, runner, compiled: HashMap::new() })
+    }
+
+    /// Lets `run` watch this VM's scripts: see `watch_lua`.
+    pub fn watch(&self, run: Arc<ScriptRun>, clock: Option<Arc<dyn Clock>>) {
+        watch_lua(&self.lua, run, clock, false);
     }
 
     /// Drops every compiled script (SCRIPT FLUSH).
@@ -267,7 +276,9 @@ impl Vm {
                 }
                 let is_last = |text: &str| last.as_ref().is_some_and(|l| l.as_bytes() == text.as_bytes());
                 match root {
-                    mlua::Error::RuntimeError(text) if raised.as_deref() == Some(text.as_str()) || is_last(text) => {
+                    mlua::Error::RuntimeError(text)
+                        if raised.as_deref() == Some(text.as_str()) || is_last(text) || text == KILLED_TEXT =>
+                    {
                         text.clone()
                     }
                     mlua::Error::RuntimeError(text) => format!("ERR {text}"),
@@ -278,6 +289,31 @@ impl Vm {
         };
         format!("{text} script: {sha}, on @user_script:{line}.")
     }
+}
+
+/// Instructions between two looks at the clock and at a kill request (Redis's count).
+const HOOK_EVERY: u32 = 100_000;
+
+/// Sets `lua`'s hook: every `HOOK_EVERY` instructions it reads the host's clock, so the
+/// script is marked busy once past `busy-reply-threshold`, and raises Redis's error when
+/// SCRIPT KILL / FUNCTION KILL (or SHUTDOWN NOSAVE) asked it to stop. After a kill it fires on
+/// every line too, so a `pcall` that catches the error cannot keep the script alive. The
+/// hook costs nothing between firings (Lua counts instructions anyway).
+pub fn watch_lua(lua: &Lua, run: Arc<ScriptRun>, clock: Option<Arc<dyn Clock>>, every_line: bool) {
+    let mut triggers = HookTriggers::new().every_nth_instruction(HOOK_EVERY);
+    if every_line {
+        triggers = triggers.every_line();
+    }
+    lua.set_hook(triggers, move |lua, _| {
+        let now = clock.as_ref().map_or(0, |c| c.now_us());
+        if run.check(now) {
+            if !every_line {
+                watch_lua(lua, run.clone(), clock.clone(), true);
+            }
+            return Err(mlua::Error::RuntimeError(KILLED_TEXT.to_string()));
+        }
+        Ok(VmState::Continue)
+    });
 }
 
 /// The `redis` functions that may raise, in Rust: a Lua function called in tail position
@@ -369,7 +405,7 @@ impl Caller<'_, '_> {
         for v in argv.iter() {
             owned.push(match v {
                 Value::String(s) => s.as_bytes().to_vec(),
-                Value::Integer(n) => n.to_string().into_bytes(),
+                Value::Integer(n) => format_number(*n as f64).into_bytes(),
                 Value::Number(n) => format_number(*n).into_bytes(),
                 _ => return Err("ERR Lua redis lib command arguments must be strings or integers".into()),
             });
@@ -404,6 +440,8 @@ impl Caller<'_, '_> {
             if let Some(why) = engine.propagation().refusal() {
                 return Err(why);
             }
+            // From here on SCRIPT KILL answers UNKILLABLE (Redis marks the run dirty here too).
+            engine.script_run().note_write();
         }
         if self.deny_oom && cmd.flags & DENYOOM != 0 {
             return Err(CmdError::Oom.to_string());
@@ -436,12 +474,9 @@ impl Caller<'_, '_> {
     }
 }
 
-/// A Lua number as a command argument: integral values without a fraction, others in the
-/// shortest form that reads back the same (Redis uses `fpconv_dtoa`).
+/// A Lua number as a command argument, as Redis 7.0 prints it: C's `%.17g` (so `0.1` is
+/// `0.10000000000000001`, `1e20` is `1e+20`, 0/0 is `-nan`). Lua 5.1 numbers are doubles;
+/// mlua hands integral ones over as integers, which print the same way.
 fn format_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e17 {
-        format!("{}", n as i64)
-    } else {
-        format!("{n}")
-    }
+    crate::script_libs::format_g(n, 17)
 }

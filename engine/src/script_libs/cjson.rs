@@ -52,7 +52,7 @@ fn null() -> Value {
 }
 
 /// C's `printf("%.<precision>g", x)`.
-pub(super) fn format_g(x: f64, precision: usize) -> String {
+pub(crate) fn format_g(x: f64, precision: usize) -> String {
     if x.is_nan() {
         return if x.is_sign_negative() { "-nan" } else { "nan" }.to_string();
     }

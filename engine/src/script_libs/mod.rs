@@ -13,6 +13,9 @@
 
 mod bit;
 mod cjson;
+
+/// C's `%.<p>g`, shared with `redis.call`'s number arguments (`script::vm`).
+pub(crate) use cjson::format_g;
 mod cmsgpack;
 mod raise;
 mod structlib;

@@ -435,32 +435,86 @@ impl Store {
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
+        self.lock_keys_unless(db, keys, &|| false).unwrap_or_else(|| unreachable!("never gives up"))
+    }
+
+    /// `lock_keys`, giving up (None, holding nothing) when `give_up` says so while it waits
+    /// for a stripe another thread holds: a client waiting for a busy script's shards gets
+    /// BUSY rather than waiting for the script (see `busy`).
+    pub fn lock_keys_unless<'a, I>(&'a self, db: usize, keys: I, give_up: &dyn Fn() -> bool) -> Option<Locked<'a>>
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
         // Inline vectors: a command names one or two keys far more often than more, and the
         // hot path should not allocate to lock them.
         let mut idx: SmallVec<[usize; 4]> = keys.into_iter().map(|k| self.stripe_index(k)).collect();
         idx.sort_unstable();
         idx.dedup();
-        Locked::new(self, db, idx.into_iter().map(|i| (i, Held::Guard(self.stripes[i].lock()))).collect())
+        let mut guards = SmallVec::with_capacity(idx.len());
+        for i in idx {
+            guards.push((i, Held::Guard(self.lock_stripe_unless(i, give_up)?)));
+        }
+        Some(Locked::new(self, db, guards))
     }
 
     /// `lock_keys` for a command with one key (GET, SET: most commands), without gathering,
-    /// sorting and deduplicating stripe numbers; counts an access to it (`hotkeys`).
+    /// sorting and deduplicating stripe numbers; counts an access to it (`hotkeys`). Gives up
+    /// as `lock_keys_unless` does.
     #[inline]
-    pub fn lock_key(&self, db: usize, key: &[u8], now_ms: u64) -> Locked<'_> {
+    pub fn lock_key_unless(
+        &self,
+        db: usize,
+        key: &[u8],
+        now_ms: u64,
+        give_up: &dyn Fn() -> bool,
+    ) -> Option<Locked<'_>> {
         let i = self.stripe_index(key);
-        let mut guard = self.stripes[i].lock();
+        let mut guard = self.lock_stripe_unless(i, give_up)?;
         if let Some(shard) = guard.get_mut(db) {
             shard.hot.access(key, now_ms);
         }
         let mut guards = SmallVec::new();
         guards.push((i, Held::Guard(guard)));
-        Locked::new(self, db, guards)
+        Some(Locked::new(self, db, guards))
     }
 
     /// Locks every stripe, in ascending order: an EXEC whose commands walk the whole keyspace
     /// holds them all, and those commands use the held guards (see `Locked::shard_at`).
     pub fn lock_all(&self, db: usize) -> Locked<'_> {
-        Locked::new(self, db, self.stripes.iter().enumerate().map(|(i, s)| (i, Held::Guard(s.lock()))).collect())
+        self.lock_all_unless(db, &|| false).unwrap_or_else(|| unreachable!("never gives up"))
+    }
+
+    /// `lock_all`, giving up as `lock_keys_unless` does (releasing what it took).
+    pub fn lock_all_unless(&self, db: usize, give_up: &dyn Fn() -> bool) -> Option<Locked<'_>> {
+        let mut guards = SmallVec::with_capacity(self.stripes.len());
+        for i in 0..self.stripes.len() {
+            guards.push((i, Held::Guard(self.lock_stripe_unless(i, give_up)?)));
+        }
+        Some(Locked::new(self, db, guards))
+    }
+
+    /// One stripe's lock. Uncontended it is the same single compare-and-swap as `lock()`;
+    /// contended, it waits in slices so that `give_up` is asked now and then.
+    #[inline]
+    fn lock_stripe_unless(&self, i: usize, give_up: &dyn Fn() -> bool) -> Option<parking_lot::MutexGuard<'_, Stripe>> {
+        match self.stripes[i].try_lock() {
+            Some(guard) => Some(guard),
+            None => self.lock_stripe_slow(i, give_up),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lock_stripe_slow(&self, i: usize, give_up: &dyn Fn() -> bool) -> Option<parking_lot::MutexGuard<'_, Stripe>> {
+        const SLICE: std::time::Duration = std::time::Duration::from_millis(5);
+        loop {
+            if let Some(guard) = self.stripes[i].try_lock_for(SLICE) {
+                return Some(guard);
+            }
+            if give_up() {
+                return None;
+            }
+        }
     }
 
     /// A `Locked` that holds nothing: its keyspace-wide methods lock one stripe at a time.
@@ -561,7 +615,8 @@ impl Store {
     /// keys with a TTL in each database and deleting the stale ones; stays on a database
     /// while more than a quarter of its sample was stale (as Redis's `activeExpireCycle`).
     /// Stops after about `budget` sampled keys.
-    pub fn sweep(&self, now_ms: u64, budget: usize) -> SweepReport {
+    /// Ends early when `give_up` says so while it waits for a stripe.
+    pub fn sweep(&self, now_ms: u64, budget: usize, give_up: &dyn Fn() -> bool) -> SweepReport {
         let mut report = SweepReport::default();
         let n = self.stripes.len();
         for _ in 0..n {
@@ -569,7 +624,7 @@ impl Store {
                 break;
             }
             let i = self.sweep_cursor.fetch_add(1, Relaxed) % n;
-            let mut stripe = self.stripes[i].lock();
+            let Some(mut stripe) = self.lock_stripe_unless(i, give_up) else { break };
             for shard in stripe.iter_mut().filter(|s| s.has_expiring()) {
                 loop {
                     let (sampled, expired) = shard.expire_sample(SWEEP_KEYS_PER_LOOP, now_ms);

@@ -89,7 +89,7 @@ fn sweep_removes_expired_keys_without_a_clock() {
     }
     let mut total = 0;
     for _ in 0..100 {
-        total += s.sweep(3_000, 1_000).expired;
+        total += s.sweep(3_000, 1_000, &|| false).expired;
     }
     assert_eq!(total, 150);
     assert_eq!(s.len(), 50);

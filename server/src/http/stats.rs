@@ -41,17 +41,24 @@ pub fn routes(t: &mut RouteTable) {
 pub struct History {
     samples: Mutex<SampleRing>,
     live: broadcast::Sender<Arc<Sample>>,
+    /// The newest snapshot, which `GET /api/stats` answers while a script holds the keyspace.
+    latest: Mutex<Option<StatsSnapshot>>,
 }
 
 impl Default for History {
     fn default() -> History {
-        History { samples: Mutex::new(SampleRing::new(HISTORY_SECONDS)), live: broadcast::channel(16).0 }
+        History {
+            samples: Mutex::new(SampleRing::new(HISTORY_SECONDS)),
+            live: broadcast::channel(16).0,
+            latest: Mutex::new(None),
+        }
     }
 }
 
 impl History {
     /// Takes a sample now: stores it and sends it to every stream.
     pub fn record(&self, snapshot: &StatsSnapshot) -> Arc<Sample> {
+        *self.latest.lock() = Some(snapshot.clone());
         let sample = self.samples.lock().push(snapshot);
         // No receivers is fine: nobody is watching.
         let _ = self.live.send(sample.clone());
@@ -77,6 +84,11 @@ pub async fn run_sampler(state: AppState, mut shutdown: watch::Receiver<bool>) {
             _ = tick.tick() => {}
             _ = async { let _ = shutdown.wait_for(|&stop| stop).await; } => return,
         }
+        // A running script holds every shard the snapshot would count: no sample this second
+        // (the banner says why), rather than a thread stuck until the script ends.
+        if state.engine.script_running() {
+            continue;
+        }
         let engine = state.engine.clone();
         // A snapshot walks the keyspace to count keys by type: keep it off the async threads.
         let snapshot = match tokio::task::spawn_blocking(move || inspect::snapshot(&engine, now_ms())).await {
@@ -92,8 +104,23 @@ pub async fn run_sampler(state: AppState, mut shutdown: watch::Receiver<bool>) {
 
 /// `GET /api/stats`: the `StatsSnapshot`, plus `persistence` (the append-only file's state and
 /// its start-up recovery report, or `{"enabled": false}`).
+/// While a script runs (holding every shard) it answers the newest sampled snapshot; the
+/// count of keys is taken off the async threads either way.
 async fn stats(State(state): State<AppState>) -> Json<serde_json::Value> {
-    let snapshot: StatsSnapshot = inspect::snapshot(&state.engine, now_ms());
+    let latest = state.engine.script_running().then(|| state.history.latest.lock().clone()).flatten();
+    let snapshot: StatsSnapshot = match latest {
+        Some(s) => s,
+        None => {
+            let engine = state.engine.clone();
+            match tokio::task::spawn_blocking(move || inspect::snapshot(&engine, now_ms())).await {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::error!("stats snapshot: {e}");
+                    inspect::snapshot(&state.engine, now_ms())
+                }
+            }
+        }
+    };
     let mut v = serde_json::to_value(snapshot).unwrap_or_else(|_| json!({}));
     v["persistence"] = crate::aof::status_json(state.aof.as_deref());
     Json(v)

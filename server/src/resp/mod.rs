@@ -162,12 +162,18 @@ pub async fn accept_loop(
             }
         };
         let (shutdown, done) = (shutdown.clone(), done.clone());
-        loops.run_on_next(move || match TcpStream::from_std(stream) {
+        let job = move || match TcpStream::from_std(stream) {
             Ok(stream) => {
                 tokio::spawn(Connection::new(open, stream, shutdown, done, auth_deadline).run());
             }
             Err(e) => debug!("cannot register the connection from {peer}: {e}"),
-        });
+        };
+        // A busy script holds its loop's thread: newcomers go where they can be served.
+        if engine.script_busy() {
+            loops.run_on_spare(job);
+        } else {
+            loops.run_on_next(job);
+        }
     }
 }
 

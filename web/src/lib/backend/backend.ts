@@ -10,7 +10,16 @@
 
 import type { Auth } from '../auth.svelte';
 import type { BenchApi } from '../bench.svelte';
-import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MemoryView, MonitorView } from '../api-types';
+import type {
+  BulkJob,
+  ClientsView,
+  EditResult,
+  KeyCount,
+  KeyEdit,
+  MemoryView,
+  MonitorView,
+  RunningScriptView,
+} from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -190,6 +199,17 @@ export interface Backend {
    * its own database (the key panel's EXPIRE and PERSIST).
    */
   consoleIn(line: string, db: number): Promise<ConsoleReply>;
+
+  /**
+   * The script running now and whether it is busy (GET /api/running-script). Absent where no
+   * script can run (the playground has no Lua VM).
+   */
+  runningScript?(): Promise<RunningScriptView>;
+  /**
+   * Stops the busy script (POST /api/running-script/kill); rejects with Redis's NOTBUSY or
+   * UNKILLABLE text.
+   */
+  killRunningScript?(): Promise<{ killed: boolean }>;
 
   /** Built-in benchmarks (the server's load generator). */
   readonly bench?: BenchApi;

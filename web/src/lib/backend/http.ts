@@ -6,7 +6,16 @@ import { auth, type Auth } from '../auth.svelte';
 import { httpBenchApi, type BenchApi } from '../bench.svelte';
 import { keyPath } from '../bytes';
 import { streamEvents } from '../sse';
-import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MemoryView, MonitorView } from '../api-types';
+import type {
+  BulkJob,
+  ClientsView,
+  EditResult,
+  KeyCount,
+  KeyEdit,
+  MemoryView,
+  MonitorView,
+  RunningScriptView,
+} from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -142,6 +151,14 @@ export class HttpBackend implements Backend {
 
   resetHotKeys(): Promise<HotKeysView> {
     return api<HotKeysView>('/api/hotkeys', { method: 'DELETE' });
+  }
+
+  runningScript(): Promise<RunningScriptView> {
+    return api<RunningScriptView>('/api/running-script');
+  }
+
+  killRunningScript(): Promise<{ killed: boolean }> {
+    return api<{ killed: boolean }>('/api/running-script/kill', { method: 'POST' });
   }
 
   memory(db?: number): Promise<MemoryView> {
