@@ -16,7 +16,7 @@ use crate::error::CmdError;
 use crate::reply::Reply;
 
 #[cfg(not(feature = "scripting"))]
-fn no_vm() -> CmdError {
+pub(crate) fn no_vm() -> CmdError {
     CmdError::Other("ERR scripting runs on the server; the browser playground has no Lua VM".into())
 }
 
@@ -87,13 +87,20 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
         Some(vm) => vm,
         slot => slot.insert(new_vm()?),
     };
-    // The script's writes go to the log as its effects, wrapped in MULTI ... EXEC when
-    // there are several (Redis 7's effects replication). Inside EXEC they join its batch.
+    with_effects(ctx, |ctx| vm.run(&script, ctx, keys, argv, read_only, oom))
+}
+
+/// Runs a script or a function (`cmd::functions`) so that its writes go to the log as its
+/// effects, wrapped in MULTI ... EXEC when there are several (Redis 7's effects
+/// replication). Inside EXEC they join its batch.
+#[cfg(feature = "scripting")]
+pub(crate) fn with_effects<T>(ctx: &mut Ctx<'_>, run: impl FnOnce(&mut Ctx<'_>) -> T) -> T {
+    let engine = ctx.engine;
     let own_batch = engine.propagation().enabled() && ctx.session.prop_batch.is_none();
     if own_batch {
         ctx.session.prop_batch = Some(crate::propagate::Batch::default());
     }
-    let result = vm.run(&script, ctx, keys, argv, read_only, oom);
+    let result = run(ctx);
     if own_batch {
         if let Some(batch) = ctx.session.prop_batch.take() {
             engine.propagation().append_effects(batch);
