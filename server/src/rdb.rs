@@ -39,9 +39,11 @@ pub struct Error {
     pub why: String,
 }
 
-/// A parsed RDB: its keys and where it ends (after the checksum).
+/// A parsed RDB: its function libraries, its keys and where it ends (after the checksum).
 #[derive(Debug)]
 pub struct Rdb {
+    /// Each library's code (loaded with FUNCTION LOAD), with where its record starts.
+    pub functions: Vec<(usize, Vec<u8>)>,
     pub keys: Vec<Key>,
     pub end: usize,
 }
@@ -368,6 +370,7 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
         return Err(Error { offset: 5, why: format!("RDB version {version}, newer than Redis 7.2's 11") });
     }
     let mut keys = Vec::new();
+    let mut functions = Vec::new();
     let mut expire_ms = None;
     let mut db = 0;
     loop {
@@ -395,11 +398,9 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
             OP_FREQ => {
                 r.u8()?;
             }
-            OP_FUNCTION2 | OP_MODULE_AUX => {
-                return Err(Error {
-                    offset: at,
-                    why: "Redis functions or module data, which Vitrine cannot load".into(),
-                });
+            OP_FUNCTION2 => functions.push((at, r.string()?)),
+            OP_MODULE_AUX => {
+                return Err(Error { offset: at, why: "Redis module data, which Vitrine cannot load".into() });
             }
             kind => {
                 let key = r.string()?;
@@ -419,7 +420,7 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
             });
         }
     }
-    Ok(Rdb { keys, end: r.pos })
+    Ok(Rdb { functions, keys, end: r.pos })
 }
 
 /// The commands that rebuild `key` in Vitrine, in at most `batch` elements each.
