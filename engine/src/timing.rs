@@ -197,6 +197,11 @@ impl Timing {
         self.clock.get().map_or(0, |c| c.now_us())
     }
 
+    /// The clock itself (a FUNCTION LOAD's time limit reads it from inside the Lua VM).
+    pub(crate) fn clock(&self) -> Option<Arc<dyn Clock>> {
+        self.clock.get().cloned()
+    }
+
     /// Logs a command if it took at least `slower_than` µs, then trims to `max_len`.
     pub fn slowlog_push(
         &self,

@@ -188,7 +188,7 @@ mod with_vm {
             replace = true;
         }
         let mut functions = functions(ctx);
-        let name = functions.load(code, replace).map_err(CmdError::err)?;
+        let name = functions.load(code, replace, ctx.engine.timing().clock()).map_err(CmdError::err)?;
         publish(ctx, &functions);
         Ok(Reply::bulk(name))
     }
@@ -288,7 +288,7 @@ mod with_vm {
         }
         let codes = payload::read(data).map_err(CmdError::err)?;
         let mut functions = functions(ctx);
-        let restored = functions.compile_all(&codes).map_err(CmdError::err)?;
+        let restored = functions.compile_all(&codes, ctx.engine.timing().clock()).map_err(CmdError::err)?;
         if policy == Policy::Flush {
             functions.flush();
         }
@@ -467,6 +467,21 @@ mod tests {
             err("ERR No functions registered")
         );
         assert_eq!(t.run(&["FCALL", "x", "0"]), arr(vec![int(0), int(0), int(2), bulk("[1]"), bulk("true")]));
+    }
+
+    #[test]
+    fn a_library_whose_code_runs_past_500_ms_at_load_is_refused() {
+        let mut t = TestEngine::default();
+        // Each clock reading moves it on by a second: the hook's first check is past the limit.
+        t.clock.set_step(1_000_000);
+        let r = t.run(&["FUNCTION", "LOAD", "#!lua name=slow\nlocal i = 0\nwhile true do i = i + 1 end"]);
+        assert_eq!(r, err("ERR Error registering functions: ERR FUNCTION LOAD timeout"));
+        t.clock.set_step(0);
+        // The hook is gone with the load: a function may run long.
+        let lib = "#!lua name=fine\nredis.register_function('spin', function() local i = 0 while i < 300000 do i = i + 1 end return i end)";
+        assert_eq!(t.run(&["FUNCTION", "LOAD", lib]), bulk("fine"));
+        t.clock.set_step(1_000_000);
+        assert_eq!(t.run(&["FCALL", "spin", "0"]), int(300000));
     }
 
     #[test]

@@ -18,6 +18,10 @@ use parking_lot::Mutex;
 
 use super::cache::Flags;
 use super::vm::{raise, Vm};
+use crate::clock::Clock;
+
+/// How long a library's code may run at load time (Redis's `LOAD_TIMEOUT_MS`).
+const LOAD_TIMEOUT_US: u64 = 500_000;
 
 /// The one engine Redis 7.0 has, as FUNCTION LIST and STATS name it.
 pub const ENGINE: &str = "LUA";
@@ -280,8 +284,9 @@ impl FunctionVm {
     }
 
     /// Compiles a library and runs its code to collect the functions it registers (not yet
-    /// added anywhere). Errors are Redis's texts, without `ERR `.
-    pub fn compile(&mut self, code: &[u8]) -> Result<Library, String> {
+    /// added anywhere). Errors are Redis's texts, without `ERR `. With a `clock`, the run
+    /// stops after `LOAD_TIMEOUT_US` (Redis's 500 ms: loading only registers functions).
+    pub fn compile(&mut self, code: &[u8], clock: Option<Arc<dyn Clock>>) -> Result<Library, String> {
         let (name, body) = metadata(code)?;
         let lua = self.vm.lua();
         let chunk =
@@ -301,7 +306,18 @@ impl FunctionVm {
         set_index(&self.load_api);
         *self.pending.lock() = Some(Vec::new());
         self.vm.hooks().raw_set("last", Value::Nil).ok();
+        if let Some(clock) = clock {
+            let hooks = self.vm.hooks().clone();
+            let start = clock.now_us();
+            lua.set_hook(mlua::HookTriggers::new().every_nth_instruction(100_000), move |_, _| {
+                if clock.now_us().saturating_sub(start) > LOAD_TIMEOUT_US {
+                    return Err(raise(&hooks, "ERR FUNCTION LOAD timeout"));
+                }
+                Ok(mlua::VmState::Continue)
+            });
+        }
         let ran = self.loader.call::<(bool, Value)>(chunk);
+        lua.remove_hook();
         set_index(self.vm.globals());
         let functions = self.pending.lock().take().unwrap_or_default();
         let failure = match ran {
@@ -432,23 +448,23 @@ impl Functions {
     }
 
     /// FUNCTION LOAD: compiles and adds a library, answering its name.
-    pub fn load(&mut self, code: &[u8], replace: bool) -> Result<String, String> {
+    pub fn load(&mut self, code: &[u8], replace: bool, clock: Option<Arc<dyn Clock>>) -> Result<String, String> {
         // Redis checks the name against the libraries before it runs the code.
         let (name, _) = metadata(code)?;
         if !replace && self.libraries.libraries.contains_key(&name) {
             return Err(format!("Library '{name}' already exists"));
         }
-        let lib = self.vm()?.compile(code)?;
+        let lib = self.vm()?.compile(code, clock)?;
         self.libraries.add(lib, replace)?;
         Ok(name)
     }
 
     /// Builds a set of libraries from codes (a RESTORE payload's), as Redis loads them into
     /// a fresh context: names must not repeat among them.
-    pub fn compile_all(&mut self, codes: &[Vec<u8>]) -> Result<Libraries, String> {
+    pub fn compile_all(&mut self, codes: &[Vec<u8>], clock: Option<Arc<dyn Clock>>) -> Result<Libraries, String> {
         let mut set = Libraries::default();
         for code in codes {
-            let lib = self.vm()?.compile(code)?;
+            let lib = self.vm()?.compile(code, clock.clone())?;
             set.add(lib, false)?;
         }
         Ok(set)
@@ -493,11 +509,17 @@ mod tests {
     fn libraries_join_all_or_nothing() {
         let mut fvm = FunctionVm::new().unwrap();
         let mut mine = Libraries::default();
-        mine.add(fvm.compile(b"#!lua name=a\nredis.register_function('f', function() end)").unwrap(), false).unwrap();
-        mine.add(fvm.compile(b"#!lua name=c\nredis.register_function('h', function() end)").unwrap(), false).unwrap();
+        mine.add(fvm.compile(b"#!lua name=a\nredis.register_function('f', function() end)", None).unwrap(), false)
+            .unwrap();
+        mine.add(fvm.compile(b"#!lua name=c\nredis.register_function('h', function() end)", None).unwrap(), false)
+            .unwrap();
         let mut other = Libraries::default();
-        other.add(fvm.compile(b"#!lua name=a\nredis.register_function('g', function() end)").unwrap(), false).unwrap();
-        other.add(fvm.compile(b"#!lua name=b\nredis.register_function('H', function() end)").unwrap(), false).unwrap();
+        other
+            .add(fvm.compile(b"#!lua name=a\nredis.register_function('g', function() end)", None).unwrap(), false)
+            .unwrap();
+        other
+            .add(fvm.compile(b"#!lua name=b\nredis.register_function('H', function() end)", None).unwrap(), false)
+            .unwrap();
         // REPLACE takes `a` out first, then finds `H` in `c`: nothing changes.
         assert_eq!(mine.join(other, true), Err("Function H already exists".into()));
         assert!(mine.function(b"f").is_some() && mine.function(b"g").is_none());
