@@ -169,9 +169,11 @@ fn metadata(code: &[u8]) -> Result<(String, &[u8]), String> {
     let Some(end) = code.iter().position(|&b| b == b'\n') else {
         return Err("Invalid library metadata".into());
     };
-    let line = String::from_utf8_lossy(&code[..end]);
-    let mut parts = line.split_ascii_whitespace();
-    let engine = parts.next().map(|p| &p[2..]).unwrap_or("");
+    // Split as Redis splits it (`sdssplitargs`: quotes and escapes).
+    let parts = crate::resp::split_args(&code[..end]).filter(|p| !p.is_empty());
+    let Some(parts) = parts else { return Err("Invalid library metadata".into()) };
+    let mut parts = parts.iter().map(|p| String::from_utf8_lossy(p).to_string());
+    let engine = parts.next().and_then(|p| p.get(2..).map(str::to_string)).unwrap_or_default();
     let mut name = None;
     for part in parts {
         match part.get(..5) {
@@ -501,6 +503,12 @@ mod tests {
         assert_eq!(metadata(b"#!lua\n"), Err("Library name was not given".into()));
         assert_eq!(metadata(b"#!lua name=a-b\n"), Err(NAME_RULE.into()));
         assert_eq!(metadata(b"#!luax name=ab\n"), Err("Engine 'luax' not found".into()));
+        // Split as sdssplitargs splits (redis-server 7.0.15's answers).
+        assert_eq!(metadata(b"#!lua name=\"ab\"\n").unwrap().0, "ab");
+        assert_eq!(metadata(b"#!lua name=\"ab\n"), Err("Invalid library metadata".into()));
+        assert_eq!(metadata(b"#!\"lua\" name=ef\n").unwrap().0, "ef");
+        assert_eq!(metadata(b"#!lua   name=cd  \n").unwrap().0, "cd");
+        assert_eq!(metadata(b"#!lua name=\n"), Err(NAME_RULE.into()));
         let (name, body) = metadata(b"#!LUA NAME=lib1\nreturn").unwrap();
         assert_eq!((name.as_str(), body), ("lib1", &b"\nreturn"[..]));
     }
