@@ -147,6 +147,16 @@ mod with_vm {
         let engine = ctx.engine;
         let mut functions = engine.scripts.functions.lock();
         let f = functions.libraries.function(name).ok_or_else(|| CmdError::err("Function not found"))?;
+        // A function that may write is a deny-oom write command (Redis's
+        // `scriptFlagsToCmdFlags`), refused as one before its arguments are read: over the
+        // limit (`no-writes` implies `allow-oom`), or while writes cannot be persisted.
+        let oom = !f.flags.allow_oom && engine.store.over_limit();
+        if oom && !f.flags.no_writes {
+            return Err(CmdError::Oom);
+        }
+        if let Some(why) = engine.propagation().refusal().filter(|_| !f.flags.no_writes) {
+            return Err(CmdError::Other(why));
+        }
         let numkeys = crate::num::parse_i64(numkeys).ok_or_else(|| CmdError::err("Bad number of keys provided"))?;
         let rest = args.rest();
         if numkeys > rest.len() as i64 {
@@ -156,12 +166,6 @@ mod with_vm {
             return Err(CmdError::err("Number of keys can't be negative"));
         }
         let (keys, argv) = rest.split_at(numkeys as usize);
-        // A function that may write is a deny-oom command (Redis's `scriptFlagsToCmdFlags`):
-        // refused over the limit before anything else; `no-writes` implies `allow-oom`.
-        let oom = !f.flags.allow_oom && engine.store.over_limit();
-        if oom && !f.flags.no_writes {
-            return Err(CmdError::Oom);
-        }
         if ro && !f.flags.no_writes {
             return Err(CmdError::err("Can not execute a script with write flag using *_ro command."));
         }
@@ -618,5 +622,13 @@ mod tests {
         assert_eq!(t.run(&["FCALL_RO", "set_it", "1", "k", "v"]), oom);
         assert_eq!(t.run(&["FCALL", "get_it", "1", "big"]), bulk(&"x".repeat(2000)));
         assert_eq!(t.run(&["FCALL", "oom_ok", "1", "k", "v"]), Reply::status("OK"));
+        // Refused as a command, before its arguments are read.
+        assert_eq!(t.run(&["FCALL", "set_it", "x"]), oom);
+        assert_eq!(t.run(&["CONFIG", "SET", "maxmemory", "0"]), ok());
+        // While writes cannot be persisted, a function that may write is refused as a write.
+        let misconf = "MISCONF Errors writing to the AOF file: No space left on device";
+        t.engine.propagation().refuse_writes(Some(misconf.into()));
+        assert_eq!(t.run(&["FCALL", "set_it", "1", "k", "v"]), err(misconf));
+        assert_eq!(t.run(&["FCALL", "get_it", "1", "big"]), bulk(&"x".repeat(2000)));
     }
 }
