@@ -198,6 +198,7 @@ impl Timing {
     }
 
     /// The clock itself (a FUNCTION LOAD's time limit reads it from inside the Lua VM).
+    #[cfg_attr(not(feature = "scripting"), allow(dead_code))]
     pub(crate) fn clock(&self) -> Option<Arc<dyn Clock>> {
         self.clock.get().cloned()
     }

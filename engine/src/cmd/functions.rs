@@ -632,3 +632,18 @@ mod tests {
         assert_eq!(t.run(&["FCALL", "get_it", "1", "big"]), bulk(&"x".repeat(2000)));
     }
 }
+
+#[cfg(test)]
+#[cfg(not(feature = "scripting"))]
+mod tests_without_a_vm {
+    use crate::testing::*;
+
+    #[test]
+    fn without_a_vm_the_commands_answer_that_scripting_runs_on_the_server() {
+        let mut t = TestEngine::default();
+        let e = err("ERR scripting runs on the server; the browser playground has no Lua VM");
+        assert_eq!(t.run(&["FCALL", "f", "0"]), e);
+        assert_eq!(t.run(&["FUNCTION", "LOAD", "#!lua name=a\n"]), e);
+        assert_eq!(t.run(&["FUNCTION", "KILL"]), err("NOTBUSY No scripts in execution right now."));
+    }
+}
