@@ -35,6 +35,9 @@ pub struct RunningScript {
     pub client_id: u64,
     /// When it began, engine milliseconds (unix ms in the server).
     pub started_ms: u64,
+    /// The command that runs it, as FUNCTION STATS shows it (at most 32 arguments).
+    #[serde(skip)]
+    pub command: Vec<Vec<u8>>,
 }
 
 /// What a kill request asks (`kill`).
@@ -139,6 +142,7 @@ impl ScriptRun {
     }
 
     /// A kill was asked for the running script.
+    #[cfg(test)]
     pub fn kill_requested(&self) -> bool {
         self.kill.load(Acquire) != KILL_NONE
     }
@@ -205,7 +209,7 @@ mod tests {
     use super::*;
 
     fn script(kind: ScriptKind) -> RunningScript {
-        RunningScript { kind, name: "abc".into(), client_id: 7, started_ms: 1000 }
+        RunningScript { kind, name: "abc".into(), client_id: 7, started_ms: 1000, command: Vec::new() }
     }
 
     #[test]
@@ -365,6 +369,35 @@ mod script_tests {
         assert_eq!(stops.load(Relaxed), 1);
         let (logged, _) = t.engine.propagation().take();
         assert!(!String::from_utf8_lossy(&logged).contains("SET"), "{}", String::from_utf8_lossy(&logged));
+    }
+
+    #[test]
+    fn function_kill_stops_a_busy_function_and_function_stats_shows_it() {
+        let mut t = TestEngine::default();
+        t.run(&["CONFIG", "SET", "busy-reply-threshold", "0"]);
+        let lib = format!("#!lua name=spinlib\nredis.register_function('spin', function() {SPIN} end)");
+        assert_eq!(t.run(&["FUNCTION", "LOAD", lib.as_str()]), bulk("spinlib"));
+        let (engine, now) = (&t.engine, t.now);
+        let mut other = session(engine, now);
+        std::thread::scope(|s| {
+            let runner = s.spawn(|| engine.call(&mut session(engine, now), &["FCALL", "spin", "0"], now));
+            wait_for("the function to be busy", || engine.script_busy());
+            assert_eq!(engine.call(&mut other, &["GET", "k"], now), err(BUSY_FUNCTION));
+            assert_eq!(engine.call(&mut other, &["SCRIPT", "KILL"], now), err(BUSY_FUNCTION));
+            let Reply::Map(stats) = engine.call(&mut other, &["FUNCTION", "STATS"], now) else { panic!("a map") };
+            let Reply::Map(running) = &stats[0].1 else { panic!("running_script: {:?}", stats[0].1) };
+            assert_eq!(running[0], (bulk("name"), bulk("spin")));
+            assert_eq!(running[1], (bulk("command"), bulks(&["FCALL", "spin", "0"])));
+            assert_eq!(engine.call(&mut other, &["FUNCTION", "KILL"], now), ok());
+            let reply = runner.join().expect("the function's thread");
+            assert!(
+                matches!(&reply, Reply::Error(e) if e.starts_with(&format!("{KILLED_TEXT} script: spin, on @user_function:"))),
+                "{reply:?}"
+            );
+        });
+        assert_eq!(t.run(&["FUNCTION", "KILL"]), err("NOTBUSY No scripts in execution right now."));
+        let Reply::Map(stats) = t.run(&["FUNCTION", "STATS"]) else { panic!("a map") };
+        assert_eq!(stats[0].1, nil());
     }
 
     #[test]

@@ -381,14 +381,17 @@ impl Engine {
         &self.propagation
     }
 
-    /// A compact image of the whole keyspace as commands (a SELECT per non-empty database,
-    /// then one command per key, plus PEXPIREAT), taken under every stripe's lock, and the
+    /// A compact image of the whole keyspace as commands (a FUNCTION LOAD per library, a
+    /// SELECT per non-empty database, then one command per key, plus PEXPIREAT), taken under every stripe's lock, and the
     /// propagation offset it corresponds to: everything appended up to that offset is in the
     /// image, everything after it is not. It ends in the database the log is in at that
     /// offset, so what was appended after it runs where it ran.
     pub fn rewrite_image(&self, now_ms: u64) -> (Vec<u8>, u64) {
         let mut all = self.store.lock_all(0);
         let mut out = Vec::new();
+        // The function libraries first (as Redis's rewrite), so the keys' replay finds them;
+        // they change only under a write's locks, so they are as of the same offset.
+        crate::cmd::functions::load_commands(self, &mut out);
         let mut selected = None;
         for counts in all.all_dbs() {
             if counts.keys == 0 {

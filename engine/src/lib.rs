@@ -46,6 +46,8 @@ mod prefetch;
 mod propagate;
 mod pubsub;
 mod radar;
+/// CRC64 and LZF as Redis's RDB uses them (the server's RDB reader shares them).
+pub mod rdb_codec;
 mod reply;
 mod reply_cli;
 mod reply_json;

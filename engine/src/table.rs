@@ -11,7 +11,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::args::Args;
-use crate::cmd::{client, command, config, hash, keys, list, pubsub, scripting, server, set, string, timing, tx, zset};
+use crate::cmd::{
+    client, command, config, functions, hash, keys, list, pubsub, scripting, server, set, string, timing, tx, zset,
+};
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
@@ -493,6 +495,9 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "EVALSHA", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1)], "scripting", scripting::evalsha, "sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest.";
     "EVAL_RO", -3, READONLY | ALL_SHARDS, [keynum(RO | ACCESS, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RO and ACCESS")], "scripting", scripting::eval_ro, "script numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script.";
     "EVALSHA_RO", -3, READONLY | ALL_SHARDS, [keynum(RO | ACCESS, 2, 0, 1, 1)], "scripting", scripting::evalsha_ro, "sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script by SHA1 digest.";
+    "FCALL", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")], "scripting", functions::fcall, "function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a function.";
+    "FCALL_RO", -3, READONLY | ALL_SHARDS, [keynum(RO | ACCESS, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RO and ACCESS")], "scripting", functions::fcall_ro, "function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a read-only function.";
+    "FUNCTION", -2, 0, [], "scripting", container, "<LOAD [REPLACE] code | DELETE library | LIST [LIBRARYNAME pattern] [WITHCODE] | DUMP | RESTORE payload [FLUSH | APPEND | REPLACE] | FLUSH [ASYNC | SYNC] | STATS | KILL | HELP>", "A container for function commands.", subcommands = FUNCTION_SUBCOMMANDS;
     "SCRIPT", -2, 0, [], "scripting", container, "<LOAD script | EXISTS sha1 ... | FLUSH [ASYNC | SYNC] | KILL | HELP>", "A container for Lua scripts management commands.", subcommands = SCRIPT_SUBCOMMANDS;
     // Server and connection
     "PING", -1, FAST, [], "connection", server::ping, "[message]", "Returns the server's liveliness response.";
@@ -586,6 +591,21 @@ const COMMAND_SUBCOMMANDS: &[Command] = rows! { args from 2;
     "COMMAND|GETKEYS", -3, 0, [], "server", command::getkeys, "command [arg [arg ...]]", "Extracts the key names from an arbitrary command.";
     "COMMAND|GETKEYSANDFLAGS", -3, 0, [], "server", command::getkeysandflags, "command [arg [arg ...]]", "Extracts the key names and access flags for an arbitrary command.";
     "COMMAND|HELP", 2, 0, [], "server", command::help, "", "Returns helpful text about the different subcommands.";
+};
+
+// FUNCTION LOAD, DELETE, FLUSH and RESTORE are writes: dispatch logs them as they ran
+// (see `cmd::functions`), holding every shard so an AOF rewrite's image (taken under every
+// shard) has them exactly when its offset does.
+const FUNCTION_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "FUNCTION|LOAD", -3, WRITE | DENYOOM | ALL_SHARDS, [], "scripting", functions::function_load, "[REPLACE] function-code", "Creates a library.";
+    "FUNCTION|DELETE", 3, WRITE | ALL_SHARDS, [], "scripting", functions::function_delete, "library-name", "Deletes a library and its functions.";
+    "FUNCTION|DUMP", 2, 0, [], "scripting", functions::function_dump, "", "Dumps all libraries into a serialized binary payload.";
+    "FUNCTION|FLUSH", -2, WRITE | ALL_SHARDS, [], "scripting", functions::function_flush, "[ASYNC | SYNC]", "Deletes all libraries and functions.";
+    "FUNCTION|HELP", 2, 0, [], "scripting", functions::function_help, "", "Returns helpful text about the different subcommands.";
+    "FUNCTION|KILL", 2, 0, [], "scripting", functions::function_kill, "", "Terminates a function during execution.";
+    "FUNCTION|LIST", -2, 0, [], "scripting", functions::function_list, "[LIBRARYNAME library-name-pattern] [WITHCODE]", "Returns information about all libraries.";
+    "FUNCTION|RESTORE", -3, WRITE | DENYOOM | ALL_SHARDS, [], "scripting", functions::function_restore, "serialized-value [FLUSH | APPEND | REPLACE]", "Restores all libraries from a payload.";
+    "FUNCTION|STATS", 2, 0, [], "scripting", functions::function_stats, "", "Returns information about a function during execution.";
 };
 
 const SCRIPT_SUBCOMMANDS: &[Command] = rows! { args from 2;

@@ -191,8 +191,10 @@ impl Timing {
         self.clock.get().is_some()
     }
 
-    /// The host's clock, for what must read it outside dispatch (a script's VM hook).
-    pub fn clock(&self) -> Option<Arc<dyn Clock>> {
+    /// The host's clock, for what must read it outside dispatch (a script's VM hook, a
+    /// FUNCTION LOAD's time limit).
+    #[cfg_attr(not(feature = "scripting"), allow(dead_code))]
+    pub(crate) fn clock(&self) -> Option<Arc<dyn Clock>> {
         self.clock.get().cloned()
     }
 

@@ -496,14 +496,17 @@ where
 fn load_preamble(engine: &Engine, data: &[u8], now_ms: u64) -> Result<(usize, u64), Refusal> {
     let image =
         crate::rdb::parse(data).map_err(|e| Refusal::corrupt(e.offset, format!("in its RDB part: {}", e.why)))?;
-    // Each key in its database: a SELECT wherever the database changes (the replay's one
-    // session keeps it, and refuses a database Vitrine does not have).
+    // Function libraries first (as Redis loads them), then each key in its database: a
+    // SELECT wherever the database changes (the replay's one session keeps it, and refuses a
+    // database Vitrine does not have).
+    let libraries =
+        image.functions.iter().map(|(at, code)| (*at, vec![b"FUNCTION".to_vec(), b"LOAD".to_vec(), code.clone()]));
     let mut db = 0;
-    let commands = image.keys.iter().flat_map(|k| {
+    let commands = libraries.chain(image.keys.iter().flat_map(|k| {
         let select = (k.db != db).then(|| (k.at, vec![b"SELECT".to_vec(), k.db.to_string().into_bytes()]));
         db = k.db;
         select.into_iter().chain(crate::rdb::commands(k, 128).into_iter().map(move |c| (k.at, c)))
-    });
+    }));
     replay(engine, now_ms, commands)?;
     Ok((image.end, image.keys.len() as u64))
 }

@@ -6,8 +6,6 @@
 //! Written from the format's description (Redis's rdb.h opcodes and types, listpack.md,
 //! intset and LZF layouts); no Redis code is copied.
 
-use std::sync::OnceLock;
-
 /// One key as the RDB holds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Key {
@@ -41,9 +39,11 @@ pub struct Error {
     pub why: String,
 }
 
-/// A parsed RDB: its keys and where it ends (after the checksum).
+/// A parsed RDB: its function libraries, its keys and where it ends (after the checksum).
 #[derive(Debug)]
 pub struct Rdb {
+    /// Each library's code (loaded with FUNCTION LOAD), with where its record starts.
+    pub functions: Vec<(usize, Vec<u8>)>,
     pub keys: Vec<Key>,
     pub end: usize,
 }
@@ -71,60 +71,10 @@ const OP_EXPIRETIME: u8 = 253;
 const OP_SELECTDB: u8 = 254;
 const OP_EOF: u8 = 255;
 
-/// CRC-64/Jones as Redis checksums RDB files (reflected, polynomial 0xad93d23594c935a9,
-/// initial value 0, no final xor).
-pub fn crc64(data: &[u8]) -> u64 {
-    static TABLE: OnceLock<[u64; 256]> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut t = [0u64; 256];
-        for (i, slot) in t.iter_mut().enumerate() {
-            let mut c = i as u64;
-            for _ in 0..8 {
-                c = if c & 1 != 0 { 0x95AC_9329_AC4B_C9B5 ^ (c >> 1) } else { c >> 1 };
-            }
-            *slot = c;
-        }
-        t
-    });
-    let mut crc = 0u64;
-    for &b in data {
-        crc = table[((crc ^ u64::from(b)) & 0xff) as usize] ^ (crc >> 8);
-    }
-    crc
-}
-
-/// Decompresses LZF (the format of liblzf, which Redis uses for long strings).
-fn lzf(input: &[u8], len: usize) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(len);
-    let mut i = 0;
-    while i < input.len() {
-        let ctrl = usize::from(input[i]);
-        i += 1;
-        if ctrl < 32 {
-            let run = input.get(i..i + ctrl + 1)?;
-            out.extend_from_slice(run);
-            i += ctrl + 1;
-        } else {
-            let mut n = ctrl >> 5;
-            if n == 7 {
-                n += usize::from(*input.get(i)?);
-                i += 1;
-            }
-            let back = ((ctrl & 0x1f) << 8) + usize::from(*input.get(i)?) + 1;
-            i += 1;
-            let from = out.len().checked_sub(back)?;
-            // The reference may overlap what it produces (a run), so copy byte by byte.
-            for k in 0..n + 2 {
-                let b = out[from + k];
-                out.push(b);
-            }
-        }
-        if out.len() > len {
-            return None;
-        }
-    }
-    (out.len() == len).then_some(out)
-}
+/// CRC-64/Jones as Redis checksums RDB files, and LZF, its compression of long strings (the
+/// engine's, which FUNCTION DUMP / RESTORE use too).
+pub use vitrine_engine::rdb_codec::crc64;
+use vitrine_engine::rdb_codec::lzf_decompress as lzf;
 
 struct Reader<'a> {
     data: &'a [u8],
@@ -420,6 +370,7 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
         return Err(Error { offset: 5, why: format!("RDB version {version}, newer than Redis 7.2's 11") });
     }
     let mut keys = Vec::new();
+    let mut functions = Vec::new();
     let mut expire_ms = None;
     let mut db = 0;
     loop {
@@ -447,11 +398,9 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
             OP_FREQ => {
                 r.u8()?;
             }
-            OP_FUNCTION2 | OP_MODULE_AUX => {
-                return Err(Error {
-                    offset: at,
-                    why: "Redis functions or module data, which Vitrine cannot load".into(),
-                });
+            OP_FUNCTION2 => functions.push((at, r.string()?)),
+            OP_MODULE_AUX => {
+                return Err(Error { offset: at, why: "Redis module data, which Vitrine cannot load".into() });
             }
             kind => {
                 let key = r.string()?;
@@ -471,7 +420,7 @@ pub fn parse(data: &[u8]) -> Result<Rdb, Error> {
             });
         }
     }
-    Ok(Rdb { keys, end: r.pos })
+    Ok(Rdb { functions, keys, end: r.pos })
 }
 
 /// The commands that rebuild `key` in Vitrine, in at most `batch` elements each.

@@ -471,3 +471,38 @@ fn redis_7_rdb_base_loads_with_every_key_value_and_ttl_and_a_flipped_byte_is_ref
     assert!(after.remove("appendonly.aof").is_some());
     assert_eq!(after, redis_files, "Redis's files are byte for byte as Redis left them");
 }
+
+/// Redis's RDB base holds function libraries (opcode 245, LZF-compressed code): Vitrine
+/// loads them before the keys, and a library loaded after the rewrite (in the incr file) too.
+#[test]
+fn redis_7_rdb_base_with_function_libraries_loads_them() {
+    let Some(binary) =
+        common::tool_or_skip("redis_7_rdb_base_with_function_libraries_loads_them", "redis-server", "redis-server")
+    else {
+        return;
+    };
+    let dir = Dir::new("redisfunctions");
+    let redis = RedisAof::start(&binary, &dir, "yes");
+    let mut c = redis.conn().unwrap();
+    let lib =
+        "#!lua name=base\nredis.register_function('base_get', function(keys) return redis.call('GET', keys[1]) end)";
+    let _: String = redis::cmd("FUNCTION").arg("LOAD").arg(lib).query(&mut c).unwrap();
+    let _: () = redis::cmd("SET").arg("k").arg("v").query(&mut c).unwrap();
+    let _: String = redis::cmd("BGREWRITEAOF").query(&mut c).unwrap();
+    wait_for_redis_rewrite(&mut c);
+    let later = "#!lua name=later\nredis.register_function('later_set', function(keys, args) return redis.call('SET', keys[1], args[1]) end)";
+    let _: String = redis::cmd("FUNCTION").arg("LOAD").arg(later).query(&mut c).unwrap();
+    let _: () = redis::cmd("FCALL").arg("later_set").arg(1).arg("k2").arg("w").query(&mut c).unwrap();
+    drop(c);
+    redis.stop();
+
+    let server = start(&dir, &[]);
+    let mut c = conn(&server);
+    let v: String = redis::cmd("FCALL").arg("base_get").arg(1).arg("k").query(&mut c).unwrap();
+    assert_eq!(v, "v");
+    let v: String = redis::cmd("FCALL").arg("base_get").arg(1).arg("k2").query(&mut c).unwrap();
+    assert_eq!(v, "w");
+    let code: Vec<redis::Value> =
+        redis::cmd("FUNCTION").arg("LIST").arg("LIBRARYNAME").arg("later").query(&mut c).unwrap();
+    assert_eq!(code.len(), 1);
+}

@@ -5,6 +5,7 @@ pub mod client;
 pub mod collection;
 pub mod command;
 pub mod config;
+pub mod functions;
 pub mod hash;
 pub mod keys;
 pub mod list;

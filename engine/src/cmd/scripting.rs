@@ -19,7 +19,7 @@ use crate::error::CmdError;
 use crate::reply::Reply;
 
 #[cfg(not(feature = "scripting"))]
-fn no_vm() -> CmdError {
+pub(crate) fn no_vm() -> CmdError {
     CmdError::Other("ERR scripting runs on the server; the browser playground has no Lua VM".into())
 }
 
@@ -88,33 +88,46 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
     let mut vm = scripts.vm.lock();
     let vm = match &mut *vm {
         Some(vm) => vm,
-        slot => slot.insert(new_vm(engine)?),
+        slot => slot.insert(new_vm()?),
     };
-    // The script's writes go to the log as its effects, wrapped in MULTI ... EXEC when
-    // there are several (Redis 7's effects replication). Inside EXEC they join its batch.
+    let name = script.sha.clone();
+    with_effects(ctx, ScriptKind::Eval, name, vm, |vm, ctx| vm.run(&script, ctx, keys, argv, read_only, oom))
+}
+
+/// Runs a script or a function (`cmd::functions`) on `vm`, as the running script others see
+/// (`busy`: BUSY past the threshold, SCRIPT KILL / FUNCTION KILL), so that its writes go to
+/// the log as its effects, wrapped in MULTI ... EXEC when there are several (Redis 7's
+/// effects replication). Inside EXEC they join its batch. Stopped by SHUTDOWN NOSAVE, the
+/// server ends without its effects, as Redis's.
+#[cfg(feature = "scripting")]
+pub(crate) fn with_effects<T>(
+    ctx: &mut Ctx<'_>,
+    kind: ScriptKind,
+    name: String,
+    vm: &mut crate::script::vm::Vm,
+    run: impl FnOnce(&mut crate::script::vm::Vm, &mut Ctx<'_>) -> T,
+) -> T {
+    let engine = ctx.engine;
     let own_batch = engine.propagation().enabled() && ctx.session.prop_batch.is_none();
     if own_batch {
         ctx.session.prop_batch = Some(crate::propagate::Batch::default());
     }
+    // Set for every run: a kill leaves the hook firing on every line, and a library's load
+    // (`script::functions`) sets a hook of its own.
+    vm.watch(engine.script_run.clone(), engine.timing().clock());
     let busy = engine.script_run();
-    let running = RunningScript {
-        kind: ScriptKind::Eval,
-        name: script.sha.clone(),
-        client_id: ctx.session.client.id,
-        started_ms: ctx.now,
+    // Kept for FUNCTION STATS only: an EVALSHA does not pay for the copy.
+    let command = match kind {
+        ScriptKind::Function => ctx.argv.iter().take(32).map(|a| a.to_vec()).collect(),
+        ScriptKind::Eval => Vec::new(),
     };
+    let running = RunningScript { kind, name, client_id: ctx.session.client.id, started_ms: ctx.now, command };
     busy.begin(running, engine.timing().now_us(), engine.config().busy_reply_threshold_ms());
-    let result = vm.run(&script, ctx, keys, argv, read_only, oom);
-    let killed = busy.kill_requested();
+    let result = run(vm, ctx);
     let for_shutdown = busy.killed_for_shutdown();
     busy.end();
-    if killed {
-        // The kill left the hook firing on every line: back to its usual count.
-        vm.watch(engine.script_run.clone(), engine.timing().clock());
-    }
     if own_batch {
         if let Some(batch) = ctx.session.prop_batch.take() {
-            // Stopped by SHUTDOWN NOSAVE: the server ends without its effects, as Redis's.
             if !for_shutdown {
                 engine.propagation().append_effects(batch);
             }
@@ -123,14 +136,11 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
     result
 }
 
-/// The eval VM, made on first use, its scripts watched for busy runs and kills.
+/// The eval VM, made on first use.
 #[cfg(feature = "scripting")]
-fn new_vm(engine: &crate::Engine) -> Result<crate::script::vm::Vm, CmdError> {
-    let vm = crate::script::vm::Vm::new().map_err(|e| CmdError::Other(format!("ERR cannot start the Lua VM: {e}")))?;
-    vm.watch(engine.script_run.clone(), engine.timing().clock());
-    Ok(vm)
+fn new_vm() -> Result<crate::script::vm::Vm, CmdError> {
+    crate::script::vm::Vm::new().map_err(|e| CmdError::Other(format!("ERR cannot start the Lua VM: {e}")))
 }
-
 /// Caches a script without running it and answers its SHA1. `SCRIPT LOAD script`
 pub fn script_load(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let body = args.bytes()?;
@@ -145,7 +155,7 @@ pub fn script_load(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
         let mut vm = scripts.vm.lock();
         let vm = match &mut *vm {
             Some(vm) => vm,
-            slot => slot.insert(new_vm(engine)?),
+            slot => slot.insert(new_vm()?),
         };
         vm.compile(&probe).map_err(CmdError::Other)?;
         let script = scripts.cache.lock().add(body).map_err(CmdError::Other)?;

@@ -192,7 +192,7 @@ const NOT_DEFAULT_SECTIONS: &[&str] = &["commandstats", "latencystats"];
 /// INFO memory, with Redis 7's fields in its order (`used_memory` the data and overhead, see
 /// `MemoryFigures`; the fields of features Vitrine lacks, Lua, replication, AOF buffers, as
 /// Redis reports them without those features).
-fn memory_info(snap: &crate::stats::StatsSnapshot, maxmemory: u64) -> String {
+fn memory_info(snap: &crate::stats::StatsSnapshot, maxmemory: u64, functions: [u64; 3]) -> String {
     let m = &snap.memory;
     let h = &snap.host;
     let pct = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 };
@@ -220,9 +220,18 @@ fn memory_info(snap: &crate::stats::StatsSnapshot, maxmemory: u64) -> String {
         rss = m.rss,
         peak = m.peak,
     );
+    out.push_str(
+        "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\nused_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\n",
+    );
+    // The function libraries (`cmd::functions`).
+    let [functions, libraries, vm_functions] = functions;
     let _ = write!(
         out,
-        "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\nused_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\nnumber_of_functions:0\r\nnumber_of_libraries:0\r\nused_memory_vm_functions:0\r\nused_memory_vm_total:0\r\nused_memory_vm_total_human:0B\r\nused_memory_functions:0\r\nused_memory_scripts:0\r\nused_memory_scripts_human:0B\r\nmaxmemory:{maxmemory}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\nmaxmemory_samples:{}\r\n",
+        "number_of_functions:{functions}\r\nnumber_of_libraries:{libraries}\r\nused_memory_vm_functions:{vm_functions}\r\n",
+    );
+    let _ = write!(
+        out,
+        "used_memory_vm_total:0\r\nused_memory_vm_total_human:0B\r\nused_memory_functions:0\r\nused_memory_scripts:0\r\nused_memory_scripts_human:0B\r\nmaxmemory:{maxmemory}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\nmaxmemory_samples:{}\r\n",
         human(maxmemory),
         snap.maxmemory_policy,
         snap.maxmemory_samples,
@@ -324,7 +333,10 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
         );
     }
     if want("memory") {
-        section("Memory", memory_info(&snap, ctx.engine.config().maxmemory()));
+        section(
+            "Memory",
+            memory_info(&snap, ctx.engine.config().maxmemory(), super::functions::info_figures(ctx.engine)),
+        );
     }
     if want("persistence") {
         section("Persistence", persistence_info(ctx));

@@ -80,7 +80,13 @@ mod tests {
         let idle = running_script(engine, 10);
         assert!(!idle.running && !idle.busy && idle.name.is_none());
         assert_eq!(kill_running_script(engine), Err("NOTBUSY No scripts in execution right now.".into()));
-        let script = RunningScript { kind: ScriptKind::Function, name: "f".into(), client_id: 3, started_ms: 1000 };
+        let script = RunningScript {
+            kind: ScriptKind::Function,
+            name: "f".into(),
+            client_id: 3,
+            started_ms: 1000,
+            command: Vec::new(),
+        };
         engine.script_run().begin(script, 0, 0);
         engine.script_run().check(1);
         let view = running_script(engine, 1500);

@@ -1,10 +1,13 @@
 //! Lua scripting as Redis 7 runs it (EVAL, EVALSHA, SCRIPT): the VM and its sandbox (`vm`),
-//! reply conversions (`convert`) and the script cache (`cache`). The commands are in
-//! `cmd::scripting`. Only with the `scripting` feature: the VM is C, which the wasm
+//! reply conversions (`convert`) and the script cache (`cache`); function libraries
+//! (`functions`) and their DUMP payload (`payload`). The commands are in `cmd::scripting`
+//! and `cmd::functions`. Only with the `scripting` feature: the VM is C, which the wasm
 //! playground cannot build.
 
 pub mod cache;
 pub mod convert;
+pub mod functions;
+pub mod payload;
 pub mod vm;
 
 use parking_lot::Mutex;
@@ -15,6 +18,10 @@ use parking_lot::Mutex;
 pub struct Scripts {
     pub cache: Mutex<cache::Cache>,
     pub vm: Mutex<Option<vm::Vm>>,
+    /// The function libraries and their own Lua state (FUNCTION, FCALL).
+    pub functions: Mutex<functions::Functions>,
+    /// What INFO shows of them, readable while a function runs (and holds `functions`).
+    pub function_figures: functions::Figures,
 }
 
 impl Scripts {

@@ -102,7 +102,12 @@ pub struct Vm {
     /// `function(f) return xpcall(f, handler) end`: runs a script, answering `false` and
     /// `{e = error, line = where}` when it raises.
     runner: Function,
+    /// `function(f, keys, args)`: as `runner`, calling `f(keys, args)` (a function's run).
+    fn_runner: Function,
     compiled: HashMap<String, Function>,
+    /// The chunk name errors and their line point at: `user_script` (EVAL) or
+    /// `user_function` (a library's code, `crate::script::functions`).
+    chunk: &'static str,
 }
 
 /// Registers the libraries Redis ships beyond Lua's own (cjson, cmsgpack, struct, bit:
@@ -113,6 +118,12 @@ fn load_libraries(lua: &Lua) -> mlua::Result<()> {
 
 impl Vm {
     pub fn new() -> mlua::Result<Vm> {
+        Vm::with_chunk("user_script")
+    }
+
+    /// A VM whose code is compiled as `@chunk` (functions have a Lua state of their own,
+    /// whose chunks are `user_function`).
+    pub fn with_chunk(chunk: &'static str) -> mlua::Result<Vm> {
         let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::new())?;
         load_libraries(&lua)?;
         let hooks = lua.create_table()?;
@@ -120,17 +131,37 @@ impl Vm {
         let (redis, globals): (Table, Table) =
             lua.load(SETUP).set_name("=redis").call((hooks.clone(), sha1hex, REDIS_VERSION, REDIS_VERSION_NUM))?;
         add_raising_functions(&lua, &redis, &hooks)?;
-        let handler = lua.create_function(|lua, e: Value| {
+        let handler = lua.create_function(move |lua, e: Value| {
             let info = lua.create_table()?;
             info.raw_set("e", e)?;
-            info.raw_set("line", script_line(lua))?;
+            info.raw_set("line", script_line(lua, chunk))?;
             Ok(info)
         })?;
         let runner: Function = lua
             .load("local handler = ...; return function(f) return xpcall(f, handler) end")
             .set_name("=runner")
+            .call(handler.clone())?;
+        let fn_runner: Function = lua
+            .load("local handler = ...; return function(f, k, a) return xpcall(function() return f(k, a) end, handler) end")
+            .set_name("=runner")
             .call(handler)?;
-        Ok(Vm { lua, hooks, redis, globals, runner, compiled: HashMap::new() })
+        Ok(Vm { lua, hooks, redis, globals, runner, fn_runner, compiled: HashMap::new(), chunk })
+    }
+
+    /// The Lua state (a library's load runs its chunk here: `crate::script::functions`).
+    pub(crate) fn lua(&self) -> &Lua {
+        &self.lua
+    }
+
+    /// The table the sandbox keeps its state in (`last`: the last error a `redis`
+    /// function raised).
+    pub(crate) fn hooks(&self) -> &Table {
+        &self.hooks
+    }
+
+    /// The table the globals are read from (the sandbox's `backing`).
+    pub(crate) fn globals(&self) -> &Table {
+        &self.globals
     }
 
     /// Lets `run` watch this VM's scripts: see `watch_lua`.
@@ -183,25 +214,43 @@ impl Vm {
         deny_oom: bool,
     ) -> Result<Reply, CmdError> {
         let f = self.compile(script).map_err(CmdError::Other)?;
+        self.run_compiled(f, &script.sha, ctx, keys, args, read_only, deny_oom, false)
+    }
+
+    /// Runs compiled code for the caller in `ctx` (see `run`), `label` naming it in errors
+    /// (a script's SHA, a function's name). `as_arguments`: the keys and args are handed
+    /// to `f` as its two parameters (a function's run) rather than as KEYS and ARGV.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_compiled(
+        &mut self,
+        f: Function,
+        label: &str,
+        ctx: &mut Ctx<'_>,
+        keys: &[&[u8]],
+        args: &[&[u8]],
+        read_only: bool,
+        deny_oom: bool,
+        as_arguments: bool,
+    ) -> Result<Reply, CmdError> {
         let lua = &self.lua;
         let hooks = &self.hooks;
         let redis = &self.redis;
         let g = &self.globals;
-        let setup = || -> mlua::Result<()> {
-            g.raw_set(
-                "KEYS",
-                lua.create_sequence_from(keys.iter().map(|k| lua.create_string(k)).collect::<Result<Vec<_>, _>>()?)?,
-            )?;
-            g.raw_set(
-                "ARGV",
-                lua.create_sequence_from(args.iter().map(|a| lua.create_string(a)).collect::<Result<Vec<_>, _>>()?)?,
-            )?;
+        let setup = || -> mlua::Result<(Table, Table)> {
+            let k =
+                lua.create_sequence_from(keys.iter().map(|k| lua.create_string(k)).collect::<Result<Vec<_>, _>>()?)?;
+            let a =
+                lua.create_sequence_from(args.iter().map(|a| lua.create_string(a)).collect::<Result<Vec<_>, _>>()?)?;
+            if !as_arguments {
+                g.raw_set("KEYS", k.clone())?;
+                g.raw_set("ARGV", a.clone())?;
+            }
             hooks.raw_set("resp", 2)?;
             hooks.raw_set("repl", 3)?;
             hooks.raw_set("last", Value::Nil)?;
-            Ok(())
+            Ok((k, a))
         };
-        setup().map_err(|e| CmdError::Other(format!("ERR {e}")))?;
+        let (keys_table, args_table) = setup().map_err(|e| CmdError::Other(format!("ERR {e}")))?;
         let caller_db = ctx.session.db;
         let cell = RefCell::new(Caller { ctx, read_only, deny_oom, raised: None });
         // One call for both: `raise` says whether a command's error is raised (redis.call)
@@ -224,7 +273,8 @@ impl Vm {
         let outcome = lua.scope(|scope| {
             redis.raw_set("call", scope.create_function(|lua, argv: MultiValue| call(lua, argv, true))?)?;
             redis.raw_set("pcall", scope.create_function(|lua, argv: MultiValue| call(lua, argv, false))?)?;
-            let result: MultiValue = self.runner.call(f)?;
+            let result: MultiValue =
+                if as_arguments { self.fn_runner.call((f, keys_table, args_table))? } else { self.runner.call(f)? };
             redis.raw_set("call", Value::Nil)?;
             redis.raw_set("pcall", Value::Nil)?;
             Ok(result)
@@ -240,7 +290,7 @@ impl Vm {
             Some(Value::Boolean(true)) => Ok(lua_to_reply(&values.next().unwrap_or(Value::Nil), resp3)),
             _ => {
                 let info = values.next();
-                Ok(Reply::Error(self.error_text(info, raised, &script.sha)))
+                Ok(Reply::Error(self.error_text(info, raised, label)))
             }
         }
     }
@@ -248,13 +298,20 @@ impl Vm {
     /// The reply to a script that raised, as Redis words it: the error (a `redis.call`
     /// error or an `{err=...}` table as is; anything else after `ERR `), then which script
     /// and the line it stopped at.
-    fn error_text(&self, info: Option<Value>, raised: Option<String>, sha: &str) -> String {
+    fn error_text(&self, info: Option<Value>, raised: Option<String>, label: &str) -> String {
         let (e, line) = match info {
             Some(Value::Table(t)) => {
                 (t.raw_get::<Value>("e").unwrap_or(Value::Nil), t.raw_get::<i64>("line").unwrap_or(0))
             }
             _ => (Value::Nil, 0),
         };
+        let text = self.error_message(e, raised.as_deref());
+        format!("{text} script: {label}, on @{}:{line}.", self.chunk)
+    }
+
+    /// An error raised in Lua as Redis words it: a `redis.call` error (`raised`) or an
+    /// `{err=...}` table as is, anything else after `ERR `.
+    pub(crate) fn error_message(&self, e: Value, raised: Option<&str>) -> String {
         let last = self.hooks.raw_get::<Option<mlua::String>>("last").ok().flatten();
         let text = match e {
             Value::Table(t) => match t.raw_get::<Option<mlua::String>>("err") {
@@ -277,7 +334,7 @@ impl Vm {
                 let is_last = |text: &str| last.as_ref().is_some_and(|l| l.as_bytes() == text.as_bytes());
                 match root {
                     mlua::Error::RuntimeError(text)
-                        if raised.as_deref() == Some(text.as_str()) || is_last(text) || text == KILLED_TEXT =>
+                        if raised == Some(text.as_str()) || is_last(text) || text == KILLED_TEXT =>
                     {
                         text.clone()
                     }
@@ -287,7 +344,7 @@ impl Vm {
             }
             other => format!("ERR {}", other.to_string().unwrap_or_default()),
         };
-        format!("{text} script: {sha}, on @user_script:{line}.")
+        text
     }
 }
 
@@ -366,17 +423,17 @@ fn add_raising_functions(lua: &Lua, redis: &Table, hooks: &Table) -> mlua::Resul
 
 /// An error a `redis` function raises with Redis's text, remembered so the script's error
 /// reply shows the text as is (not as a Lua error, after `ERR`).
-fn raise(hooks: &Table, text: &str) -> mlua::Error {
+pub(crate) fn raise(hooks: &Table, text: &str) -> mlua::Error {
     hooks.raw_set("last", text).ok();
     mlua::Error::RuntimeError(text.to_string())
 }
 
 /// The line of the script where the error being handled was raised: the innermost frame of
 /// the user's chunk on the stack.
-fn script_line(lua: &Lua) -> i64 {
+fn script_line(lua: &Lua, chunk: &str) -> i64 {
     for level in 0..64 {
         let Some(frame) = lua.inspect_stack(level) else { break };
-        if frame.source().short_src.as_deref() == Some("user_script") {
+        if frame.source().short_src.as_deref() == Some(chunk) {
             return frame.curr_line() as i64;
         }
     }
