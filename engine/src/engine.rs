@@ -262,6 +262,8 @@ impl Engine {
             reply_mode: ReplyMode::On,
             paused: false,
             tally: Default::default(),
+            #[cfg(feature = "scripting")]
+            script_run: None,
         }
     }
 

@@ -93,7 +93,9 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
     if own_batch {
         ctx.session.prop_batch = Some(crate::propagate::Batch::default());
     }
-    let result = vm.run(&script, ctx, keys, argv, read_only, oom);
+    let result = crate::script::usage::observe(ctx, crate::script::usage::Kind::Script, &script.sha, keys, |ctx| {
+        vm.run(&script, ctx, keys, argv, read_only, oom)
+    });
     if own_batch {
         if let Some(batch) = ctx.session.prop_batch.take() {
             engine.propagation().append_effects(batch);

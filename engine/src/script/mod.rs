@@ -1,10 +1,11 @@
 //! Lua scripting as Redis 7 runs it (EVAL, EVALSHA, SCRIPT): the VM and its sandbox (`vm`),
-//! reply conversions (`convert`) and the script cache (`cache`). The commands are in
+//! reply conversions (`convert`), the script cache (`cache`) and what scripts do (`usage`). The commands are in
 //! `cmd::scripting`. Only with the `scripting` feature: the VM is C, which the wasm
 //! playground cannot build.
 
 pub mod cache;
 pub mod convert;
+pub mod usage;
 pub mod vm;
 
 use parking_lot::Mutex;
@@ -15,12 +16,15 @@ use parking_lot::Mutex;
 pub struct Scripts {
     pub cache: Mutex<cache::Cache>,
     pub vm: Mutex<Option<vm::Vm>>,
+    /// What each script has done (the dashboard's Scripts page).
+    pub usage: Mutex<usage::Usage>,
 }
 
 impl Scripts {
     /// Empties the cache and the compiled scripts (SCRIPT FLUSH).
     pub fn flush(&self) {
         self.cache.lock().flush();
+        self.usage.lock().forget(usage::Kind::Script);
         if let Some(vm) = self.vm.lock().as_mut() {
             vm.flush();
         }
