@@ -20,6 +20,9 @@ import type {
   HotKeysView,
   PutKeyBody,
   RecentEvents,
+  Reply,
+  ScriptDetail,
+  ScriptsView,
   WhatIf,
   Sample,
   SlowLogView,
@@ -142,6 +145,18 @@ export class HttpBackend implements Backend {
 
   resetHotKeys(): Promise<HotKeysView> {
     return api<HotKeysView>('/api/hotkeys', { method: 'DELETE' });
+  }
+
+  scripts(): Promise<ScriptsView> {
+    return api<ScriptsView>('/api/scripts');
+  }
+
+  script(id: string): Promise<ScriptDetail> {
+    return api<ScriptDetail>(`/api/scripts/${encodeURIComponent(id)}`);
+  }
+
+  command(args: string[]): Promise<Reply> {
+    return api<Reply>('/api/command', { method: 'POST', body: { args } });
   }
 
   memory(db?: number): Promise<MemoryView> {
