@@ -246,27 +246,23 @@ const SCRIPT_SERIES: usize = 50;
 /// function by its name): bounded by the cache, and by [`SCRIPT_SERIES`] when it is big.
 fn scripts(out: &mut Out, engine: &vitrine_engine::Engine) {
     let view = inspect::scripts(engine);
-    let mut rows: Vec<(String, [f64; 3])> = Vec::new();
-    let mut other = [0.0; 3];
+    // By label: two SHAs sharing their first 12 characters add up rather than repeat a series.
+    let mut rows: std::collections::BTreeMap<String, [f64; 3]> = Default::default();
     for (i, r) in view.scripts.iter().enumerate() {
-        let values = [r.calls as f64, r.errors as f64, r.total_us as f64 / 1e6];
-        if i < SCRIPT_SERIES {
-            let id: String = if r.kind == "script" { r.id.chars().take(12).collect() } else { r.id.clone() };
-            rows.push((format!("kind=\"{}\",id=\"{}\"", r.kind, escape_label(&id)), values));
-        } else {
-            other.iter_mut().zip(values).for_each(|(o, v)| *o += v);
+        let id: String = match (i < SCRIPT_SERIES, r.kind.as_str()) {
+            (false, _) => "other".into(),
+            (true, "script") => r.id.chars().take(12).collect(),
+            (true, _) => r.id.clone(),
+        };
+        let kind = if i < SCRIPT_SERIES { r.kind.as_str() } else { "script" };
+        let sums = rows.entry(format!("kind=\"{kind}\",id=\"{}\"", escape_label(&id))).or_default();
+        for (sum, v) in sums.iter_mut().zip([r.calls as f64, r.errors as f64, r.total_us as f64 / 1e6]) {
+            *sum += v;
         }
     }
-    if view.scripts.len() > SCRIPT_SERIES {
-        rows.push(("kind=\"script\",id=\"other\"".to_string(), other));
-    }
     let column = |i: usize| rows.iter().map(|(l, v)| (l.clone(), v[i])).collect::<Vec<_>>();
-    out.one(
-        "vitrine_scripts_cached",
-        "gauge",
-        "Lua scripts in the script cache.",
-        view.scripts.iter().filter(|r| r.kind == "script").count() as f64,
-    );
+    let cached = view.scripts.iter().filter(|r| r.kind == "script").count();
+    out.one("vitrine_scripts_cached", "gauge", "Lua scripts in the script cache.", cached as f64);
     out.family("vitrine_script_calls_total", "counter", "Runs of each cached script (EVAL, EVALSHA).", &column(0));
     out.family(
         "vitrine_script_errors_total",
