@@ -18,6 +18,7 @@ test('the Scripts page flags a script touching undeclared keys and runs one from
   const row = table.getByRole('row').filter({ hasText: "redis.call('SET', KEYS[1], ARGV[1])" });
   await expect(row.getByText('touches undeclared keys: breaks in a cluster')).toBeVisible();
   await expect(row.getByRole('cell').nth(1)).toHaveText('2');
+  await expect(row.getByText('such as audit:log')).toBeVisible();
 
   // Its detail: the source, the commands it ran, the undeclared key.
   await row.getByRole('button', { name: /^Open script / }).click();

@@ -28,6 +28,7 @@ async fn scripts_show_their_calls_commands_and_undeclared_keys() {
     assert_eq!(top["preview"], "redis.call('SET', KEYS[1], ARGV[1])…");
     assert_eq!((top["calls"].as_u64(), top["errors"].as_u64()), (Some(2), Some(0)));
     assert_eq!((top["declared_keys"].as_u64(), top["undeclared_keys"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(top["undeclared_sample"], json!(["audit:log"]));
     assert_eq!(scripts[1]["id"], loaded_sha.as_str());
     assert_eq!(scripts[1]["last_call_ms"], json!(null));
 

@@ -39,6 +39,8 @@ pub struct ScriptRow {
     pub touched_keys: u64,
     /// Key accesses to keys not in the call's KEYS: the script breaks in a cluster.
     pub undeclared_keys: u64,
+    /// Up to 3 of those keys, for the list (the detail has up to 16).
+    pub undeclared_sample: Vec<Bytes>,
     /// A run switched database (SELECT inside the script).
     pub selects_db: bool,
     /// Unix ms of the last call (`null`: never called, only loaded).
@@ -177,6 +179,9 @@ mod imp {
             declared_keys: r.map_or(0, |r| r.declared_keys),
             touched_keys: r.map_or(0, |r| r.touched_keys),
             undeclared_keys: r.map_or(0, |r| r.undeclared_keys),
+            undeclared_sample: r.map_or_else(Vec::new, |r| {
+                r.undeclared_examples.keys().iter().take(3).map(|k| Bytes(k.clone())).collect()
+            }),
             selects_db: r.is_some_and(|r| r.selected_db),
             last_call_ms: r.filter(|r| r.calls > 0).map(|r| r.last_call_ms),
         }
@@ -229,6 +234,7 @@ mod tests {
         assert_eq!((top.calls, top.errors, top.declared_keys, top.touched_keys, top.undeclared_keys), (2, 0, 2, 4, 2));
         assert_eq!(top.preview, "redis.call('SET', KEYS[1], 1)…");
         assert_eq!(top.flags, vec!["shebang".to_string()]);
+        assert_eq!(top.undeclared_sample, vec![Bytes(b"other".to_vec())]);
         assert!(top.max_us > 0 && top.avg_us > 0.0, "{top:?}");
         let failing = view.scripts.iter().find(|r| r.preview.contains("NOSUCH")).unwrap();
         assert_eq!((failing.calls, failing.errors), (1, 1));

@@ -16,6 +16,7 @@ function row(over: Partial<ScriptRow> = {}): ScriptRow {
     declared_keys: 0,
     touched_keys: 0,
     undeclared_keys: 0,
+    undeclared_sample: [],
     selects_db: false,
     last_call_ms: null,
     ...over,
