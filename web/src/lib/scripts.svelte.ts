@@ -79,7 +79,7 @@ export class ScriptsState {
   detailError = $state<string | null>(null);
 
   body = $state("return redis.call('GET', KEYS[1])");
-  keys = $state('');
+  keys = $state('greeting');
   argv = $state('');
   /** The SHA1 the last Load answered. */
   sha = $state<string | null>(null);
