@@ -13,9 +13,6 @@ use crate::engine::Engine;
 /// What the views say where there is no Lua VM.
 pub const UNAVAILABLE: &str = "Scripting runs on the server: the browser playground has no Lua VM.";
 
-/// Characters of a script's first line shown in the list.
-const PREVIEW_CHARS: usize = 80;
-
 /// One cached script (or registered function) and what it did.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct ScriptRow {
@@ -122,6 +119,9 @@ mod imp {
     use super::*;
     use crate::script::cache::{Flags, Script};
     use crate::script::usage::{Examples, Kind, Record};
+
+    /// Characters of a script's first line shown in the list.
+    const PREVIEW_CHARS: usize = 80;
 
     pub(super) fn rows(engine: &Engine) -> Vec<ScriptRow> {
         let scripts = &engine.scripts;
