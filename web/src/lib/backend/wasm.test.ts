@@ -139,7 +139,7 @@ class FakeEngine implements WasmEngine {
     return JSON.stringify({ available: false, message: 'Scripting runs on the server: the browser playground has no Lua VM.', scripts: [], timed: false });
   }
   script_json(id: string): string {
-    throw JSON.stringify({ error: { code: 'not_found', message: `no script ${id}` } });
+    throw `no script ${id}`;
   }
   call(argv: string[], now: number) {
     this.calls.push(`call ${argv.join('|')} ${now}`);

@@ -469,8 +469,13 @@ export class WasmBackend implements Backend {
     return JSON.parse(this.#engine.scripts_json()) as ScriptsView;
   }
 
+  /** Rejects as the API's 404 does (here: there is no script to find). */
   async script(id: string): Promise<ScriptDetail> {
-    return this.#call(() => JSON.parse(this.#engine.script_json(id)) as ScriptDetail);
+    try {
+      return JSON.parse(this.#engine.script_json(id)) as ScriptDetail;
+    } catch (e) {
+      throw new ApiError(404, 'not_found', e instanceof Error ? e.message : String(e));
+    }
   }
 
   /** Recorded in the session as the line that does the same, as the pages' other writes. */
