@@ -175,20 +175,30 @@ pub struct Outcome {
     pub now_ms: u64,
 }
 
-/// Every record, by kind and id.
+/// Every record, by kind and id (a map per kind, so a lookup by `&str` allocates nothing).
 #[derive(Debug, Default)]
 pub struct Usage {
-    records: HashMap<(Kind, String), Record>,
+    scripts: HashMap<String, Record>,
+    functions: HashMap<String, Record>,
 }
 
 impl Usage {
+    fn map(&mut self, kind: Kind) -> &mut HashMap<String, Record> {
+        match kind {
+            Kind::Script => &mut self.scripts,
+            Kind::Function => &mut self.functions,
+        }
+    }
+
     /// Folds a finished run of `kind` `id` into its record.
     pub fn record(&mut self, kind: Kind, id: &str, log: &RunLog, outcome: Outcome) {
-        let key = (kind, id.to_string());
-        if !self.records.contains_key(&key) && self.records.len() >= MAX_RECORDS {
-            self.drop_least_called();
+        if !self.map(kind).contains_key(id) {
+            if self.len() >= MAX_RECORDS {
+                self.drop_least_called();
+            }
+            self.map(kind).insert(id.to_string(), Record::new(kind, id));
         }
-        let r = self.records.entry(key).or_insert_with(|| Record::new(kind, id));
+        let Some(r) = self.map(kind).get_mut(id) else { return };
         r.calls += 1;
         r.errors += outcome.error as u64;
         r.total_us += outcome.us;
@@ -210,28 +220,30 @@ impl Usage {
     }
 
     fn drop_least_called(&mut self) {
-        let least = self.records.iter().min_by_key(|(_, r)| (r.calls, r.last_call_ms)).map(|(k, _)| k.clone());
-        if let Some(k) = least {
-            self.records.remove(&k);
+        let least = self.records().min_by_key(|r| (r.calls, r.last_call_ms)).map(|r| (r.kind, r.id.clone()));
+        if let Some((kind, id)) = least {
+            self.map(kind).remove(&id);
         }
     }
 
     pub fn get(&self, kind: Kind, id: &str) -> Option<&Record> {
-        self.records.get(&(kind, id.to_string()))
+        match kind {
+            Kind::Script => self.scripts.get(id),
+            Kind::Function => self.functions.get(id),
+        }
     }
 
     pub fn records(&self) -> impl Iterator<Item = &Record> {
-        self.records.values()
+        self.scripts.values().chain(self.functions.values())
     }
 
     /// Forgets every record of `kind` (SCRIPT FLUSH, FUNCTION FLUSH).
     pub fn forget(&mut self, kind: Kind) {
-        self.records.retain(|(k, _), _| *k != kind);
+        self.map(kind).clear();
     }
 
-    #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.records.len()
+        self.scripts.len() + self.functions.len()
     }
 }
 
