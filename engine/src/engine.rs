@@ -269,6 +269,8 @@ impl Engine {
             reply_mode: ReplyMode::On,
             paused: false,
             tally: Default::default(),
+            #[cfg(feature = "scripting")]
+            script_log: None,
         }
     }
 

@@ -38,6 +38,9 @@ pub struct Session {
     pub paused: bool,
     /// This connection's calls not yet in the shared counters (see `CallTally`).
     pub(crate) tally: crate::timing::CallTally,
+    /// While a script runs: what its `redis.call`s do (`script::usage`).
+    #[cfg(feature = "scripting")]
+    pub(crate) script_log: Option<Box<crate::script::usage::RunLog>>,
 }
 
 /// CLIENT REPLY's modes. `SkipNext` is SKIP's own command; the next one is then `Skip`.

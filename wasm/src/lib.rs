@@ -385,6 +385,18 @@ impl Playground {
         self.hotkeys_json(None, now_ms)
     }
 
+    /// `GET /api/scripts`: the cached scripts (none here: the playground has no Lua VM, and
+    /// the view says so).
+    pub fn scripts_json(&self) -> String {
+        to_json(&inspect::scripts(&self.engine))
+    }
+
+    /// `GET /api/scripts/{id}`: one script; throws the refusal's message (scripting is not
+    /// available here).
+    pub fn script_json(&self, id: &str) -> Result<String, String> {
+        inspect::script(&self.engine, id).map(|d| to_json(&d)).map_err(refused)
+    }
+
     /// `GET /api/clients`: the connections (the playground's own session is the one).
     pub fn clients_json(&self, now_ms: f64) -> String {
         to_json(&inspect::clients(&self.engine, ms(now_ms)))

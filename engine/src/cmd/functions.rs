@@ -180,7 +180,9 @@ mod with_vm {
         let vm = functions.vm().map_err(CmdError::err)?.vm();
         let name = f.name.clone();
         let result = crate::cmd::scripting::with_effects(ctx, ScriptKind::Function, name, vm, |vm, ctx| {
-            vm.run_compiled(f.callback.clone(), &f.name, ctx, keys, argv, read_only, oom, true)
+            crate::script::usage::observe(ctx, crate::script::usage::Kind::Function, &f.name, keys, |ctx| {
+                vm.run_compiled(f.callback.clone(), &f.name, ctx, keys, argv, read_only, oom, true)
+            })
         });
         publish(ctx, &functions);
         result

@@ -91,7 +91,11 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
         slot => slot.insert(new_vm()?),
     };
     let name = script.sha.clone();
-    with_effects(ctx, ScriptKind::Eval, name, vm, |vm, ctx| vm.run(&script, ctx, keys, argv, read_only, oom))
+    with_effects(ctx, ScriptKind::Eval, name, vm, |vm, ctx| {
+        crate::script::usage::observe(ctx, crate::script::usage::Kind::Script, &script.sha, keys, |ctx| {
+            vm.run(&script, ctx, keys, argv, read_only, oom)
+        })
+    })
 }
 
 /// Runs a script or a function (`cmd::functions`) on `vm`, as the running script others see

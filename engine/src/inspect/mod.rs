@@ -12,6 +12,7 @@
 //! - [`compat`]: the compatibility radar (refused commands and options per client library);
 //! - [`hotkeys`]: the most accessed keys over a sliding window.
 //! - [`memory`]: the memory ledger, big keys and remaining TTLs (the Memory page).
+//! - [`scripts`]: the cached scripts and what they did (calls, time, undeclared keys).
 //! - [`running`]: the script running now (the busy banner) and killing it.
 //! - [`whatif`]: the miss-ratio curve (the hit ratio at other memory limits) and the ghost
 //!   record's horizon.
@@ -38,6 +39,7 @@ pub mod keys;
 pub mod memory;
 pub mod running;
 pub mod samples;
+pub mod scripts;
 pub mod timing;
 pub mod whatif;
 
@@ -61,6 +63,7 @@ pub use keys::{
 pub use memory::{memory, MemoryView};
 pub use running::{kill_running_script, running_script, RunningScriptView};
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
+pub use scripts::{script, scripts, ScriptCommandCount, ScriptDetail, ScriptRow, ScriptsView};
 pub use timing::{latency, slowlog, slowlog_reset, LatencyView, SlowLogView};
 pub use whatif::{what_if, CurvePointView, GhostView, WhatIfView};
 

@@ -88,6 +88,11 @@ impl Cache {
         self.scripts.get(&sha).cloned()
     }
 
+    /// Every cached script, in no order (the dashboard's Scripts page).
+    pub fn scripts(&self) -> impl Iterator<Item = &Arc<Script>> {
+        self.scripts.values()
+    }
+
     pub fn flush(&mut self) {
         self.scripts.clear();
     }

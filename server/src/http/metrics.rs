@@ -235,7 +235,42 @@ pub fn render(state: &AppState) -> String {
     out.one("vitrine_net_output_bytes_total", "counter", "Bytes written to RESP clients.", c(snap.net_output_bytes));
     radar(&mut out, state);
     memory_ledger(&mut out, engine);
+    scripts(&mut out, engine);
     out.0
+}
+
+/// Scripts given their own series, most called first; the rest are summed as `id="other"`.
+const SCRIPT_SERIES: usize = 50;
+
+/// Calls, errors and run time per cached script, labelled by the SHA's first 12 characters (a
+/// function by its name): bounded by the cache, and by [`SCRIPT_SERIES`] when it is big.
+fn scripts(out: &mut Out, engine: &vitrine_engine::Engine) {
+    let view = inspect::scripts(engine);
+    // By label: two SHAs sharing their first 12 characters add up rather than repeat a series.
+    let mut rows: std::collections::BTreeMap<String, [f64; 3]> = Default::default();
+    for (i, r) in view.scripts.iter().enumerate() {
+        let id: String = match (i < SCRIPT_SERIES, r.kind.as_str()) {
+            (false, _) => "other".into(),
+            (true, "script") => r.id.chars().take(12).collect(),
+            (true, _) => r.id.clone(),
+        };
+        let kind = if i < SCRIPT_SERIES { r.kind.as_str() } else { "script" };
+        let sums = rows.entry(format!("kind=\"{kind}\",id=\"{}\"", escape_label(&id))).or_default();
+        for (sum, v) in sums.iter_mut().zip([r.calls as f64, r.errors as f64, r.total_us as f64 / 1e6]) {
+            *sum += v;
+        }
+    }
+    let column = |i: usize| rows.iter().map(|(l, v)| (l.clone(), v[i])).collect::<Vec<_>>();
+    let cached = view.scripts.iter().filter(|r| r.kind == "script").count();
+    out.one("vitrine_scripts_cached", "gauge", "Lua scripts in the script cache.", cached as f64);
+    out.family("vitrine_script_calls_total", "counter", "Runs of each cached script (EVAL, EVALSHA).", &column(0));
+    out.family(
+        "vitrine_script_errors_total",
+        "counter",
+        "Runs of each cached script that ended in an error.",
+        &column(1),
+    );
+    out.family("vitrine_script_seconds_total", "counter", "Time spent running each cached script.", &column(2));
 }
 
 /// The compatibility radar and the hot keys.

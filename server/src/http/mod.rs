@@ -7,7 +7,7 @@
 //! cannot drift apart.
 //!
 //! Modules: [`stats`] (snapshot, history, SSE stream, recent evictions), [`keys`] (browse,
-//! read, write, edit, delete), [`key_jobs`] (bulk delete/TTL jobs), [`timing`] (slow log, latency), [`radar`] (compatibility radar, hot keys), [`running`] (the running script, the busy guard), [`admin`] (console command, config, flush, command table),
+//! read, write, edit, delete), [`key_jobs`] (bulk delete/TTL jobs), [`timing`] (slow log, latency), [`radar`] (compatibility radar, hot keys), [`running`] (the running script, the busy guard), [`scripts`] (what Lua scripts do), [`admin`] (console command, config, flush, command table),
 //! [`bench_api`] (the benchmark runner's routes), [`metrics`], [`security`] (token, Host and
 //! cross-site checks), [`dashboard`] (static files), [`error`] (`ApiError`), [`accept`] (the
 //! accept loop, header timeout and connection cap).
@@ -24,6 +24,7 @@ pub mod memory;
 pub mod metrics;
 pub mod radar;
 pub mod running;
+pub mod scripts;
 pub mod security;
 pub mod sessions;
 pub mod stats;
@@ -221,6 +222,7 @@ pub fn route_table() -> RouteTable {
     radar::routes(&mut t);
     memory::routes(&mut t);
     running::routes(&mut t);
+    scripts::routes(&mut t);
     t.api(Method::GET, "/openapi.json", openapi);
     t.top(Method::GET, "/metrics", metrics::metrics);
     t.top(Method::GET, "/healthz", healthz);

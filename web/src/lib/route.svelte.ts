@@ -21,6 +21,7 @@ export type PageId =
   | 'latency'
   | 'hotkeys'
   | 'compat'
+  | 'scripts'
   | 'benchmarks'
   | 'console'
   | 'config'
@@ -53,6 +54,7 @@ const PAGES: Record<PageId, string> = {
   latency: 'Latency',
   hotkeys: 'Hot keys',
   compat: 'Compatibility',
+  scripts: 'Scripts',
   benchmarks: 'Benchmarks',
   console: 'Console',
   config: 'Config',
@@ -77,6 +79,7 @@ export function routesFor(backend: Pick<Backend, 'bench' | 'playground'>): Route
     route('/latency', 'latency'),
     route('/hotkeys', 'hotkeys'),
     route('/compat', 'compat'),
+    route('/scripts', 'scripts'),
     ...(backend.bench ? [route('/benchmarks', 'benchmarks')] : []),
     route('/console', 'console'),
     route('/config', 'config'),

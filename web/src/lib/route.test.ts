@@ -17,6 +17,7 @@ describe('routes', () => {
       'Latency',
       'Hot keys',
       'Compatibility',
+      'Scripts',
       'Benchmarks',
       'Console',
       'Config',
@@ -34,6 +35,7 @@ describe('routes', () => {
       '/latency Latency',
       '/hotkeys Hot keys',
       '/compat Compatibility',
+      '/scripts Scripts',
       '/console Console',
       '/config Config',
     ]);

@@ -32,6 +32,9 @@ import type {
   HotKeysView,
   PutKeyBody,
   RecentEvents,
+  Reply,
+  ScriptDetail,
+  ScriptsView,
   WhatIf,
   Sample,
   SlowLogView,
@@ -170,6 +173,16 @@ export interface Backend {
   hotKeys(count?: number): Promise<HotKeysView>;
   /** Empties the hot-key sketches (DELETE /api/hotkeys), answering the emptied view. */
   resetHotKeys(): Promise<HotKeysView>;
+  /** The cached Lua scripts and what they did (GET /api/scripts); the playground's says it has no VM. */
+  scripts(): Promise<ScriptsView>;
+  /** One script by SHA1 (GET /api/scripts/{id}); rejects with ApiError 404 when it is not cached. */
+  script(id: string): Promise<ScriptDetail>;
+  /**
+   * Runs one already-split command (POST /api/command with `{"args": [...]}`), so an argument
+   * with newlines and quotes (a script's body) arrives exactly; answers the tagged reply. Not
+   * part of the console's session (nor of a playground's recorded session).
+   */
+  command(args: string[]): Promise<Reply>;
   /** The memory ledger, biggest keys and TTLs of database `db`, or of all (GET /api/memory). */
   memory(db?: number): Promise<MemoryView>;
   /** The command table, for the console's hints and completion. */

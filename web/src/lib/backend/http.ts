@@ -29,6 +29,9 @@ import type {
   HotKeysView,
   PutKeyBody,
   RecentEvents,
+  Reply,
+  ScriptDetail,
+  ScriptsView,
   WhatIf,
   Sample,
   SlowLogView,
@@ -159,6 +162,18 @@ export class HttpBackend implements Backend {
 
   killRunningScript(): Promise<{ killed: boolean }> {
     return api<{ killed: boolean }>('/api/running-script/kill', { method: 'POST' });
+  }
+
+  scripts(): Promise<ScriptsView> {
+    return api<ScriptsView>('/api/scripts');
+  }
+
+  script(id: string): Promise<ScriptDetail> {
+    return api<ScriptDetail>(`/api/scripts/${encodeURIComponent(id)}`);
+  }
+
+  command(args: string[]): Promise<Reply> {
+    return api<Reply>('/api/command', { method: 'POST', body: { args } });
   }
 
   memory(db?: number): Promise<MemoryView> {

@@ -97,6 +97,20 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     await expect(backend.memory(99)).rejects.toThrow(/no database 99/);
   });
 
+  it('has no Lua VM: the scripts view says scripting runs on the server, and EVAL answers so', async () => {
+    const { backend } = await make();
+    expect(await backend.scripts()).toEqual({
+      available: false,
+      message: 'Scripting runs on the server: the browser playground has no Lua VM.',
+      scripts: [],
+      timed: expect.any(Boolean),
+    });
+    await expect(backend.script('0'.repeat(40))).rejects.toMatchObject({ status: 404 });
+    expect(await backend.command(['EVAL', 'return "a b"', '0'])).toMatchObject({ type: 'error', value: expect.stringContaining('runs on the server') });
+    expect(await backend.command(['SET', 'k', 'a "b"\nc'])).toEqual({ type: 'status', value: 'OK' });
+    expect(backend.playground.lines).toEqual(['SET k "a \\"b\\"\\nc"']);
+  });
+
   it('writes and deletes keys, refusing create-only on an existing key with the API message', async () => {
     const { backend } = await make();
     expect(await backend.putKey('k', { value: 'v', ttl: 60 })).toMatchObject({ key: 'k', value: 'v' });

@@ -135,6 +135,18 @@ class FakeEngine implements WasmEngine {
       sketch_bytes: 0,
     });
   }
+  scripts_json() {
+    return JSON.stringify({ available: false, message: 'Scripting runs on the server: the browser playground has no Lua VM.', scripts: [], timed: false });
+  }
+  script_json(id: string): string {
+    throw `no script ${id}`;
+  }
+  call(argv: string[], now: number) {
+    this.calls.push(`call ${argv.join('|')} ${now}`);
+    if (argv[0] !== 'SET') return JSON.stringify({ type: 'error', value: 'ERR scripting runs on the server' });
+    this.data.set(argv[1], argv[2]);
+    return JSON.stringify({ type: 'status', value: 'OK' });
+  }
   reset_hotkeys(now: number) {
     this.calls.push('reset_hotkeys');
     return this.hotkeys_json(undefined, now);
@@ -284,6 +296,18 @@ describe('WasmBackend', () => {
       'reset_hotkeys',
       `hotkeys default ${T0 + 9}`,
     ]);
+  });
+
+  it('says scripting runs on the server, and records a split command that ran as its line', async () => {
+    const { backend, engine } = make();
+    const view = await backend.scripts();
+    expect(view.available).toBe(false);
+    expect(view.message).toContain('runs on the server');
+    await expect(backend.script('abc')).rejects.toMatchObject({ status: 404, message: 'no script abc' });
+    expect(await backend.command(['EVAL', 'return 1', '0'])).toEqual({ type: 'error', value: 'ERR scripting runs on the server' });
+    expect(await backend.command(['SET', 'k', 'a b'])).toEqual({ type: 'status', value: 'OK' });
+    expect(engine().data.get('k')).toBe('a b');
+    expect(backend.playground.lines).toEqual(['SET k "a b"']);
   });
 
   it('reads and writes keys in the database asked for, and records the lines that do the same', async () => {

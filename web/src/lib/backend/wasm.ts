@@ -28,6 +28,9 @@ import type {
   HotKeysView,
   PutKeyBody,
   RecentEvents,
+  Reply,
+  ScriptDetail,
+  ScriptsView,
   WhatIf,
   Sample,
   SlowLogView,
@@ -61,6 +64,11 @@ export interface WasmEngine {
   hotkeys_json(count: number | undefined, now_ms: number): string;
   reset_hotkeys(now_ms: number): string;
   memory_json(now_ms: number, db?: number): string;
+  scripts_json(): string;
+  /** Throws: the playground has no Lua VM. */
+  script_json(id: string): string;
+  /** One already-split command; its tagged JSON reply. */
+  call(argv: string[], now_ms: number): string;
   clients_json(now_ms: number): string;
   kill_client(id: number, now_ms: number): string;
   monitor_json(since: number, now_ms: number): string;
@@ -454,6 +462,27 @@ export class WasmBackend implements Backend {
 
   async resetHotKeys(): Promise<HotKeysView> {
     return JSON.parse(this.#engine.reset_hotkeys(this.#time())) as HotKeysView;
+  }
+
+  /** No Lua VM in the tab: the view says scripting runs on the server. */
+  async scripts(): Promise<ScriptsView> {
+    return JSON.parse(this.#engine.scripts_json()) as ScriptsView;
+  }
+
+  /** Rejects as the API's 404 does (here: there is no script to find). */
+  async script(id: string): Promise<ScriptDetail> {
+    try {
+      return JSON.parse(this.#engine.script_json(id)) as ScriptDetail;
+    } catch (e) {
+      throw new ApiError(404, 'not_found', e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  /** Recorded in the session as the line that does the same, as the pages' other writes. */
+  async command(args: string[]): Promise<Reply> {
+    const reply = JSON.parse(this.#engine.call(args, this.#time())) as Reply;
+    if (reply.type !== 'error') this.#record(commandLine(args));
+    return reply;
   }
 
   async memory(db?: number): Promise<MemoryView> {
