@@ -99,6 +99,8 @@ pub struct Vm {
     /// `{e = error, line = where}` when it raises.
     runner: Function,
     compiled: HashMap<String, Function>,
+    /// The cap on the VM's memory in bytes (`lua-maxmemory`; 0: none), as last set.
+    limit: usize,
 }
 
 /// Registers the libraries Redis ships beyond Lua's own (cjson, cmsgpack, struct, bit:
@@ -126,13 +128,32 @@ impl Vm {
             .load("local handler = ...; return function(f) return xpcall(f, handler) end")
             .set_name("=runner")
             .call(handler)?;
-        Ok(Vm { lua, hooks, redis, globals, runner, compiled: HashMap::new() })
+        Ok(Vm { lua, hooks, redis, globals, runner, compiled: HashMap::new(), limit: 0 })
     }
 
     /// Drops every compiled script (SCRIPT FLUSH).
     pub fn flush(&mut self) {
         self.compiled.clear();
         self.lua.gc_collect().ok();
+    }
+
+    /// Drops the compiled function of an evicted script.
+    pub fn forget(&mut self, sha: &str) {
+        self.compiled.remove(sha);
+    }
+
+    /// Bytes the VM holds (Redis's `used_memory_vm_eval`).
+    pub fn used_memory(&self) -> usize {
+        self.lua.used_memory()
+    }
+
+    /// Caps the VM's memory at `limit` bytes (0: no cap). The allocator compares against the
+    /// cap on every allocation whether one is set or not, so a cap costs nothing per call;
+    /// only a change touches the VM.
+    pub fn set_memory_limit(&mut self, limit: usize) {
+        if limit != self.limit && self.lua.set_memory_limit(limit).is_ok() {
+            self.limit = limit;
+        }
     }
 
     /// Compiles `script` (once), answering Redis's compile error text.
@@ -151,6 +172,7 @@ impl Vm {
                 |e| {
                     let msg = match &e {
                         mlua::Error::SyntaxError { message, .. } => message.clone(),
+                        mlua::Error::MemoryError(_) => return out_of_memory(self.limit),
                         other => other.to_string(),
                     };
                     format!("ERR Error compiling script (new function): {msg}")
@@ -192,7 +214,7 @@ impl Vm {
             hooks.raw_set("last", Value::Nil)?;
             Ok(())
         };
-        setup().map_err(|e| CmdError::Other(format!("ERR {e}")))?;
+        setup().map_err(|e| self.run_error(&e))?;
         let caller_db = ctx.session.db;
         let cell = RefCell::new(Caller { ctx, read_only, deny_oom, raised: None });
         // One call for both: `raise` says whether a command's error is raised (redis.call)
@@ -225,15 +247,30 @@ impl Vm {
         let raised = caller.raised;
         caller.ctx.session.db = caller_db;
         caller.ctx.session.client.db.store(caller_db, std::sync::atomic::Ordering::Relaxed);
-        let mut values = outcome.map_err(|e| CmdError::Other(format!("ERR {e}")))?.into_iter();
+        let mut values = outcome.map_err(|e| self.run_error(&e))?.into_iter();
         let resp3 = matches!(hooks.raw_get::<Value>("resp"), Ok(Value::Integer(3)));
         match values.next() {
             Some(Value::Boolean(true)) => Ok(lua_to_reply(&values.next().unwrap_or(Value::Nil), resp3)),
             _ => {
                 let info = values.next();
+                if self.limit > 0 && is_memory_error(info.as_ref()) {
+                    // What the script built is garbage now: collected at once, so the next
+                    // script finds the room.
+                    self.lua.gc_collect().ok();
+                    return Ok(Reply::Error(format!("{} script: {}", out_of_memory(self.limit), script.sha)));
+                }
                 Ok(Reply::Error(self.error_text(info, raised, &script.sha)))
             }
         }
+    }
+
+    /// An error of the VM itself around a run (not the script's own).
+    fn run_error(&self, e: &mlua::Error) -> CmdError {
+        if matches!(e, mlua::Error::MemoryError(_)) {
+            self.lua.gc_collect().ok();
+            return CmdError::Other(out_of_memory(self.limit));
+        }
+        CmdError::Other(format!("ERR {e}"))
     }
 
     /// The reply to a script that raised, as Redis words it: the error (a `redis.call`
@@ -277,6 +314,29 @@ impl Vm {
             other => format!("ERR {}", other.to_string().unwrap_or_default()),
         };
         format!("{text} script: {sha}, on @user_script:{line}.")
+    }
+}
+
+/// The error of a script stopped by the `lua-maxmemory` cap.
+fn out_of_memory(limit: usize) -> String {
+    format!("ERR Lua VM out of memory (lua-maxmemory is {limit} bytes)")
+}
+
+/// Whether a script's error is the VM running out of memory: Lua's own allocation failure
+/// (its error handler does not run: the message, or the handler's own failure), or one in a
+/// Rust function the script called.
+fn is_memory_error(info: Option<&Value>) -> bool {
+    match info {
+        Some(Value::String(s)) => matches!(&*s.as_bytes(), b"not enough memory" | b"error in error handling"),
+        Some(Value::Error(e)) => {
+            let mut root: &mlua::Error = e;
+            while let mlua::Error::CallbackError { cause, .. } = root {
+                root = cause;
+            }
+            matches!(root, mlua::Error::MemoryError(_))
+        }
+        Some(Value::Table(t)) => t.raw_get::<Value>("e").is_ok_and(|e| is_memory_error(Some(&e))),
+        _ => false,
     }
 }
 

@@ -51,6 +51,7 @@ export type { PrefixRow } from './PrefixRow';
 export type { RecentEvents } from './RecentEvents';
 export type { Reply } from './Reply';
 export type { Sample } from './Sample';
+export type { ScriptingFigures } from './ScriptingFigures';
 export type { SlowEntry } from './SlowEntry';
 export type { SlowLogView } from './SlowLogView';
 export type { StatsSnapshot } from './StatsSnapshot';
