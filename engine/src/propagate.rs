@@ -125,6 +125,7 @@ impl Propagation {
 
     /// Appends already-encoded commands that run the same in any database (the script
     /// cache's records): no SELECT before them, and the next command's database is unchanged.
+    #[cfg_attr(not(feature = "scripting"), allow(dead_code))]
     pub fn append_anywhere(&self, bytes: &[u8]) {
         let mut buf = self.buf.lock();
         buf.bytes.extend_from_slice(bytes);

@@ -147,13 +147,13 @@ impl Vm {
         self.lua.used_memory()
     }
 
-    /// Caps the VM's memory at `limit` bytes (0: no cap). The allocator compares against the
-    /// cap on every allocation whether one is set or not, so a cap costs nothing per call;
-    /// only a change touches the VM.
+    /// Caps the VM's memory at `limit` bytes (0: no cap) while scripts run. The cap is in
+    /// force only around the script's own code (see `run`): with a cap set, mlua wraps every
+    /// call into the VM in a protected call, as any allocation may fail, and that doubled
+    /// EVALSHA's CPU when the cap stayed set (measured with `scripts/bench --loads
+    /// rb-evalsha`).
     pub fn set_memory_limit(&mut self, limit: usize) {
-        if limit != self.limit && self.lua.set_memory_limit(limit).is_ok() {
-            self.limit = limit;
-        }
+        self.limit = limit;
     }
 
     /// Compiles `script` (once), answering Redis's compile error text.
@@ -237,7 +237,15 @@ impl Vm {
         let outcome = lua.scope(|scope| {
             redis.raw_set("call", scope.create_function(|lua, argv: MultiValue| call(lua, argv, true))?)?;
             redis.raw_set("pcall", scope.create_function(|lua, argv: MultiValue| call(lua, argv, false))?)?;
-            let result: MultiValue = self.runner.call(f)?;
+            // The cap, only while the script's code runs (see `set_memory_limit`).
+            if self.limit > 0 {
+                lua.set_memory_limit(self.limit)?;
+            }
+            let result = self.runner.call::<MultiValue>(f);
+            if self.limit > 0 {
+                lua.set_memory_limit(0)?;
+            }
+            let result = result?;
             redis.raw_set("call", Value::Nil)?;
             redis.raw_set("pcall", Value::Nil)?;
             Ok(result)
