@@ -20,6 +20,8 @@ use crate::{
     script::vm::Vm,
     Engine,
 };
+#[cfg(feature = "scripting")]
+use parking_lot::{MappedMutexGuard, MutexGuard};
 
 #[cfg(not(feature = "scripting"))]
 fn no_vm() -> CmdError {
@@ -83,10 +85,9 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
         ),
     };
     let mut vm = lock_vm(engine)?;
-    let vm = vm.as_mut().ok_or_else(no_vm_error)?;
     let script = match cached {
         Some(s) => s,
-        None => scripts.admit(vm, first, Origin::Eval, engine.propagation()).map_err(CmdError::Other)?,
+        None => scripts.admit(&mut vm, first, Origin::Eval, engine.propagation()).map_err(CmdError::Other)?,
     };
     let read_only = read_only || script.flags.no_writes;
     // Memory over the limit as the script begins (eviction cannot run while it holds every
@@ -116,23 +117,18 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
     result
 }
 
-/// The VM, locked, made on first use, with the `lua-maxmemory` cap in force.
+/// The VM, locked, made on first use, with the `lua-maxmemory` cap to apply.
 #[cfg(feature = "scripting")]
-fn lock_vm(engine: &Engine) -> Result<parking_lot::MutexGuard<'_, Option<Vm>>, CmdError> {
+fn lock_vm(engine: &Engine) -> Result<MappedMutexGuard<'_, Vm>, CmdError> {
     let mut slot = engine.scripts.vm.lock();
     if slot.is_none() {
         let vm = Vm::new().map_err(|e| CmdError::Other(format!("ERR cannot start the Lua VM: {e}")))?;
         *slot = Some(vm);
     }
-    if let Some(vm) = slot.as_mut() {
-        vm.set_memory_limit(engine.config().lua_maxmemory().min(usize::MAX as u64) as usize);
-    }
-    Ok(slot)
-}
-
-#[cfg(feature = "scripting")]
-fn no_vm_error() -> CmdError {
-    CmdError::Other("ERR cannot start the Lua VM".into())
+    let mut vm =
+        MutexGuard::try_map(slot, Option::as_mut).map_err(|_| CmdError::Other("ERR cannot start the Lua VM".into()))?;
+    vm.set_memory_limit(engine.config().lua_maxmemory().min(usize::MAX as u64) as usize);
+    Ok(vm)
 }
 
 #[cfg(feature = "scripting")]
@@ -142,8 +138,7 @@ impl Engine {
     /// with [`crate::EVAL_SCRIPT_ANNOTATION`]. Answers its SHA1, or Redis's error text.
     pub fn cache_eval_script(&self, body: &[u8]) -> Result<String, String> {
         let mut vm = lock_vm(self).map_err(|e| e.to_string())?;
-        let vm = vm.as_mut().ok_or_else(|| no_vm_error().to_string())?;
-        self.scripts.admit(vm, body, Origin::Eval, self.propagation()).map(|s| s.sha.clone())
+        self.scripts.admit(&mut vm, body, Origin::Eval, self.propagation()).map(|s| s.sha.clone())
     }
 }
 
@@ -154,8 +149,8 @@ pub fn script_load(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
     {
         let engine = ctx.engine;
         let mut vm = lock_vm(engine)?;
-        let vm = vm.as_mut().ok_or_else(no_vm_error)?;
-        let script = engine.scripts.admit(vm, body, Origin::Load, engine.propagation()).map_err(CmdError::Other)?;
+        let script =
+            engine.scripts.admit(&mut vm, body, Origin::Load, engine.propagation()).map_err(CmdError::Other)?;
         Ok(Reply::bulk(&script.sha))
     }
     #[cfg(not(feature = "scripting"))]
