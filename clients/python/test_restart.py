@@ -57,12 +57,6 @@ def test_lock_and_limits_carry_on_after_a_restart(vitrine_aof):
     r.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="Vitrine's script cache does not survive a restart yet (being built: scripts loaded "
-    "before the restart must answer EVALSHA after it without a NOSCRIPT)",
-)
 def test_script_cache_survives_a_restart(vitrine_aof):
     r, lock, limiter, item = take_lock_and_limit(vitrine_aof)
     shas = [Lock.lua_extend.sha, limiter.storage.lua_acquire_moving_window.sha]

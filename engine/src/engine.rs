@@ -383,14 +383,23 @@ impl Engine {
         &self.propagation
     }
 
-    /// A compact image of the whole keyspace as commands (a FUNCTION LOAD per library, a
-    /// SELECT per non-empty database, then one command per key, plus PEXPIREAT), taken under every stripe's lock, and the
+    /// A compact image of the whole keyspace as commands (the script cache first, see
+    /// `crate::script`; a FUNCTION LOAD per library; a SELECT per non-empty database, then
+    /// one command per key, plus PEXPIREAT), taken under every stripe's lock and the script
+    /// cache's, and the
     /// propagation offset it corresponds to: everything appended up to that offset is in the
     /// image, everything after it is not. It ends in the database the log is in at that
     /// offset, so what was appended after it runs where it ran.
     pub fn rewrite_image(&self, now_ms: u64) -> (Vec<u8>, u64) {
         let mut all = self.store.lock_all(0);
         let mut out = Vec::new();
+        // Held until the offset is read: a script enters the cache and the log under it.
+        #[cfg(feature = "scripting")]
+        let scripts = self.scripts.cache.lock();
+        #[cfg(feature = "scripting")]
+        for script in scripts.scripts() {
+            crate::script::encode_record(&mut out, &script);
+        }
         // The function libraries first (as Redis's rewrite), so the keys' replay finds them;
         // they change only under a write's locks, so they are as of the same offset.
         crate::cmd::functions::load_commands(self, &mut out);
@@ -408,6 +417,8 @@ impl Engine {
         if let Some(db) = log_db.filter(|&db| Some(db) != selected) {
             crate::propagate::encode_command(&mut out, &[&b"SELECT"[..], db.to_string().as_bytes()]);
         }
+        #[cfg(feature = "scripting")]
+        drop(scripts);
         drop(all);
         (out, offset)
     }

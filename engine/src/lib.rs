@@ -69,6 +69,7 @@ pub use config::{BufferLimit, Config, ConfigFile, SetError};
 pub use engine::Engine;
 pub use error::{CmdError, ProtocolError};
 pub use monitor::MonitorEvent;
+pub use propagate::EVAL_SCRIPT_ANNOTATION;
 pub use reply::Reply;
 pub use session::Session;
 pub use stats::{AllocatorHooks, CpuTimes, HostFacts, MemoryFigures, StatsSnapshot};

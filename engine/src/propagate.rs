@@ -21,6 +21,11 @@ use crate::reply::{encode_bulk, Reply};
 use crate::store::entry::{Entry, ValueRef};
 use crate::store::RemovalLog;
 
+/// The annotation line before the `SCRIPT LOAD` record of a script EVAL cached (so a restart
+/// caches it as EVAL did: evictable). An AOF's `#` lines are annotations that redis-server 7
+/// skips, as it skips its own `#TS:` lines.
+pub const EVAL_SCRIPT_ANNOTATION: &[u8] = b"#vitrine:eval-script";
+
 /// What was appended and not yet taken, and the database the log's next command runs in.
 #[derive(Default)]
 struct LogBuf {
@@ -116,6 +121,15 @@ impl Propagation {
         buf.db = Some(last);
         let added = buf.bytes.len() - before;
         self.appended.fetch_add(added as u64, Release);
+    }
+
+    /// Appends already-encoded commands that run the same in any database (the script
+    /// cache's records): no SELECT before them, and the next command's database is unchanged.
+    #[cfg_attr(not(feature = "scripting"), allow(dead_code))]
+    pub fn append_anywhere(&self, bytes: &[u8]) {
+        let mut buf = self.buf.lock();
+        buf.bytes.extend_from_slice(bytes);
+        self.appended.fetch_add(bytes.len() as u64, Release);
     }
 
     /// Appends already-encoded commands run in database `db`.

@@ -317,6 +317,22 @@ impl MemoryFigures {
     }
 }
 
+/// The scripts' memory and cache, as Redis 7's INFO reports them (memory section; the eviction
+/// count is INFO stats'). All 0 where there is no Lua VM (the playground) or before the first
+/// script: the VM is made on first use.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, TS)]
+pub struct ScriptingFigures {
+    /// Bytes the EVAL scripts' Lua VM holds (`used_memory_vm_eval`, alias `used_memory_lua`).
+    pub used_memory_vm_eval: u64,
+    /// Bytes the script cache holds: bodies, SHAs, bookkeeping (`used_memory_scripts_eval`).
+    pub used_memory_scripts_eval: u64,
+    pub number_of_cached_scripts: u64,
+    /// EVAL scripts evicted from the cache (past 500, least recently used first).
+    pub evicted_scripts: u64,
+    /// `lua-maxmemory`: the cap on the VM's bytes (0: none).
+    pub lua_maxmemory: u64,
+}
+
 /// Calls, failures, refusals and time of one command since start or the last
 /// `CONFIG RESETSTAT`.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
@@ -369,6 +385,8 @@ pub struct StatsSnapshot {
     pub used_memory: u64,
     /// INFO memory's figures (data and overhead, peak, fragmentation).
     pub memory: MemoryFigures,
+    /// The scripts' VM and cache.
+    pub scripting: ScriptingFigures,
     pub maxmemory: u64,
     pub maxmemory_policy: &'static str,
     pub maxmemory_samples: usize,

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use tracing::{info, warn};
-use vitrine_engine::{inspect, Engine, Reply};
+use vitrine_engine::{inspect, Engine, Reply, EVAL_SCRIPT_ANNOTATION};
 
 use crate::aof::{encode_block, fsync_dir, trailer, Recovery, TEMP_PREFIX};
 
@@ -88,6 +88,9 @@ impl Refusal {
 pub struct Command {
     pub at: usize,
     pub end: usize,
+    /// It follows the annotation line [`EVAL_SCRIPT_ANNOTATION`]: a `SCRIPT LOAD` of a script
+    /// EVAL cached, restored as EVAL caches it (evictable).
+    pub eval_script: bool,
 }
 
 /// What a file holds: the commands to replay, where the loadable part ends, and (when it ends
@@ -272,9 +275,24 @@ pub fn scan_vitrine(data: &[u8]) -> Result<Scan, Refusal> {
             scan.torn = Some(why.to_string());
             Ok(scan)
         };
+        let mut eval_script = false;
         loop {
             if pos == data.len() {
                 return torn(scan, "a block without its checksum record at the end of the file");
+            }
+            if data[pos] == b'#' {
+                // The one annotation Vitrine writes, before a script's record.
+                let line = [EVAL_SCRIPT_ANNOTATION, b"\r\n"].concat();
+                let rest = &data[pos..];
+                if rest.starts_with(&line) && !eval_script {
+                    eval_script = true;
+                    pos += line.len();
+                    continue;
+                }
+                if line.starts_with(rest) && !eval_script {
+                    return torn(scan, "an incomplete annotation at the end of the file");
+                }
+                return Err(Refusal::corrupt(start, format!("an unexpected annotation line at offset {pos}")));
             }
             if data[pos] != b'*' {
                 if data[pos..].iter().all(|&b| b == 0) {
@@ -310,6 +328,12 @@ pub fn scan_vitrine(data: &[u8]) -> Result<Scan, Refusal> {
                 }
                 Parsed::Complete { args, end } => {
                     let name = &data[args[0].0..args[0].1];
+                    if name == RECORD_NAME && eval_script {
+                        return Err(Refusal::corrupt(
+                            start,
+                            format!("an annotation before the checksum record at offset {pos}"),
+                        ));
+                    }
                     if name == RECORD_NAME {
                         // The whole record must be exactly what the writer writes, so a flip in
                         // its framing is caught too, not only in the commands the CRC covers.
@@ -332,7 +356,14 @@ pub fn scan_vitrine(data: &[u8]) -> Result<Scan, Refusal> {
                             ),
                         ));
                     }
-                    scan.commands.push(Command { at: pos, end });
+                    if eval_script && !is_script_load(data, &args) {
+                        return Err(Refusal::corrupt(
+                            start,
+                            format!("the annotation before offset {pos} is not followed by a SCRIPT LOAD"),
+                        ));
+                    }
+                    scan.commands.push(Command { at: pos, end, eval_script });
+                    eval_script = false;
                     pos = end;
                 }
             }
@@ -340,6 +371,12 @@ pub fn scan_vitrine(data: &[u8]) -> Result<Scan, Refusal> {
     }
     scan.valid_end = pos;
     Ok(scan)
+}
+
+/// Whether the command of `args` is `SCRIPT LOAD <body>`.
+fn is_script_load(data: &[u8], args: &[(usize, usize)]) -> bool {
+    let arg = |i: usize| &data[args[i].0..args[i].1];
+    args.len() == 3 && arg(0).eq_ignore_ascii_case(b"SCRIPT") && arg(1).eq_ignore_ascii_case(b"LOAD")
 }
 
 /// Scans a plain RESP file, as Redis writes its AOF: commands, `#` annotation lines (Redis 7's
@@ -361,10 +398,13 @@ pub fn scan_resp(data: &[u8]) -> Result<Scan, Refusal> {
         scan.torn = Some(why);
         scan
     };
+    let mut eval_script = false;
     while pos < data.len() {
         match data[pos] {
             b'#' => match data[pos..].iter().position(|&b| b == b'\n') {
                 Some(nl) => {
+                    let line = &data[pos..pos + nl];
+                    eval_script |= line.strip_suffix(b"\r").unwrap_or(line) == EVAL_SCRIPT_ANNOTATION;
                     pos += nl + 1;
                     continue;
                 }
@@ -403,7 +443,9 @@ pub fn scan_resp(data: &[u8]) -> Result<Scan, Refusal> {
                 } else if name.eq_ignore_ascii_case(b"EXEC") {
                     multi = None;
                 }
-                scan.commands.push(Command { at: pos, end });
+                // Only a SCRIPT LOAD takes the annotation (redis-server skips it anyway).
+                let eval_script = std::mem::take(&mut eval_script) && is_script_load(data, &args);
+                scan.commands.push(Command { at: pos, end, eval_script });
                 pos = end;
             }
         }
@@ -443,22 +485,23 @@ pub fn scan_file(data: &[u8]) -> (bool, Result<Scan, Refusal>) {
 }
 
 /// The arguments of `commands` in `data`, each with its offset, for [`replay`].
-fn argvs<'a>(data: &'a [u8], commands: &'a [Command]) -> impl Iterator<Item = (usize, Vec<&'a [u8]>)> + 'a {
+fn argvs<'a>(data: &'a [u8], commands: &'a [Command]) -> impl Iterator<Item = (usize, Vec<&'a [u8]>, bool)> + 'a {
     commands.iter().map(move |c| {
         // Scanned already: always complete (an empty argv would be refused on replay).
         let args = match parse(&data[..c.end], c.at) {
             Parsed::Complete { args, .. } => args.iter().map(|&(a, b)| &data[a..b]).collect(),
             _ => Vec::new(),
         };
-        (c.at, args)
+        (c.at, args, c.eval_script)
     })
 }
 
-/// Replays `commands` (each with its offset in the file) into `engine`. A command the engine
-/// refuses is a refusal at its offset: skipping it would load something other than the file.
+/// Replays `commands` (each with its offset in the file, and whether it is the `SCRIPT LOAD`
+/// of a script EVAL cached) into `engine`. A command the engine refuses is a refusal at its
+/// offset: skipping it would load something other than the file.
 fn replay<I, A>(engine: &Engine, now_ms: u64, commands: I) -> Result<(), Refusal>
 where
-    I: IntoIterator<Item = (usize, Vec<A>)>,
+    I: IntoIterator<Item = (usize, Vec<A>, bool)>,
     A: AsRef<[u8]>,
 {
     let mut session = engine.new_session("aof-loader", "", now_ms);
@@ -469,8 +512,14 @@ where
     let maxmemory = engine.config().get("maxmemory").unwrap_or_else(|| "0".into());
     let _ = engine.config().set("maxmemory", "0");
     let mut result = Ok(());
-    for (at, argv) in commands {
-        let reply = engine.call(&mut session, &argv, now_ms);
+    for (at, argv, eval_script) in commands {
+        let reply = match argv.get(2) {
+            Some(body) if eval_script => match engine.cache_eval_script(body.as_ref()) {
+                Ok(_) => Reply::Ok,
+                Err(e) => Reply::Error(e),
+            },
+            _ => engine.call(&mut session, &argv, now_ms),
+        };
         let error = match &reply {
             Reply::Error(e) => Some(e.clone()),
             Reply::Array(items) => items.iter().find_map(|r| match r {
@@ -502,11 +551,13 @@ fn load_preamble(engine: &Engine, data: &[u8], now_ms: u64) -> Result<(usize, u6
     let libraries =
         image.functions.iter().map(|(at, code)| (*at, vec![b"FUNCTION".to_vec(), b"LOAD".to_vec(), code.clone()]));
     let mut db = 0;
-    let commands = libraries.chain(image.keys.iter().flat_map(|k| {
-        let select = (k.db != db).then(|| (k.at, vec![b"SELECT".to_vec(), k.db.to_string().into_bytes()]));
-        db = k.db;
-        select.into_iter().chain(crate::rdb::commands(k, 128).into_iter().map(move |c| (k.at, c)))
-    }));
+    let commands = libraries
+        .chain(image.keys.iter().flat_map(|k| {
+            let select = (k.db != db).then(|| (k.at, vec![b"SELECT".to_vec(), k.db.to_string().into_bytes()]));
+            db = k.db;
+            select.into_iter().chain(crate::rdb::commands(k, 128).into_iter().map(move |c| (k.at, c)))
+        }))
+        .map(|(at, c)| (at, c, false));
     replay(engine, now_ms, commands)?;
     Ok((image.end, image.keys.len() as u64))
 }

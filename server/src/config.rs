@@ -61,6 +61,11 @@ pub struct ServerConfig {
     #[arg(long, env = "VITRINE_DEFAULT_TTL", default_value = "0")]
     pub default_ttl: String,
 
+    /// Most memory the scripts' Lua VM may hold, e.g. `64mb`; a script that needs more stops
+    /// with an error instead of growing the server (0 = no cap).
+    #[arg(long, env = "VITRINE_LUA_MAXMEMORY", default_value = "256mb")]
+    pub lua_maxmemory: String,
+
     /// Password clients must send with AUTH (or HELLO ... AUTH) before other commands.
     #[arg(long, env = "VITRINE_REQUIREPASS", hide_env_values = true)]
     pub requirepass: Option<String>,
@@ -201,6 +206,7 @@ const ENGINE_PARAMS: &[&str] = &[
     "maxmemory-samples",
     "hz",
     "default-ttl",
+    "lua-maxmemory",
     "maxclients",
     "timeout",
     "proto-max-bulk-len",
@@ -328,6 +334,7 @@ impl ServerConfig {
             "maxmemory-samples" => &self.maxmemory_samples,
             "hz" => &self.hz,
             "default-ttl" => &self.default_ttl,
+            "lua-maxmemory" => &self.lua_maxmemory,
             "maxclients" => &self.maxclients,
             "timeout" => &self.timeout,
             "proto-max-bulk-len" => &self.proto_max_bulk_len,

@@ -857,6 +857,7 @@ async fn metrics_parse_and_every_counter_exists_from_the_start() {
         "vitrine_connections_received_total",
         "vitrine_net_input_bytes_total",
         "vitrine_rejected_oom_commands_total",
+        "vitrine_evicted_scripts_total",
     ] {
         assert_eq!(series(&samples, name, &[]), Some(&0.0), "{name}");
         assert_eq!(types[name], "counter");
@@ -883,6 +884,18 @@ async fn metrics_parse_and_every_counter_exists_from_the_start() {
     assert_eq!(series(&samples, "vitrine_db_keys", &[("db", "db0")]), Some(&1.0));
     assert_eq!(series(&samples, "vitrine_db_keys_by_type", &[("db", "db0"), ("type", "string")]), Some(&1.0));
     assert!(series(&samples, "vitrine_memory_used_bytes", &[]).is_some_and(|&m| m > 0.0));
+
+    // The scripts' VM and cache, in /metrics and /api/stats alike.
+    assert_eq!(series(&samples, "vitrine_number_of_cached_scripts", &[]), Some(&0.0));
+    t.state.call(&["EVAL", "return 1", "0"]);
+    let (samples, _) = parse_exposition(&t.get("/metrics").await.text()).unwrap();
+    assert_eq!(series(&samples, "vitrine_number_of_cached_scripts", &[]), Some(&1.0));
+    assert!(series(&samples, "vitrine_memory_used_vm_eval_bytes", &[]).is_some_and(|&m| m > 10_000.0));
+    assert!(series(&samples, "vitrine_memory_used_scripts_eval_bytes", &[]).is_some_and(|&m| m > 48.0));
+    assert_eq!(series(&samples, "vitrine_lua_maxmemory_bytes", &[]), Some(&268435456.0));
+    let stats = t.get("/api/stats").await.expect(StatusCode::OK);
+    assert_eq!(stats["scripting"]["number_of_cached_scripts"], 1);
+    assert!(stats["scripting"]["used_memory_vm_eval"].as_u64().is_some_and(|m| m > 10_000));
 }
 
 // ---------------------------------------------------------------- memory

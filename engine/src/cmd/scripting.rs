@@ -17,6 +17,14 @@ use crate::busy::ScriptKind;
 use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
+#[cfg(feature = "scripting")]
+use crate::{
+    script::cache::{sha1hex, Origin},
+    script::vm::Vm,
+    Engine,
+};
+#[cfg(feature = "scripting")]
+use parking_lot::{MappedMutexGuard, MutexGuard};
 
 #[cfg(not(feature = "scripting"))]
 pub(crate) fn no_vm() -> CmdError {
@@ -69,13 +77,20 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
     let (keys, argv) = rest.split_at(numkeys as usize);
     let engine = ctx.engine;
     let scripts = &engine.scripts;
-    let script = match source {
-        Source::Body => scripts.cache.lock().add(first).map_err(CmdError::Other)?,
-        Source::Sha => scripts
-            .cache
-            .lock()
-            .get(first)
-            .ok_or_else(|| CmdError::Other("NOSCRIPT No matching script. Please use EVAL.".into()))?,
+    let cached = match source {
+        Source::Body => scripts.cache.lock().get(sha1hex(first).as_bytes()),
+        Source::Sha => Some(
+            scripts
+                .cache
+                .lock()
+                .get(first)
+                .ok_or_else(|| CmdError::Other("NOSCRIPT No matching script. Please use EVAL.".into()))?,
+        ),
+    };
+    let mut vm = lock_vm(engine)?;
+    let script = match cached {
+        Some(s) => s,
+        None => scripts.admit(&mut vm, first, Origin::Eval, engine.propagation()).map_err(CmdError::Other)?,
     };
     let read_only = read_only || script.flags.no_writes;
     // Memory over the limit as the script begins (eviction cannot run while it holds every
@@ -85,17 +100,19 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, source: Source, read_only: bool) 
     if oom && script.flags.shebang && !read_only {
         return Err(CmdError::Oom);
     }
-    let mut vm = scripts.vm.lock();
-    let vm = match &mut *vm {
-        Some(vm) => vm,
-        slot => slot.insert(new_vm()?),
-    };
     let name = script.sha.clone();
-    with_effects(ctx, ScriptKind::Eval, name, vm, |vm, ctx| {
+    let result = with_effects(ctx, ScriptKind::Eval, name, &mut vm, |vm, ctx| {
         crate::script::usage::observe(ctx, crate::script::usage::Kind::Script, &script.sha, keys, |ctx| {
             vm.run(&script, ctx, keys, argv, read_only, oom)
         })
-    })
+    });
+    drop(vm);
+    // An EVAL script moves to the young end of the LRU order after each run (Redis 7.4); a
+    // loaded one has no place in it, so EVALSHA of one takes no lock here.
+    if script.origin == Origin::Eval {
+        scripts.cache.lock().touch(&script.sha);
+    }
+    result
 }
 
 /// Runs a script or a function (`cmd::functions`) on `vm`, as the running script others see
@@ -108,8 +125,8 @@ pub(crate) fn with_effects<T>(
     ctx: &mut Ctx<'_>,
     kind: ScriptKind,
     name: String,
-    vm: &mut crate::script::vm::Vm,
-    run: impl FnOnce(&mut crate::script::vm::Vm, &mut Ctx<'_>) -> T,
+    vm: &mut Vm,
+    run: impl FnOnce(&mut Vm, &mut Ctx<'_>) -> T,
 ) -> T {
     let engine = ctx.engine;
     let own_batch = engine.propagation().enabled() && ctx.session.prop_batch.is_none();
@@ -140,10 +157,29 @@ pub(crate) fn with_effects<T>(
     result
 }
 
-/// The eval VM, made on first use.
+/// The eval VM, locked, made on first use, with the `lua-maxmemory` cap to apply.
 #[cfg(feature = "scripting")]
-fn new_vm() -> Result<crate::script::vm::Vm, CmdError> {
-    crate::script::vm::Vm::new().map_err(|e| CmdError::Other(format!("ERR cannot start the Lua VM: {e}")))
+fn lock_vm(engine: &Engine) -> Result<MappedMutexGuard<'_, Vm>, CmdError> {
+    let mut slot = engine.scripts.vm.lock();
+    if slot.is_none() {
+        let vm = Vm::new().map_err(|e| CmdError::Other(format!("ERR cannot start the Lua VM: {e}")))?;
+        *slot = Some(vm);
+    }
+    let mut vm =
+        MutexGuard::try_map(slot, Option::as_mut).map_err(|_| CmdError::Other("ERR cannot start the Lua VM".into()))?;
+    vm.set_memory_limit(engine.config().lua_maxmemory().min(usize::MAX as u64) as usize);
+    Ok(vm)
+}
+
+#[cfg(feature = "scripting")]
+impl Engine {
+    /// Caches `body` as EVAL does, without running it (so it is evictable, unlike SCRIPT
+    /// LOAD's): how the AOF loader restores a script an EVAL cached, which the log marks
+    /// with [`crate::EVAL_SCRIPT_ANNOTATION`]. Answers its SHA1, or Redis's error text.
+    pub fn cache_eval_script(&self, body: &[u8]) -> Result<String, String> {
+        let mut vm = lock_vm(self).map_err(|e| e.to_string())?;
+        self.scripts.admit(&mut vm, body, Origin::Eval, self.propagation()).map(|s| s.sha.clone())
+    }
 }
 /// Caches a script without running it and answers its SHA1. `SCRIPT LOAD script`
 pub fn script_load(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
@@ -151,18 +187,9 @@ pub fn script_load(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
     #[cfg(feature = "scripting")]
     {
         let engine = ctx.engine;
-        let scripts = &engine.scripts;
-        let flags = crate::script::cache::parse_shebang(body).map_err(CmdError::Other)?;
-        let sha = crate::script::cache::sha1hex(body);
-        let probe = crate::script::cache::Script { sha, body: body.to_vec(), flags };
-        // Compiled first: a script that does not compile is not cached.
-        let mut vm = scripts.vm.lock();
-        let vm = match &mut *vm {
-            Some(vm) => vm,
-            slot => slot.insert(new_vm()?),
-        };
-        vm.compile(&probe).map_err(CmdError::Other)?;
-        let script = scripts.cache.lock().add(body).map_err(CmdError::Other)?;
+        let mut vm = lock_vm(engine)?;
+        let script =
+            engine.scripts.admit(&mut vm, body, Origin::Load, engine.propagation()).map_err(CmdError::Other)?;
         Ok(Reply::bulk(&script.sha))
     }
     #[cfg(not(feature = "scripting"))]
@@ -201,7 +228,7 @@ pub fn script_flush(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, Cmd
     }
     #[cfg(feature = "scripting")]
     {
-        ctx.engine.scripts.flush();
+        ctx.engine.scripts.flush(ctx.engine.propagation());
         Ok(Reply::Ok)
     }
     #[cfg(not(feature = "scripting"))]
@@ -486,10 +513,129 @@ mod tests {
         eval(&mut t, "return redis.call('DEL', 'a')", &[], &[]);
         let l = log(&t);
         assert!(l.contains("DEL") && !l.contains("MULTI"), "{l}");
-        eval(&mut t, "return redis.call('GET', 'a')", &[], &[]);
+        // Only the script itself, the first time it is cached.
+        let get = "return redis.call('GET', 'a')";
+        eval(&mut t, get, &[], &[]);
+        assert_eq!(log(&t), record(get));
+        eval(&mut t, get, &[], &[]);
         assert_eq!(log(&t), "");
-        eval(&mut t, "redis.set_repl(redis.REPL_NONE); return redis.call('SET', 'hidden', 1)", &[], &[]);
+        let hidden = "redis.set_repl(redis.REPL_NONE); return redis.call('SET', 'hidden', 1)";
+        eval(&mut t, hidden, &[], &[]);
+        assert_eq!(log(&t), record(hidden));
+    }
+
+    /// The log record of a script EVAL cached, as `log` shows it.
+    fn record(body: &str) -> String {
+        format!("#vitrine:eval-script *3 $6 SCRIPT $4 LOAD ${} {body} ", body.len())
+    }
+
+    #[test]
+    fn the_cache_is_logged_once_per_script_and_flush_too() {
+        let mut t = TestEngine::default();
+        t.engine.propagation().set_enabled(true);
+        for _ in 0..1000 {
+            assert_eq!(eval(&mut t, "return 1", &[], &[]), int(1));
+        }
+        assert_eq!(log(&t), "#vitrine:eval-script *3 $6 SCRIPT $4 LOAD $8 return 1 ");
+        assert_eq!(t.run(&["SCRIPT", "LOAD", "return 2"]), bulk(&crate::script::cache::sha1hex(b"return 2")));
+        t.run(&["SCRIPT", "LOAD", "return 2"]);
+        // A cached EVAL script loaded again keeps its record: nothing more is logged.
+        t.run(&["SCRIPT", "LOAD", "return 1"]);
+        assert_eq!(log(&t), "*3 $6 SCRIPT $4 LOAD $8 return 2 ");
+        // What does not compile is neither cached nor logged, by EVAL or SCRIPT LOAD.
+        assert!(
+            matches!(eval(&mut t, "return (", &[], &[]), Reply::Error(e) if e.starts_with("ERR Error compiling script"))
+        );
+        assert!(matches!(t.run(&["SCRIPT", "LOAD", "return ("]), Reply::Error(_)));
+        let bad = crate::script::cache::sha1hex(b"return (");
+        assert_eq!(t.run(&["SCRIPT", "EXISTS", &bad]), arr(vec![int(0)]));
         assert_eq!(log(&t), "");
+        assert_eq!(t.run(&["SCRIPT", "FLUSH"]), ok());
+        assert_eq!(log(&t), "*2 $6 SCRIPT $5 FLUSH ");
+        // After a flush the same body is cached, and logged, again.
+        eval(&mut t, "return 1", &[], &[]);
+        assert_eq!(log(&t), "#vitrine:eval-script *3 $6 SCRIPT $4 LOAD $8 return 1 ");
+    }
+
+    #[test]
+    fn a_rewrite_writes_the_cache_before_the_keys() {
+        let mut t = TestEngine::default();
+        t.run(&["SET", "k", "v"]);
+        t.run(&["SCRIPT", "LOAD", "return 'loaded'"]);
+        eval(&mut t, "return 'eval'", &[], &[]);
+        let (image, _) = t.engine.rewrite_image(t.now);
+        let image = String::from_utf8_lossy(&image).replace("\r\n", " ");
+        let loaded = image.find("return 'loaded'").expect("the loaded script");
+        let evaled =
+            image.find("#vitrine:eval-script *3 $6 SCRIPT $4 LOAD $13 return 'eval'").expect("the EVAL script");
+        let key = image.find("SELECT").expect("the keys");
+        assert!(loaded < evaled && evaled < key, "{image}");
+    }
+
+    fn info(t: &mut TestEngine, section: &str) -> String {
+        match t.run(&["INFO", section]) {
+            Reply::Bulk(b) => String::from_utf8_lossy(&b).to_string(),
+            Reply::Verbatim(s) => s,
+            other => panic!("INFO: {other:?}"),
+        }
+    }
+
+    fn field(info: &str, name: &str) -> u64 {
+        let line = info.lines().find(|l| l.starts_with(&format!("{name}:"))).unwrap_or_else(|| panic!("{name}"));
+        line[name.len() + 1..].parse().unwrap_or_else(|_| panic!("{line}"))
+    }
+
+    #[test]
+    fn evicted_eval_scripts_answer_noscript_and_are_counted() {
+        let mut t = TestEngine::default();
+        let loaded = crate::script::cache::sha1hex(b"return 'kept'");
+        t.run(&["SCRIPT", "LOAD", "return 'kept'"]);
+        let first = crate::script::cache::sha1hex(b"return 0");
+        for i in 0..crate::script::cache::EVAL_SCRIPTS_MAX + 5 {
+            assert_eq!(eval(&mut t, &format!("return {i}"), &[], &[]), int(i as i64));
+        }
+        assert_eq!(t.run(&["EVALSHA", &first, "0"]), err("NOSCRIPT No matching script. Please use EVAL."));
+        assert_eq!(t.run(&["EVALSHA", &loaded, "0"]), bulk("kept"));
+        let stats = info(&mut t, "stats");
+        assert_eq!(field(&stats, "evicted_scripts"), 5);
+        let mem = info(&mut t, "memory");
+        assert_eq!(field(&mem, "number_of_cached_scripts"), crate::script::cache::EVAL_SCRIPTS_MAX as u64 + 1);
+        let vm = field(&mem, "used_memory_vm_eval");
+        assert!(vm > 10_000, "{mem}");
+        assert_eq!(field(&mem, "used_memory_lua"), vm);
+        assert_eq!(field(&mem, "used_memory_vm_total"), vm);
+        let cache = field(&mem, "used_memory_scripts_eval");
+        assert!(cache > 501 * 48, "{mem}");
+        assert_eq!(field(&mem, "used_memory_scripts"), cache);
+        assert!(mem.contains("used_memory_lua_human:") && mem.contains("used_memory_scripts_human:"), "{mem}");
+        let snap = t.engine.snapshot(t.now);
+        assert_eq!(snap.scripting.evicted_scripts, 5);
+        assert_eq!(snap.scripting.number_of_cached_scripts, 501);
+        // Restoring from the log caches as EVAL did: evictable.
+        assert!(t.engine.cache_eval_script(b"return (").is_err());
+        let sha = t.engine.cache_eval_script(b"return 'restored'").unwrap();
+        assert_eq!(t.run(&["EVALSHA", &sha, "0"]), bulk("restored"));
+        assert_eq!(field(&info(&mut t, "stats"), "evicted_scripts"), 6);
+    }
+
+    #[test]
+    fn lua_maxmemory_stops_a_script_that_allocates_without_end() {
+        let mut t = TestEngine::default();
+        assert_eq!(t.engine.config().get("lua-maxmemory").as_deref(), Some("268435456"));
+        assert_eq!(t.run(&["CONFIG", "SET", "lua-maxmemory", "16mb"]), ok());
+        let hog = "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end return #t";
+        let e = error_text(eval(&mut t, hog, &[], &[]));
+        assert!(e.starts_with("ERR Lua VM out of memory (lua-maxmemory is 16777216 bytes) script: "), "{e}");
+        // Building one huge string, and inside a redis.call, fail the same way.
+        let e = error_text(eval(&mut t, "local s = 'x' for i = 1, 40 do s = s .. s end return #s", &[], &[]));
+        assert!(e.starts_with("ERR Lua VM out of memory"), "{e}");
+        let mem = field(&info(&mut t, "memory"), "used_memory_vm_eval");
+        assert!(mem < 4 * 1024 * 1024, "the VM still holds {mem} bytes");
+        assert_eq!(eval(&mut t, "return redis.call('SET', 'after', 'ok')", &[], &[]), Reply::status("OK"));
+        assert_eq!(eval(&mut t, "return #string.rep('y', 1000000)", &[], &[]), int(1_000_000));
+        // 0 lifts the cap.
+        assert_eq!(t.run(&["CONFIG", "SET", "lua-maxmemory", "0"]), ok());
+        assert_eq!(eval(&mut t, "return #string.rep('z', 20000000)", &[], &[]), int(20_000_000));
     }
 
     #[test]

@@ -220,18 +220,34 @@ fn memory_info(snap: &crate::stats::StatsSnapshot, maxmemory: u64, functions: [u
         rss = m.rss,
         peak = m.peak,
     );
-    out.push_str(
-        "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\nused_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\n",
-    );
-    // The function libraries (`cmd::functions`).
+    // Scripting, in Redis 7.0's order: the EVAL VM and cache, then the function libraries
+    // (`cmd::functions`), then the totals of both.
+    let sc = &snap.scripting;
+    let (vm_eval, scripts_eval) = (sc.used_memory_vm_eval, sc.used_memory_scripts_eval);
     let [functions, libraries, vm_functions] = functions;
+    // The libraries' own bookkeeping is not counted (Redis's `used_memory_functions`).
+    let functions_caches = 0;
+    let _ = write!(
+        out,
+        "used_memory_lua:{vm_eval}\r\nused_memory_vm_eval:{vm_eval}\r\nused_memory_lua_human:{}\r\nused_memory_scripts_eval:{scripts_eval}\r\nnumber_of_cached_scripts:{}\r\n",
+        human(vm_eval),
+        sc.number_of_cached_scripts,
+    );
     let _ = write!(
         out,
         "number_of_functions:{functions}\r\nnumber_of_libraries:{libraries}\r\nused_memory_vm_functions:{vm_functions}\r\n",
     );
     let _ = write!(
         out,
-        "used_memory_vm_total:0\r\nused_memory_vm_total_human:0B\r\nused_memory_functions:0\r\nused_memory_scripts:0\r\nused_memory_scripts_human:0B\r\nmaxmemory:{maxmemory}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\nmaxmemory_samples:{}\r\n",
+        "used_memory_vm_total:{}\r\nused_memory_vm_total_human:{}\r\nused_memory_functions:{functions_caches}\r\nused_memory_scripts:{}\r\nused_memory_scripts_human:{}\r\n",
+        vm_eval + vm_functions,
+        human(vm_eval + vm_functions),
+        scripts_eval + functions_caches,
+        human(scripts_eval + functions_caches),
+    );
+    let _ = write!(
+        out,
+        "maxmemory:{maxmemory}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\nmaxmemory_samples:{}\r\n",
         human(maxmemory),
         snap.maxmemory_policy,
         snap.maxmemory_samples,
@@ -346,7 +362,7 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
         section(
             "Stats",
             format!(
-                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\ntotal_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:{:.2}\r\ninstantaneous_output_kbps:{:.2}\r\ninstantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\nrejected_connections:{}\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\nexpired_keys:{}\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:0\r\nevicted_keys:{}\r\nevicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\ntracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\nunexpected_error_replies:0\r\ntotal_error_replies:{}\r\ndump_payload_sanitizations:0\r\ntotal_reads_processed:{}\r\ntotal_writes_processed:{}\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\nrejected_oom_commands:{}\r\nprotocol_errors:{}\r\nclient_output_buffer_limit_disconnections:{}\r\nacl_access_denied_auth:{}\r\n",
+                "total_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\ntotal_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:{:.2}\r\ninstantaneous_output_kbps:{:.2}\r\ninstantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\nrejected_connections:{}\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\nexpired_keys:{}\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:0\r\nevicted_keys:{}\r\nevicted_clients:0\r\nevicted_scripts:{}\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:{}\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\ntracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\nunexpected_error_replies:0\r\ntotal_error_replies:{}\r\ndump_payload_sanitizations:0\r\ntotal_reads_processed:{}\r\ntotal_writes_processed:{}\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\nrejected_oom_commands:{}\r\nprotocol_errors:{}\r\nclient_output_buffer_limit_disconnections:{}\r\nacl_access_denied_auth:{}\r\n",
                 snap.connections_received,
                 snap.commands_processed,
                 snap.ops_per_sec as u64,
@@ -357,6 +373,7 @@ pub fn info_text(ctx: &mut Ctx<'_>, sections: &[String]) -> String {
                 snap.rejected_connections,
                 snap.expired_keys,
                 snap.evicted_keys,
+                snap.scripting.evicted_scripts,
                 snap.hits,
                 snap.misses,
                 pubsub.channels(false, None).len(),

@@ -58,6 +58,8 @@ pub struct Config {
     encodings: Arc<Encodings>,
     hz: AtomicU32,
     default_ttl_s: AtomicU64,
+    /// `lua-maxmemory`: the cap on the scripts' Lua VM, in bytes (0: none).
+    lua_maxmemory: AtomicU64,
     proto_max_bulk_len: AtomicU64,
     client_query_buffer_limit: AtomicU64,
     maxclients: AtomicU64,
@@ -101,6 +103,7 @@ impl Default for Config {
             encodings: Arc::default(),
             hz: AtomicU32::new(10),
             default_ttl_s: AtomicU64::new(0),
+            lua_maxmemory: AtomicU64::new(256 * 1024 * 1024),
             proto_max_bulk_len: AtomicU64::new(512 * 1024 * 1024),
             client_query_buffer_limit: AtomicU64::new(1024 * 1024 * 1024),
             maxclients: AtomicU64::new(10000),
@@ -149,6 +152,7 @@ impl Config {
     getter!(proto_max_bulk_len, u64);
     getter!(client_query_buffer_limit, u64);
     getter!(maxclients, u64);
+    getter!(lua_maxmemory, u64);
 
     /// The memory settings, shared with the store: it reads them, `set` writes them.
     pub fn memory_limits(&self) -> &Arc<MemoryLimits> {
@@ -419,6 +423,7 @@ impl Config {
             "lfu-decay-time" => self.memory.set_lfu_decay_time(unsigned().min(u64::from(u32::MAX)) as u32),
             "hz" => self.hz.store(unsigned() as u32, Relaxed),
             "default-ttl" => self.default_ttl_s.store(unsigned(), Relaxed),
+            "lua-maxmemory" => self.lua_maxmemory.store(unsigned(), Relaxed),
             "vitrine-ledger-delimiter" => {
                 self.memory.set_ledger_delimiter(text.bytes().next().unwrap_or(crate::store::ledger::DEFAULT_DELIMITER))
             }

@@ -398,6 +398,7 @@ pub const PARAMS: &[Param] = &[
     p("http-port", int(0, 65535), "8080", Network, Startup, "Vitrine: port of the admin HTTP API and dashboard.").flags(IMM),
     p("vitrine-ledger-delimiter", Kind::Str, ":", Memory, Live, "Vitrine: the one character the memory ledger splits key prefixes on (the Memory page)."),
     p("http-bind", Kind::Str, "127.0.0.1", Network, Startup, "Vitrine: address of the admin HTTP API and dashboard.").flags(IMM),
+    p("lua-maxmemory", umem(0, LONG_MAX), "268435456", Memory, Live, "Vitrine: most memory the scripts' Lua VM may hold; a script that needs more stops with an error (0: no cap)."),
 ];
 
 /// The parameter named `name` (lower case), or aliased so.

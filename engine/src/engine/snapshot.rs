@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::Engine;
-use crate::stats::{DbKeyspace, KeysByType, StatsSnapshot};
+use crate::stats::{DbKeyspace, KeysByType, ScriptingFigures, StatsSnapshot};
 use crate::store::Locked;
 use crate::table;
 
@@ -50,6 +50,7 @@ impl Engine {
             uptime_s: now_ms.saturating_sub(self.start_ms) / 1000,
             used_memory: self.store.used_memory() as u64,
             memory: self.memory_figures(),
+            scripting: self.scripting_figures(),
             maxmemory: self.config().maxmemory(),
             maxmemory_policy: self.config().policy().name(),
             maxmemory_samples: self.config().samples(),
@@ -83,5 +84,29 @@ impl Engine {
             host: self.host_facts(),
             commands: StatsSnapshot::command_stats(s, table::rows().iter().map(|c| c.name)),
         }
+    }
+
+    /// The scripts' figures. The VM's bytes are read now when it is free, else (a script is
+    /// running, maybe the INFO asking) as of the last time it was.
+    fn scripting_figures(&self) -> ScriptingFigures {
+        let lua_maxmemory = self.config().lua_maxmemory();
+        #[cfg(feature = "scripting")]
+        {
+            let f = &self.scripts.figures;
+            if let Some(vm) = self.scripts.vm.try_lock() {
+                if let Some(vm) = vm.as_ref() {
+                    f.vm_bytes.store(vm.used_memory() as u64, Relaxed);
+                }
+            }
+            ScriptingFigures {
+                used_memory_vm_eval: f.vm_bytes.load(Relaxed),
+                used_memory_scripts_eval: f.cache_bytes.load(Relaxed),
+                number_of_cached_scripts: f.cached.load(Relaxed),
+                evicted_scripts: f.evicted.load(Relaxed),
+                lua_maxmemory,
+            }
+        }
+        #[cfg(not(feature = "scripting"))]
+        ScriptingFigures { lua_maxmemory, ..ScriptingFigures::default() }
     }
 }

@@ -125,7 +125,7 @@ mod imp {
 
     pub(super) fn rows(engine: &Engine) -> Vec<ScriptRow> {
         let scripts = &engine.scripts;
-        let cached: Vec<_> = scripts.cache.lock().scripts().cloned().collect();
+        let cached = scripts.cache.lock().scripts();
         let usage = scripts.usage.lock();
         let mut rows: Vec<ScriptRow> =
             cached.iter().map(|s| row(Kind::Script, &s.sha, Some(s), usage.get(Kind::Script, &s.sha))).collect();

@@ -108,6 +108,8 @@ pub struct Vm {
     /// The chunk name errors and their line point at: `user_script` (EVAL) or
     /// `user_function` (a library's code, `crate::script::functions`).
     chunk: &'static str,
+    /// The cap on the VM's memory in bytes (`lua-maxmemory`; 0: none), as last set.
+    limit: usize,
 }
 
 /// Registers the libraries Redis ships beyond Lua's own (cjson, cmsgpack, struct, bit:
@@ -145,7 +147,7 @@ impl Vm {
             .load("local handler = ...; return function(f, k, a) return xpcall(function() return f(k, a) end, handler) end")
             .set_name("=runner")
             .call(handler)?;
-        Ok(Vm { lua, hooks, redis, globals, runner, fn_runner, compiled: HashMap::new(), chunk })
+        Ok(Vm { lua, hooks, redis, globals, runner, fn_runner, compiled: HashMap::new(), chunk, limit: 0 })
     }
 
     /// The Lua state (a library's load runs its chunk here: `crate::script::functions`).
@@ -175,6 +177,25 @@ impl Vm {
         self.lua.gc_collect().ok();
     }
 
+    /// Drops the compiled function of an evicted script.
+    pub fn forget(&mut self, sha: &str) {
+        self.compiled.remove(sha);
+    }
+
+    /// Bytes the VM holds (Redis's `used_memory_vm_eval`).
+    pub fn used_memory(&self) -> usize {
+        self.lua.used_memory()
+    }
+
+    /// Caps the VM's memory at `limit` bytes (0: no cap) while scripts run. The cap is in
+    /// force only around the script's own code (see `run`): with a cap set, mlua wraps every
+    /// call into the VM in a protected call, as any allocation may fail, and that doubled
+    /// EVALSHA's CPU when the cap stayed set (measured with `scripts/bench --loads
+    /// rb-evalsha`).
+    pub fn set_memory_limit(&mut self, limit: usize) {
+        self.limit = limit;
+    }
+
     /// Compiles `script` (once), answering Redis's compile error text.
     pub fn compile(&mut self, script: &Script) -> Result<Function, String> {
         if let Some(f) = self.compiled.get(&script.sha) {
@@ -191,6 +212,7 @@ impl Vm {
                 |e| {
                     let msg = match &e {
                         mlua::Error::SyntaxError { message, .. } => message.clone(),
+                        mlua::Error::MemoryError(_) => return out_of_memory(self.limit),
                         other => other.to_string(),
                     };
                     format!("ERR Error compiling script (new function): {msg}")
@@ -250,7 +272,7 @@ impl Vm {
             hooks.raw_set("last", Value::Nil)?;
             Ok((k, a))
         };
-        let (keys_table, args_table) = setup().map_err(|e| CmdError::Other(format!("ERR {e}")))?;
+        let (keys_table, args_table) = setup().map_err(|e| self.run_error(&e))?;
         let caller_db = ctx.session.db;
         let cell = RefCell::new(Caller { ctx, read_only, deny_oom, raised: None });
         // One call for both: `raise` says whether a command's error is raised (redis.call)
@@ -273,8 +295,19 @@ impl Vm {
         let outcome = lua.scope(|scope| {
             redis.raw_set("call", scope.create_function(|lua, argv: MultiValue| call(lua, argv, true))?)?;
             redis.raw_set("pcall", scope.create_function(|lua, argv: MultiValue| call(lua, argv, false))?)?;
-            let result: MultiValue =
-                if as_arguments { self.fn_runner.call((f, keys_table, args_table))? } else { self.runner.call(f)? };
+            // The cap, only while the script's code runs (see `set_memory_limit`).
+            if self.limit > 0 {
+                lua.set_memory_limit(self.limit)?;
+            }
+            let result = if as_arguments {
+                self.fn_runner.call::<MultiValue>((f, keys_table, args_table))
+            } else {
+                self.runner.call::<MultiValue>(f)
+            };
+            if self.limit > 0 {
+                lua.set_memory_limit(0)?;
+            }
+            let result = result?;
             redis.raw_set("call", Value::Nil)?;
             redis.raw_set("pcall", Value::Nil)?;
             Ok(result)
@@ -284,15 +317,30 @@ impl Vm {
         let raised = caller.raised;
         caller.ctx.session.db = caller_db;
         caller.ctx.session.client.db.store(caller_db, std::sync::atomic::Ordering::Relaxed);
-        let mut values = outcome.map_err(|e| CmdError::Other(format!("ERR {e}")))?.into_iter();
+        let mut values = outcome.map_err(|e| self.run_error(&e))?.into_iter();
         let resp3 = matches!(hooks.raw_get::<Value>("resp"), Ok(Value::Integer(3)));
         match values.next() {
             Some(Value::Boolean(true)) => Ok(lua_to_reply(&values.next().unwrap_or(Value::Nil), resp3)),
             _ => {
                 let info = values.next();
+                if self.limit > 0 && is_memory_error(info.as_ref()) {
+                    // What the script built is garbage now: collected at once, so the next
+                    // script finds the room.
+                    self.lua.gc_collect().ok();
+                    return Ok(Reply::Error(format!("{} script: {}", out_of_memory(self.limit), label)));
+                }
                 Ok(Reply::Error(self.error_text(info, raised, label)))
             }
         }
+    }
+
+    /// An error of the VM itself around a run (not the script's own).
+    fn run_error(&self, e: &mlua::Error) -> CmdError {
+        if matches!(e, mlua::Error::MemoryError(_)) {
+            self.lua.gc_collect().ok();
+            return CmdError::Other(out_of_memory(self.limit));
+        }
+        CmdError::Other(format!("ERR {e}"))
     }
 
     /// The reply to a script that raised, as Redis words it: the error (a `redis.call`
@@ -371,6 +419,29 @@ pub fn watch_lua(lua: &Lua, run: Arc<ScriptRun>, clock: Option<Arc<dyn Clock>>, 
         }
         Ok(VmState::Continue)
     });
+}
+
+/// The error of a script stopped by the `lua-maxmemory` cap.
+fn out_of_memory(limit: usize) -> String {
+    format!("ERR Lua VM out of memory (lua-maxmemory is {limit} bytes)")
+}
+
+/// Whether a script's error is the VM running out of memory: Lua's own allocation failure
+/// (its error handler does not run: the message, or the handler's own failure), or one in a
+/// Rust function the script called.
+fn is_memory_error(info: Option<&Value>) -> bool {
+    match info {
+        Some(Value::String(s)) => matches!(&*s.as_bytes(), b"not enough memory" | b"error in error handling"),
+        Some(Value::Error(e)) => {
+            let mut root: &mlua::Error = e;
+            while let mlua::Error::CallbackError { cause, .. } = root {
+                root = cause;
+            }
+            matches!(root, mlua::Error::MemoryError(_))
+        }
+        Some(Value::Table(t)) => t.raw_get::<Value>("e").is_ok_and(|e| is_memory_error(Some(&e))),
+        _ => false,
+    }
 }
 
 /// The `redis` functions that may raise, in Rust: a Lua function called in tail position

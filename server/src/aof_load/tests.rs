@@ -359,3 +359,36 @@ fn a_flip_of_any_bit_anywhere_in_a_file_is_refused_never_taken_for_a_torn_tail()
         }
     }
 }
+
+/// The script cache's records: `SCRIPT LOAD`, after the annotation line when EVAL cached the
+/// script, in Vitrine's blocks and in a plain file.
+#[test]
+fn the_eval_script_annotation_marks_the_script_load_after_it() {
+    let annotated = [EVAL_SCRIPT_ANNOTATION, b"\r\n", &commands(&[&["SCRIPT", "LOAD", "return 1"]])].concat();
+    let raw = [annotated.clone(), commands(&[&["SCRIPT", "LOAD", "return 2"], &["SET", "k", "v"]])].concat();
+    let mut file = Vec::new();
+    encode_block(&mut file, &raw);
+    let scan = scan_vitrine(&file).unwrap();
+    let marks: Vec<bool> = scan.commands.iter().map(|c| c.eval_script).collect();
+    assert_eq!((marks, scan.valid_end, scan.torn), (vec![true, false, false], file.len(), None));
+    let plain = scan_resp(&[b"#TS:1\r\n", &raw[..]].concat()).unwrap();
+    assert_eq!(plain.commands.iter().map(|c| c.eval_script).collect::<Vec<_>>(), [true, false, false]);
+    // Cut inside the annotation: a torn tail; any other annotation, or one before something
+    // else than SCRIPT LOAD, is damage.
+    let cut = [file.clone(), EVAL_SCRIPT_ANNOTATION[..6].to_vec()].concat();
+    assert_eq!(scan_vitrine(&cut).unwrap().valid_end, file.len());
+    let mut other = Vec::new();
+    encode_block(&mut other, &[b"#other\r\n", &commands(&[&["SET", "k", "v"]])[..]].concat());
+    assert_eq!(scan_vitrine(&other).unwrap_err().kind, RefusalKind::Corrupt);
+    let mut misplaced = Vec::new();
+    encode_block(&mut misplaced, &[EVAL_SCRIPT_ANNOTATION, b"\r\n", &commands(&[&["SET", "k", "v"]])].concat());
+    assert_eq!(scan_vitrine(&misplaced).unwrap_err().kind, RefusalKind::Corrupt);
+    // Loaded: both scripts cached (that the annotated one stays evictable: tests/aof_scripts.rs).
+    let engine = Engine::new(Config::default(), NOW, 7);
+    replay(&engine, NOW, argvs(&file, &scan.commands)).unwrap();
+    let mut s = engine.new_session("t", "", NOW);
+    let sha1 = |b: &str| sha1_smol::Sha1::from(b).digest().to_string();
+    for (body, want) in [("return 1", 1), ("return 2", 2)] {
+        assert_eq!(engine.call(&mut s, &[b"EVALSHA", sha1(body).as_bytes(), b"0"], NOW), Reply::Int(want));
+    }
+}

@@ -91,6 +91,38 @@ pub fn render(state: &AppState) -> String {
         "Bytes the allocator reports as allocated (0 when unknown).",
         c(snap.host.allocator_bytes),
     );
+    // The scripts' VM and cache (redis_exporter's names for INFO's fields).
+    let sc = &snap.scripting;
+    out.one(
+        "vitrine_memory_used_vm_eval_bytes",
+        "gauge",
+        "Bytes the EVAL scripts' Lua VM holds (INFO's used_memory_vm_eval, alias used_memory_lua).",
+        c(sc.used_memory_vm_eval),
+    );
+    out.one(
+        "vitrine_memory_used_scripts_eval_bytes",
+        "gauge",
+        "Bytes the script cache holds (INFO's used_memory_scripts_eval).",
+        c(sc.used_memory_scripts_eval),
+    );
+    out.one(
+        "vitrine_number_of_cached_scripts",
+        "gauge",
+        "Scripts in the script cache.",
+        c(sc.number_of_cached_scripts),
+    );
+    out.one(
+        "vitrine_evicted_scripts_total",
+        "counter",
+        "EVAL scripts evicted from the script cache (past 500, least recently used first).",
+        c(sc.evicted_scripts),
+    );
+    out.one(
+        "vitrine_lua_maxmemory_bytes",
+        "gauge",
+        "The lua-maxmemory cap on the Lua VM (0 = none).",
+        c(sc.lua_maxmemory),
+    );
     out.family(
         "vitrine_maxmemory_policy",
         "gauge",

@@ -4,6 +4,7 @@ import type { DbKeyspace } from "./DbKeyspace";
 import type { HostFacts } from "./HostFacts";
 import type { KeysByType } from "./KeysByType";
 import type { MemoryFigures } from "./MemoryFigures";
+import type { ScriptingFigures } from "./ScriptingFigures";
 
 /**
  * Everything there is to know about the engine at one moment.
@@ -17,7 +18,11 @@ used_memory: number,
 /**
  * INFO memory's figures (data and overhead, peak, fragmentation).
  */
-memory: MemoryFigures, maxmemory: number, maxmemory_policy: string, maxmemory_samples: number, keys: number, keys_with_ttl: number, 
+memory: MemoryFigures, 
+/**
+ * The scripts' VM and cache.
+ */
+scripting: ScriptingFigures, maxmemory: number, maxmemory_policy: string, maxmemory_samples: number, keys: number, keys_with_ttl: number, 
 /**
  * How many databases there are (`databases`).
  */

@@ -57,6 +57,7 @@ export type { ScriptDetail } from './ScriptDetail';
 export type { ScriptKind } from './ScriptKind';
 export type { ScriptRow } from './ScriptRow';
 export type { ScriptsView } from './ScriptsView';
+export type { ScriptingFigures } from './ScriptingFigures';
 export type { SlowEntry } from './SlowEntry';
 export type { SlowLogView } from './SlowLogView';
 export type { StatsSnapshot } from './StatsSnapshot';
