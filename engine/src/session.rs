@@ -38,9 +38,18 @@ pub struct Session {
     pub paused: bool,
     /// This connection's calls not yet in the shared counters (see `CallTally`).
     pub(crate) tally: crate::timing::CallTally,
-    /// While a script runs: what its `redis.call`s do (`script::usage`).
+    /// While a script runs: what its `redis.call`s do (`script::usage` keeps it).
     #[cfg(feature = "scripting")]
-    pub(crate) script_log: Option<Box<crate::script::usage::RunLog>>,
+    pub(crate) script_log: Option<Box<dyn ScriptLog>>,
+}
+
+/// What a running script's log takes from each `redis.call` (the command's name, its keys,
+/// the database it ran in). Kept on the session so a call logs without a lock; the scripting
+/// layer above implements it (`script::usage::RunLog`) and reads it back with `into_any`.
+#[cfg(feature = "scripting")]
+pub(crate) trait ScriptLog: Send {
+    fn command(&mut self, name: &'static str, keys: &mut dyn Iterator<Item = &[u8]>, db: usize);
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
 }
 
 /// CLIENT REPLY's modes. `SkipNext` is SKIP's own command; the next one is then `Skip`.

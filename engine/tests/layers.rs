@@ -13,11 +13,23 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaves",
-        &["num", "glob", "error", "reply", "reply_json", "reply_cli", "resp", "counter", "clock", "script_libs"],
+        &[
+            "num",
+            "glob",
+            "error",
+            "reply",
+            "reply_json",
+            "reply_cli",
+            "resp",
+            "counter",
+            "clock",
+            "script_libs",
+            "rdb_codec",
+        ],
     ),
     ("store", &["store"]),
     ("stats and config", &["stats", "config", "timing"]),
-    ("sessions and their services", &["session", "clients", "monitor", "pubsub", "blocking", "propagate"]),
+    ("sessions and their services", &["session", "clients", "monitor", "pubsub", "blocking", "propagate", "busy"]),
     ("families, table and dispatch", &["cmd", "args", "table", "engine", "prefetch", "radar", "script"]),
     ("host views and the test harness", &["inspect", "testing"]),
 ];

@@ -18,11 +18,11 @@ use crate::engine::Ctx;
 use crate::error::CmdError;
 use crate::reply::Reply;
 #[cfg(feature = "scripting")]
-use crate::{
-    script::cache::{sha1hex, Origin},
-    script::vm::Vm,
-    Engine,
-};
+use crate::script::cache::{sha1hex, Origin};
+#[cfg(feature = "scripting")]
+use crate::script::vm::Vm;
+#[cfg(feature = "scripting")]
+use crate::Engine;
 #[cfg(feature = "scripting")]
 use parking_lot::{MappedMutexGuard, MutexGuard};
 

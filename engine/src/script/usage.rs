@@ -103,6 +103,10 @@ impl RunLog {
 
     /// Logs one `redis.call` of `name` touching `keys`, run in database `db`.
     pub fn command<'k>(&mut self, name: &'static str, keys: impl Iterator<Item = &'k [u8]>, db: usize) {
+        self.log(name, keys, db);
+    }
+
+    fn log<'k>(&mut self, name: &'static str, keys: impl Iterator<Item = &'k [u8]>, db: usize) {
         self.commands.add(name, 1);
         if db != self.db {
             self.selected_db = true;
@@ -115,6 +119,16 @@ impl RunLog {
                 self.undeclared_examples.add(key);
             }
         }
+    }
+}
+
+impl crate::session::ScriptLog for RunLog {
+    fn command(&mut self, name: &'static str, keys: &mut dyn Iterator<Item = &[u8]>, db: usize) {
+        self.log(name, keys, db);
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
     }
 }
 
@@ -264,7 +278,7 @@ pub(crate) fn observe(
     let log = std::mem::replace(&mut ctx.session.script_log, outer);
     let us = engine.timing().now_us().saturating_sub(started);
     let error = matches!(result, Err(_) | Ok(Reply::Error(_)));
-    if let Some(log) = log {
+    if let Some(log) = log.and_then(|l| l.into_any().downcast::<RunLog>().ok()) {
         engine.scripts.usage.lock().record(kind, id, &log, Outcome { error, us, now_ms: ctx.now });
     }
     result

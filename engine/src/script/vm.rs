@@ -588,7 +588,7 @@ impl Caller<'_, '_> {
         // commands a script runs.
         engine.record_call(index, cmd, session, &argv, &mut clock, self.ctx.now, false);
         if let Some(log) = session.script_log.as_mut() {
-            log.command(cmd.name, cmd.keys(&argv), session.db);
+            log.command(cmd.name, &mut cmd.keys(&argv), session.db);
         }
         if reply.is_error() {
             engine.stats().failed_calls.add(index, 1);
