@@ -47,7 +47,7 @@ pub struct Session {
 /// the database it ran in). Kept on the session so a call logs without a lock; the scripting
 /// layer above implements it (`script::usage::RunLog`) and reads it back with `into_any`.
 #[cfg(feature = "scripting")]
-pub(crate) trait ScriptLog: Send {
+pub(crate) trait ScriptLog: Send + Sync {
     fn command(&mut self, name: &'static str, keys: &mut dyn Iterator<Item = &[u8]>, db: usize);
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
 }

@@ -102,6 +102,7 @@ impl RunLog {
     }
 
     /// Logs one `redis.call` of `name` touching `keys`, run in database `db`.
+    #[cfg(test)]
     pub fn command<'k>(&mut self, name: &'static str, keys: impl Iterator<Item = &'k [u8]>, db: usize) {
         self.log(name, keys, db);
     }
