@@ -142,7 +142,6 @@ impl ScriptRun {
     }
 
     /// A kill was asked for the running script.
-    #[cfg(test)]
     pub fn kill_requested(&self) -> bool {
         self.kill.load(Acquire) != KILL_NONE
     }
@@ -379,8 +378,15 @@ mod script_tests {
     fn function_kill_stops_a_busy_function_and_function_stats_shows_it() {
         let mut t = TestEngine::default();
         t.run(&["CONFIG", "SET", "busy-reply-threshold", "0"]);
-        let lib = format!("#!lua name=spinlib\nredis.register_function('spin', function() {SPIN} end)");
+        let lib = format!(
+            "#!lua name=spinlib\nredis.register_function('spin', function() {SPIN} end)\nredis.register_function('noop', function() return 1 end)"
+        );
         assert_eq!(t.run(&["FUNCTION", "LOAD", lib.as_str()]), bulk("spinlib"));
+        // A function has run (its hook set), then a library's load replaced the hook: the
+        // next run must set it again, or the spin below would never be busy.
+        assert_eq!(t.run(&["FCALL", "noop", "0"]), int(1));
+        let other = "#!lua name=otherlib\nredis.register_function('other', function() return 2 end)";
+        assert_eq!(t.run(&["FUNCTION", "LOAD", other]), bulk("otherlib"));
         let (engine, now) = (&t.engine, t.now);
         let mut other = session(engine, now);
         std::thread::scope(|s| {

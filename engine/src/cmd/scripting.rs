@@ -133,9 +133,7 @@ pub(crate) fn with_effects<T>(
     if own_batch {
         ctx.session.prop_batch = Some(crate::propagate::Batch::default());
     }
-    // Set for every run: a kill leaves the hook firing on every line, and a library's load
-    // (`script::functions`) sets a hook of its own.
-    vm.watch(engine.script_run.clone(), engine.timing().clock());
+    vm.watch(&engine.script_run, || engine.timing().clock());
     let busy = engine.script_run();
     // Kept for FUNCTION STATS only: an EVALSHA does not pay for the copy.
     let command = match kind {
@@ -146,6 +144,10 @@ pub(crate) fn with_effects<T>(
     busy.begin(running, engine.timing().now_us(), engine.config().busy_reply_threshold_ms());
     let result = run(vm, ctx);
     let for_shutdown = busy.killed_for_shutdown();
+    if busy.kill_requested() {
+        // The kill left the hook firing on every line: the next run sets it back.
+        vm.unwatch();
+    }
     busy.end();
     if own_batch {
         if let Some(batch) = ctx.session.prop_batch.take() {

@@ -320,6 +320,7 @@ impl FunctionVm {
         }
         let ran = self.loader.call::<(bool, Value)>(chunk);
         lua.remove_hook();
+        self.vm.unwatch();
         set_index(self.vm.globals());
         let functions = self.pending.lock().take().unwrap_or_default();
         let failure = match ran {

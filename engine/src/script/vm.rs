@@ -110,6 +110,9 @@ pub struct Vm {
     chunk: &'static str,
     /// The cap on the VM's memory in bytes (`lua-maxmemory`; 0: none), as last set.
     limit: usize,
+    /// The busy-script hook (`watch_lua`) is set as a run needs it: cleared by a kill (which
+    /// leaves it firing on every line) and by a library's load (which sets its own).
+    watched: std::sync::atomic::AtomicBool,
 }
 
 /// Registers the libraries Redis ships beyond Lua's own (cjson, cmsgpack, struct, bit:
@@ -147,7 +150,18 @@ impl Vm {
             .load("local handler = ...; return function(f, k, a) return xpcall(function() return f(k, a) end, handler) end")
             .set_name("=runner")
             .call(handler)?;
-        Ok(Vm { lua, hooks, redis, globals, runner, fn_runner, compiled: HashMap::new(), chunk, limit: 0 })
+        Ok(Vm {
+            lua,
+            hooks,
+            redis,
+            globals,
+            runner,
+            fn_runner,
+            compiled: HashMap::new(),
+            chunk,
+            limit: 0,
+            watched: Default::default(),
+        })
     }
 
     /// The Lua state (a library's load runs its chunk here: `crate::script::functions`).
@@ -166,9 +180,19 @@ impl Vm {
         &self.globals
     }
 
-    /// Lets `run` watch this VM's scripts: see `watch_lua`.
-    pub fn watch(&self, run: Arc<ScriptRun>, clock: Option<Arc<dyn Clock>>) {
-        watch_lua(&self.lua, run, clock, false);
+    /// Lets `run` watch this VM's scripts (see `watch_lua`), unless its hook is set already:
+    /// setting it allocates, and a script runs thousands of times a second.
+    pub fn watch(&self, run: &Arc<ScriptRun>, clock: impl FnOnce() -> Option<Arc<dyn Clock>>) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if !self.watched.swap(true, Relaxed) {
+            watch_lua(&self.lua, run.clone(), clock(), false);
+        }
+    }
+
+    /// The hook is no longer `watch`'s (a kill changed it, a library's load replaced it):
+    /// the next run sets it again.
+    pub fn unwatch(&self) {
+        self.watched.store(false, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Drops every compiled script (SCRIPT FLUSH).
