@@ -353,12 +353,20 @@ pub struct KeysByType {
     pub set: u64,
     pub zset: u64,
     pub hash: u64,
+    pub stream: u64,
 }
 
 impl KeysByType {
     /// From live counts indexed by `Value::type_index`.
-    pub(crate) fn from_counts(n: [usize; 5]) -> KeysByType {
-        KeysByType { string: n[0] as u64, list: n[1] as u64, set: n[2] as u64, zset: n[3] as u64, hash: n[4] as u64 }
+    pub(crate) fn from_counts(n: [usize; 6]) -> KeysByType {
+        KeysByType {
+            string: n[0] as u64,
+            list: n[1] as u64,
+            set: n[2] as u64,
+            zset: n[3] as u64,
+            hash: n[4] as u64,
+            stream: n[5] as u64,
+        }
     }
 }
 

@@ -16,6 +16,7 @@ use crate::store::entry::{Value, ValueRef};
 use crate::store::hash::HashValue;
 use crate::store::list::ListValue;
 use crate::store::set::SetValue;
+use crate::store::stream::Stream;
 use crate::store::zset::ZSetValue;
 use crate::store::Locked;
 
@@ -60,6 +61,32 @@ collection!(HashValue, Hash);
 collection!(ListValue, List);
 collection!(SetValue, Set);
 collection!(ZSetValue, ZSet);
+
+impl Collection for Stream {
+    fn in_value(value: &mut Value) -> Option<&mut Self> {
+        match value {
+            Value::Stream(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn in_ref(value: ValueRef<'_>) -> Option<&Self> {
+        match value {
+            ValueRef::Stream(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn into_value(self) -> Value {
+        Value::Stream(Box::new(self))
+    }
+
+    /// A stream is never deleted for having no entries (its last ID and groups stay), so it
+    /// never counts as empty here.
+    fn is_empty(&self) -> bool {
+        false
+    }
+}
 
 /// The collection at `key` for a read command (counts a keyspace hit or miss): `None` when
 /// there is no key, WRONGTYPE when it holds another type.

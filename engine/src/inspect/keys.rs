@@ -15,6 +15,7 @@ use crate::reply::Reply;
 use crate::reply_json::{bytes_from_json, bytes_to_json};
 use crate::store::entry::{Entry, ValueRef};
 use crate::store::evict::lfu_decay;
+use crate::store::stream::{StreamEntry, MAX_ID, MIN_ID};
 use crate::{Engine, Session};
 
 /// Most keys one page may ask for.
@@ -243,6 +244,7 @@ pub fn value_view(value: ValueRef<'_>) -> (Json, bool) {
             }),
             z.len(),
         ),
+        ValueRef::Stream(s) => items(&mut s.range(MIN_ID, MAX_ID, false).map(stream_entry_json), s.len() as usize),
         ValueRef::Hash(h) => {
             // JSON object keys must be text, so a field that is not UTF-8 is shown lossily
             // (U+FFFD). The object is built whole and then cut, in the object's own order.
@@ -257,6 +259,11 @@ pub fn value_view(value: ValueRef<'_>) -> (Json, bool) {
             (Json::Object(out), truncated)
         }
     }
+}
+
+/// One stream entry as JSON: `[id, [field, value, ...]]`.
+fn stream_entry_json((id, fields): StreamEntry<'_>) -> Json {
+    Json::Array(vec![Json::from(id.to_string()), Json::Array(fields.into_iter().map(bytes_to_json).collect())])
 }
 
 /// The first `max` bytes of `s`, cut back to a character boundary when `s` is text so the

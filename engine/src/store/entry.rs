@@ -5,6 +5,7 @@ use super::hash::HashValue;
 use super::list::ListValue;
 use super::node::Node;
 use super::set::SetValue;
+use super::stream::Stream;
 use super::zset::ZSetValue;
 
 /// A key's value. Collections are boxed so the common case, a string, keeps entries small.
@@ -15,13 +16,14 @@ pub enum Value {
     Set(Box<SetValue>),
     ZSet(Box<ZSetValue>),
     Hash(Box<HashValue>),
+    Stream(Box<Stream>),
 }
 
 impl Value {
     /// How many value types there are; `type_index` is below this.
-    pub const TYPES: usize = 5;
+    pub const TYPES: usize = 6;
     /// `TYPE` names, indexed by `type_index`.
-    pub const TYPE_NAMES: [&'static str; Value::TYPES] = ["string", "list", "set", "zset", "hash"];
+    pub const TYPE_NAMES: [&'static str; Value::TYPES] = ["string", "list", "set", "zset", "hash", "stream"];
 
     /// A small number per type, for per-type key counts kept by each shard.
     pub fn type_index(&self) -> usize {
@@ -38,9 +40,10 @@ impl Value {
     }
 
     /// A collection with no elements, which Redis never keeps: the key is deleted instead.
-    /// (An empty string is a value like any other.)
+    /// (An empty string is a value like any other, and so is an empty stream: XDEL and XTRIM
+    /// leave the key, with its last ID and groups.)
     pub fn is_empty_collection(&self) -> bool {
-        !matches!(self, Value::Str(_)) && self.is_empty()
+        !matches!(self, Value::Str(_) | Value::Stream(_)) && self.is_empty()
     }
 
     /// The name `TYPE` answers with.
@@ -71,6 +74,7 @@ pub enum ValueRef<'a> {
     Set(&'a SetValue),
     ZSet(&'a ZSetValue),
     Hash(&'a HashValue),
+    Stream(&'a Stream),
 }
 
 impl<'a> From<&'a Value> for ValueRef<'a> {
@@ -94,6 +98,7 @@ impl ValueRef<'_> {
             ValueRef::Set(s) => Value::Set(Box::new(s.clone())),
             ValueRef::ZSet(z) => Value::ZSet(Box::new(z.clone())),
             ValueRef::Hash(h) => Value::Hash(Box::new(h.clone())),
+            ValueRef::Stream(s) => Value::Stream(Box::new(s.clone())),
         }
     }
 }
@@ -107,6 +112,7 @@ impl Value {
             Value::Set(s) => ValueRef::Set(s),
             Value::ZSet(z) => ValueRef::ZSet(z),
             Value::Hash(h) => ValueRef::Hash(h),
+            Value::Stream(s) => ValueRef::Stream(s),
         }
     }
 }
@@ -120,6 +126,7 @@ impl<'a> ValueRef<'a> {
             ValueRef::Set(_) => 2,
             ValueRef::ZSet(_) => 3,
             ValueRef::Hash(_) => 4,
+            ValueRef::Stream(_) => 5,
         }
     }
 
@@ -131,6 +138,7 @@ impl<'a> ValueRef<'a> {
             ValueRef::Set(s) => s.len(),
             ValueRef::ZSet(z) => z.len(),
             ValueRef::Hash(h) => h.len(),
+            ValueRef::Stream(s) => s.len() as usize,
         }
     }
 
@@ -160,6 +168,7 @@ impl<'a> ValueRef<'a> {
             ValueRef::Set(s) => s.encoding(),
             ValueRef::ZSet(z) => z.encoding(),
             ValueRef::Hash(h) => h.encoding(),
+            ValueRef::Stream(_) => "stream",
         }
     }
 
@@ -172,6 +181,7 @@ impl<'a> ValueRef<'a> {
             ValueRef::Set(s) => alloc_size(std::mem::size_of::<SetValue>()) + s.heap_size(),
             ValueRef::ZSet(z) => alloc_size(std::mem::size_of::<ZSetValue>()) + z.heap_size(),
             ValueRef::Hash(h) => alloc_size(std::mem::size_of::<HashValue>()) + h.heap_size(),
+            ValueRef::Stream(s) => alloc_size(std::mem::size_of::<Stream>()) + s.heap_size(),
         }
     }
 }

@@ -34,6 +34,7 @@ pub mod node;
 pub mod ready;
 pub mod set;
 pub mod shard;
+pub mod stream;
 pub mod stripe;
 pub mod table;
 pub mod watch;

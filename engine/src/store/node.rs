@@ -29,6 +29,7 @@ use super::entry::{alloc_size, Value, ValueRef};
 use super::hash::HashValue;
 use super::list::ListValue;
 use super::set::SetValue;
+use super::stream::Stream;
 use super::zset::ZSetValue;
 
 /// The kinds of value a node holds, in the flags' low three bits.
@@ -38,6 +39,7 @@ const LIST: u8 = 2;
 const SET: u8 = 3;
 const ZSET: u8 = 4;
 const HASH: u8 = 5;
+const STREAM: u8 = 6;
 const KIND_MASK: u8 = 0b111;
 const F_TTL: u8 = 1 << 3;
 const F_WIDE: u8 = 1 << 4;
@@ -141,6 +143,7 @@ impl Node {
             Value::Set(_) => (SET, &[]),
             Value::ZSet(_) => (ZSET, &[]),
             Value::Hash(_) => (HASH, &[]),
+            Value::Stream(_) => (STREAM, &[]),
         };
         let mut node = Node::build(key, kind, embedded, expire_at, stamps);
         node.store_boxed(value);
@@ -208,6 +211,7 @@ impl Node {
             Value::Set(b) => (Box::into_raw(b).cast(), 0, 0),
             Value::ZSet(b) => (Box::into_raw(b).cast(), 0, 0),
             Value::Hash(b) => (Box::into_raw(b).cast(), 0, 0),
+            Value::Stream(b) => (Box::into_raw(b).cast(), 0, 0),
         };
         let shape = self.shape();
         debug_assert!(shape.words() > 0);
@@ -280,7 +284,7 @@ impl Node {
     /// `Value::type_index` of the value, from the flags alone (cheaper than `value()`, for
     /// the memory ledger on every write).
     pub fn type_index(&self) -> usize {
-        // EMBED and RAW are strings (0); LIST..HASH follow `Value::type_index`'s order.
+        // EMBED and RAW are strings (0); LIST..STREAM follow `Value::type_index`'s order.
         self.shape().kind().saturating_sub(1) as usize
     }
 
@@ -305,7 +309,8 @@ impl Node {
                 LIST => ValueRef::List(&*p.cast::<ListValue>()),
                 SET => ValueRef::Set(&*p.cast::<SetValue>()),
                 ZSET => ValueRef::ZSet(&*p.cast::<ZSetValue>()),
-                _ => ValueRef::Hash(&*p.cast::<HashValue>()),
+                HASH => ValueRef::Hash(&*p.cast::<HashValue>()),
+                _ => ValueRef::Stream(&*p.cast::<Stream>()),
             }
         }
     }
@@ -334,7 +339,8 @@ impl Node {
                 LIST => Value::List(Box::from_raw(p.cast::<ListValue>())),
                 SET => Value::Set(Box::from_raw(p.cast::<SetValue>())),
                 ZSET => Value::ZSet(Box::from_raw(p.cast::<ZSetValue>())),
-                _ => Value::Hash(Box::from_raw(p.cast::<HashValue>())),
+                HASH => Value::Hash(Box::from_raw(p.cast::<HashValue>())),
+                _ => Value::Stream(Box::from_raw(p.cast::<Stream>())),
             }
         }
     }
@@ -353,7 +359,11 @@ impl Node {
         let r = f(&mut value);
         let same = matches!(
             (old_kind, &value),
-            (LIST, Value::List(_)) | (SET, Value::Set(_)) | (ZSET, Value::ZSet(_)) | (HASH, Value::Hash(_))
+            (LIST, Value::List(_))
+                | (SET, Value::Set(_))
+                | (ZSET, Value::ZSet(_))
+                | (HASH, Value::Hash(_))
+                | (STREAM, Value::Stream(_))
         );
         if same {
             self.store_boxed(value);

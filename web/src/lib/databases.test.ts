@@ -6,7 +6,7 @@ const keyspace = (db: number, keys: number, expires = 0) => ({
   keys,
   expires,
   avg_ttl_ms: 0,
-  keys_by_type: { string: keys, list: 0, hash: 0, set: 0, zset: 0 },
+  keys_by_type: { string: keys, list: 0, hash: 0, set: 0, zset: 0, stream: 0 },
 });
 
 describe('databases', () => {

@@ -35,6 +35,6 @@ export function sample(t_ms: number, over: Partial<Omit<Sample, 'keys_by_type'>>
     expired_per_sec: 0,
     hit_ratio_interval: null,
     ...over,
-    keys_by_type: { string: 0, list: 0, set: 0, zset: 0, hash: 0, ...over.keys_by_type },
+    keys_by_type: { string: 0, list: 0, set: 0, zset: 0, hash: 0, stream: 0, ...over.keys_by_type },
   };
 }

@@ -3,4 +3,4 @@
 /**
  * Key counts by type.
  */
-export type KeysByType = { string: number, list: number, set: number, zset: number, hash: number, };
+export type KeysByType = { string: number, list: number, set: number, zset: number, hash: number, stream: number, };
