@@ -60,6 +60,9 @@ pub enum BlockOp {
     ZPop { max: bool, count: usize, flat: bool },
     /// BLMOVE / BRPOPLPUSH: pop from the source and push onto `dst`; the reply is the element.
     Move { dst: Vec<u8>, from_left: bool, to_left: bool },
+    /// XREADGROUP with `>`: deliver up to `count` (0 = all) new entries to `consumer` of
+    /// `group`; the reply is `[[key, entries]]` (a map in RESP3, hence `resp3`).
+    XReadGroup { group: Vec<u8>, consumer: Vec<u8>, count: usize, noack: bool, resp3: bool },
 }
 
 /// A registered waiter.

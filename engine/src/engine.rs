@@ -60,6 +60,10 @@ pub struct Ctx<'a> {
     /// write left as they were, so WATCHes on them survive, as Redis signals only the keys it
     /// modified (SMOVE of a member the destination already has). Zero: every key counts.
     pub unchanged: u64,
+    /// What a write logs to the append-only file instead of its own argv, when its effect is
+    /// not its arguments (XREADGROUP logs an XCLAIM per delivered entry); `Some(vec![])` logs
+    /// nothing. Set by the handler; `None` logs the canonical form of the argv.
+    pub effects: Option<Vec<Vec<Vec<u8>>>>,
 }
 
 impl Ctx<'_> {
@@ -969,13 +973,13 @@ impl Engine {
         if session.client.no_touch.load(Relaxed) && cmd.name != "TOUCH" {
             db.set_no_touch(true);
         }
-        let mut ctx = Ctx { engine: self, cmd, session, db, now: now_ms, argv, unchanged: 0 };
+        let mut ctx = Ctx { engine: self, cmd, session, db, now: now_ms, argv, unchanged: 0, effects: None };
         let mut args = Args::new(&argv[cmd.args_start()..]);
         let result = (cmd.handler)(&mut ctx, &mut args);
         if cmd.flags & WRITE != 0 && self.propagation().enabled() {
             if let Ok(reply) = &result {
                 if !reply.is_error() {
-                    self.propagate(ctx.session, argv, reply, now_ms);
+                    self.propagate(ctx.session, argv, reply, now_ms, ctx.effects.take());
                 }
             }
         }
@@ -996,8 +1000,15 @@ impl Engine {
 
     /// Logs a successful write in canonical form, while its shards are still locked (so the
     /// log's order is the order writes took effect); inside EXEC, into the transaction's batch.
-    fn propagate(&self, session: &mut Session, argv: &[&[u8]], reply: &Reply, now_ms: u64) {
-        let cmds = crate::propagate::rewrite_for_log(argv, reply, now_ms);
+    fn propagate(
+        &self,
+        session: &mut Session,
+        argv: &[&[u8]],
+        reply: &Reply,
+        now_ms: u64,
+        effects: Option<Vec<Vec<Vec<u8>>>>,
+    ) {
+        let cmds = effects.unwrap_or_else(|| crate::propagate::rewrite_for_log(argv, reply, now_ms));
         let mut bytes = Vec::new();
         for c in &cmds {
             crate::propagate::encode_command(&mut bytes, c);

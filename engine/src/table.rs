@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use crate::args::Args;
 use crate::cmd::{
-    client, command, config, functions, hash, keys, list, pubsub, scripting, server, set, string, timing, tx, zset,
+    client, command, config, functions, hash, keys, list, pubsub, scripting, server, set, stream, string, timing, tx, zset,
 };
 use crate::engine::Ctx;
 use crate::error::CmdError;
@@ -21,7 +21,7 @@ use crate::reply::Reply;
 pub mod keyspec;
 mod meta;
 
-use keyspec::{key, keynum, range, unknown, KeyLayout, KeySpec, Keys};
+use keyspec::{key, keynum, keyword, range, unknown, KeyLayout, KeySpec, Keys};
 #[allow(unused_imports)]
 use keyspec::{ACCESS, DELETE, INSERT, NOT_KEY, OW, RM, RO, RW, UPDATE, VARIABLE_FLAGS};
 
@@ -472,6 +472,14 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "ZRANDMEMBER", -2, READONLY, [key(RO | ACCESS, 1)], "sorted-set", zset::zrandmember, "key [count [WITHSCORES]]", "Returns one or more random members from a sorted set.";
     "ZRANGESTORE", -5, WRITE | DENYOOM, [key(OW | UPDATE, 1), key(RO | ACCESS, 2)], "sorted-set", zset::zrangestore, "dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]", "Stores a range of members from sorted set in a key.";
     "ZSCAN", -3, READONLY, [key(RO | ACCESS, 1)], "sorted-set", zset::zscan, "key cursor [MATCH pattern] [COUNT count]", "Iterates over members and scores of a sorted set.";
+    // Stream consumer groups (cmd::stream)
+    "XGROUP", -2, 0, [], "stream", container, "<CREATE key group <id | $> [MKSTREAM] [ENTRIESREAD n] | SETID key group <id | $> [ENTRIESREAD n] | DESTROY key group | CREATECONSUMER key group consumer | DELCONSUMER key group consumer | HELP>", "A container for consumer groups commands.", subcommands = XGROUP_SUBCOMMANDS;
+    "XREADGROUP", -7, WRITE | BLOCKING, [keyword(RO | ACCESS, "STREAMS", 4, -1, 1, 2)], "stream", stream::xreadgroup, "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.";
+    "XACK", -4, WRITE | FAST, [key(RW | UPDATE, 1)], "stream", stream::xack, "key group id [id ...]", "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.";
+    "XPENDING", -3, READONLY, [key(RO | ACCESS, 1)], "stream", stream::xpending, "key group [[IDLE min-idle-time] start end count [consumer]]", "Returns the information and entries from a stream consumer group's pending entries list.";
+    "XCLAIM", -6, WRITE | FAST, [key(RW | UPDATE, 1)], "stream", stream::xclaim, "key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.";
+    "XAUTOCLAIM", -6, WRITE | FAST, [key(RW | DELETE, 1)], "stream", stream::xautoclaim, "key group consumer min-idle-time start [COUNT count] [JUSTID]", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.";
+    "XINFO", -2, 0, [], "stream", container, "<CONSUMERS key group | GROUPS key | STREAM key [FULL [COUNT count]] | HELP>", "A container for stream introspection commands.", subcommands = XINFO_SUBCOMMANDS;
     // Transactions (cmd::tx)
     "MULTI", 1, FAST, [], "transactions", tx::multi, "", "Starts a transaction.";
     "EXEC", 1, 0, [], "transactions", tx::exec, "", "Executes all commands in a transaction.";
@@ -606,6 +614,22 @@ const FUNCTION_SUBCOMMANDS: &[Command] = rows! { args from 2;
     "FUNCTION|LIST", -2, 0, [], "scripting", functions::function_list, "[LIBRARYNAME library-name-pattern] [WITHCODE]", "Returns information about all libraries.";
     "FUNCTION|RESTORE", -3, WRITE | DENYOOM | ALL_SHARDS, [], "scripting", functions::function_restore, "serialized-value [FLUSH | APPEND | REPLACE]", "Restores all libraries from a payload.";
     "FUNCTION|STATS", 2, 0, [], "scripting", functions::function_stats, "", "Returns information about a function during execution.";
+};
+
+const XGROUP_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "XGROUP|CREATE", -5, WRITE | DENYOOM, [key(RW | INSERT, 2)], "stream", stream::xgroup_create, "key group <id | $> [MKSTREAM] [ENTRIESREAD entries-read]", "Creates a consumer group.";
+    "XGROUP|CREATECONSUMER", 5, WRITE | DENYOOM, [key(RW | INSERT, 2)], "stream", stream::xgroup_createconsumer, "key group consumer", "Creates a consumer in a consumer group.";
+    "XGROUP|DELCONSUMER", 5, WRITE, [key(RW | DELETE, 2)], "stream", stream::xgroup_delconsumer, "key group consumer", "Deletes a consumer from a consumer group.";
+    "XGROUP|DESTROY", 4, WRITE, [key(RW | DELETE, 2)], "stream", stream::xgroup_destroy, "key group", "Destroys a consumer group.";
+    "XGROUP|SETID", -5, WRITE, [key(RW | UPDATE, 2)], "stream", stream::xgroup_setid, "key group <id | $> [ENTRIESREAD entries-read]", "Sets the last-delivered ID of a consumer group.";
+    "XGROUP|HELP", 2, 0, [], "stream", stream::xgroup_help, "", "Returns helpful text about the different subcommands.";
+};
+
+const XINFO_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "XINFO|CONSUMERS", 4, READONLY, [key(RO | ACCESS, 2)], "stream", stream::xinfo_consumers, "key group", "Returns a list of the consumers in a consumer group.";
+    "XINFO|GROUPS", 3, READONLY, [key(RO | ACCESS, 2)], "stream", stream::xinfo_groups, "key", "Returns a list of the consumer groups of a stream.";
+    "XINFO|STREAM", -3, READONLY, [key(RO | ACCESS, 2)], "stream", stream::xinfo_stream, "key [FULL [COUNT count]]", "Returns information about a stream.";
+    "XINFO|HELP", 2, 0, [], "stream", stream::xinfo_help, "", "Returns helpful text about the different subcommands.";
 };
 
 const SCRIPT_SUBCOMMANDS: &[Command] = rows! { args from 2;

@@ -151,7 +151,7 @@ impl Engine {
                 let Some((id, waiter)) = inner.nth(db_index, key, skip) else { return };
                 let dst = match &waiter.op {
                     BlockOp::Move { dst, .. } => Some(dst.clone()),
-                    BlockOp::Pop { .. } | BlockOp::MPop { .. } | BlockOp::ZPop { .. } => None,
+                    BlockOp::Pop { .. } | BlockOp::MPop { .. } | BlockOp::ZPop { .. } | BlockOp::XReadGroup { .. } => None,
                 };
                 (id, waiter.ticket, dst)
             };
@@ -165,9 +165,17 @@ impl Engine {
                 _ => continue,
             }
             let Some(waiter) = inner.waiters.get(&id) else { continue };
+            // What a served XREADGROUP logs (an XCLAIM per delivered entry).
+            let mut effects = Vec::new();
             let served = match &waiter.op {
                 BlockOp::ZPop { max, count, flat } => {
                     cmd::zset::serve_blocked(&mut db, key, *max, *count, *flat, now_ms)
+                }
+                op @ BlockOp::XReadGroup { .. } => {
+                    cmd::stream::serve_readgroup(self, &mut db, key, op, now_ms).map(|(reply, logged)| {
+                        effects = logged;
+                        reply
+                    })
                 }
                 op => cmd::list::serve_blocked(self, &mut db, key, op, now_ms),
             };
@@ -195,6 +203,11 @@ impl Engine {
                         let n = if *flat { 1 } else { popped_from(&reply).map_or(0, |(_, n)| n) };
                         let pop = if *max { &b"ZPOPMAX"[..] } else { b"ZPOPMIN" };
                         self.propagation().append(db_index, &[pop, key, n.to_string().as_bytes()]);
+                    }
+                    BlockOp::XReadGroup { .. } => {
+                        for cmd in &effects {
+                            self.propagation().append(db_index, cmd);
+                        }
                     }
                     BlockOp::Move { dst, from_left, to_left } => self.propagation().append(
                         db_index,
