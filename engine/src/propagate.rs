@@ -580,11 +580,45 @@ fn encode_stream(out: &mut Vec<u8>, key: &[u8], stream: &Stream) {
     encode_stream_groups(out, key, stream);
 }
 
-/// The hook for a stream's consumer groups in a rewrite: the commands that recreate each
-/// group and its pending entries (XGROUP CREATE ... ENTRIESREAD, XCLAIM ... FORCE JUSTID),
-/// written after the entries and the XSETID. Filled in with the consumer groups.
-fn encode_stream_groups(_out: &mut Vec<u8>, _key: &[u8], stream: &Stream) {
-    let _ = &stream.groups;
+/// A stream's consumer groups in a rewrite, as Redis's `rewriteStreamObject` writes them:
+/// each group with its last-delivered ID and entries-read counter, then each consumer as the
+/// XCLAIMs of its pending entries (with their delivery time and count), or as XGROUP
+/// CREATECONSUMER when it has none.
+fn encode_stream_groups(out: &mut Vec<u8>, key: &[u8], stream: &Stream) {
+    let Some(groups) = &stream.groups else { return };
+    for (name, g) in groups.iter() {
+        let read = g.entries_read.map_or(-1, |n| n as i64).to_string();
+        let last = g.last_id.to_bytes();
+        encode_command(out, &[&b"XGROUP"[..], b"CREATE", key, name, &last, b"ENTRIESREAD", read.as_bytes()]);
+        for c in g.consumers().values() {
+            if c.pel.is_empty() {
+                encode_command(out, &[&b"XGROUP"[..], b"CREATECONSUMER", key, name, &c.name]);
+                continue;
+            }
+            for id in &c.pel {
+                let Some(nack) = g.pel().get(id) else { continue };
+                let (id, time, count) =
+                    (id.to_bytes(), nack.delivery_time.to_string(), nack.delivery_count.to_string());
+                encode_command(
+                    out,
+                    &[
+                        &b"XCLAIM"[..],
+                        key,
+                        name,
+                        &c.name,
+                        b"0",
+                        &id,
+                        b"TIME",
+                        time.as_bytes(),
+                        b"RETRYCOUNT",
+                        count.as_bytes(),
+                        b"JUSTID",
+                        b"FORCE",
+                    ],
+                );
+            }
+        }
+    }
 }
 
 #[cfg(test)]

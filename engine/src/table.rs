@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 
 use crate::args::Args;
 use crate::cmd::{
-    client, command, config, functions, hash, keys, list, pubsub, scripting, server, set, stream, string, timing, tx, zset,
+    client, command, config, functions, hash, keys, list, pubsub, scripting, server, set, stream, string, timing, tx,
+    zset,
 };
 use crate::engine::Ctx;
 use crate::error::CmdError;

@@ -151,7 +151,9 @@ impl Engine {
                 let Some((id, waiter)) = inner.nth(db_index, key, skip) else { return };
                 let dst = match &waiter.op {
                     BlockOp::Move { dst, .. } => Some(dst.clone()),
-                    BlockOp::Pop { .. } | BlockOp::MPop { .. } | BlockOp::ZPop { .. } | BlockOp::XReadGroup { .. } => None,
+                    BlockOp::Pop { .. } | BlockOp::MPop { .. } | BlockOp::ZPop { .. } | BlockOp::XReadGroup { .. } => {
+                        None
+                    }
                 };
                 (id, waiter.ticket, dst)
             };

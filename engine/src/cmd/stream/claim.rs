@@ -150,9 +150,7 @@ pub fn xclaim(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError
     if !has {
         return Err(no_key_or_group(key, group, ""));
     }
-    let min_idle = parse_i64(argv[4])
-        .ok_or_else(|| CmdError::err("Invalid min-idle-time argument for XCLAIM"))?
-        .max(0);
+    let min_idle = parse_i64(argv[4]).ok_or_else(|| CmdError::err("Invalid min-idle-time argument for XCLAIM"))?.max(0);
     let mut ids = Vec::new();
     let mut j = 5;
     while j < argv.len() {
@@ -187,10 +185,7 @@ pub fn xclaim(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError
             j += 1;
             opts.last_id = StreamId::parse(argv[j], 0, true)?;
         } else {
-            return Err(CmdError::err(format!(
-                "Unrecognized XCLAIM option '{}'",
-                super::xgroup::lossy(opt)
-            )));
+            return Err(CmdError::err(format!("Unrecognized XCLAIM option '{}'", super::xgroup::lossy(opt))));
         }
         j += 1;
     }
@@ -200,7 +195,8 @@ pub fn xclaim(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError
         _ => now as u64,
     };
     let now = now as u64;
-    let claimed = modify_stream(ctx, key, |s| Ok(claim(s, key, group, consumer, min_idle as u64, &ids, time, &opts, now)))?;
+    let claimed =
+        modify_stream(ctx, key, |s| Ok(claim(s, key, group, consumer, min_idle as u64, &ids, time, &opts, now)))?;
     let (replies, effects) = claimed.unwrap_or_default();
     log_effects(ctx, effects);
     Ok(Reply::Array(replies))
@@ -238,7 +234,10 @@ fn claim(
                 // drops it too.
                 let nack = pending?;
                 g.ack(id);
-                return Some((None, xclaim_effect(key, group, &nack.consumer, id, nack.delivery_time, nack.delivery_count, g.last_id)));
+                return Some((
+                    None,
+                    xclaim_effect(key, group, &nack.consumer, id, nack.delivery_time, nack.delivery_count, g.last_id),
+                ));
             };
             let count = match &pending {
                 Some(nack) => {
@@ -294,9 +293,8 @@ fn entry_reply_owned(id: StreamId, fields: &[Vec<u8>]) -> Reply {
 pub fn xautoclaim(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let argv = ctx.argv;
     let (key, group, consumer) = (argv[1], argv[2], argv[3]);
-    let min_idle = parse_i64(argv[4])
-        .ok_or_else(|| CmdError::err("Invalid min-idle-time argument for XAUTOCLAIM"))?
-        .max(0) as u64;
+    let min_idle =
+        parse_i64(argv[4]).ok_or_else(|| CmdError::err("Invalid min-idle-time argument for XAUTOCLAIM"))?.max(0) as u64;
     let start = StreamId::parse_bound(argv[5], 0, true)?;
     let (mut count, mut just_id) = (100u64, false);
     let mut j = 6;
@@ -322,7 +320,8 @@ pub fn xautoclaim(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdE
         return Err(no_key_or_group(key, group, ""));
     }
     let now = ctx.now;
-    let done = modify_stream(ctx, key, |s| Ok(autoclaim(s, key, group, consumer, min_idle, start, count, just_id, now)))?;
+    let done =
+        modify_stream(ctx, key, |s| Ok(autoclaim(s, key, group, consumer, min_idle, start, count, just_id, now)))?;
     let Some((next, claimed, deleted, effects)) = done else { return Ok(Reply::NilArray) };
     log_effects(ctx, effects);
     Ok(Reply::Array(vec![

@@ -107,9 +107,8 @@ pub fn xinfo_stream(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, Cmd
     let opts = args.rest();
     // Redis names the subcommand as it was typed.
     let sub = lossy(ctx.argv[1]);
-    let syntax = || {
-        CmdError::err(format!("unknown subcommand or wrong number of arguments for '{sub}'. Try XINFO HELP."))
-    };
+    let syntax =
+        || CmdError::err(format!("unknown subcommand or wrong number of arguments for '{sub}'. Try XINFO HELP."));
     let full = !opts.is_empty();
     let mut count = 10i64;
     if full {
@@ -163,12 +162,7 @@ fn full_group(name: &[u8], g: &Group, facts: &StreamFacts, limit: usize) -> Repl
         .iter()
         .take(limit)
         .map(|(id, n)| {
-            Reply::Array(vec![
-                id_reply(*id),
-                Reply::bulk(&n.consumer),
-                int(n.delivery_time),
-                int(n.delivery_count),
-            ])
+            Reply::Array(vec![id_reply(*id), Reply::bulk(&n.consumer), int(n.delivery_time), int(n.delivery_count)])
         })
         .collect();
     let consumers = g
@@ -217,6 +211,6 @@ pub fn xinfo_help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, Cmd
         "STREAM <key> [FULL [COUNT <count>]",
         "    Show information about the stream.",
         "HELP",
-        "    Print this help.",
+        "    Prints this help.",
     ]))
 }

@@ -12,3 +12,5 @@ pub use info::{xinfo_consumers, xinfo_groups, xinfo_help, xinfo_stream};
 pub(crate) use readgroup::serve_blocked as serve_readgroup;
 pub use readgroup::xreadgroup;
 pub use xgroup::{xgroup_create, xgroup_createconsumer, xgroup_delconsumer, xgroup_destroy, xgroup_help, xgroup_setid};
+#[cfg(test)]
+mod group_tests;

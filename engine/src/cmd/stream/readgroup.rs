@@ -290,4 +290,3 @@ pub(crate) fn serve_blocked(
         _ => None,
     }
 }
-

@@ -279,10 +279,9 @@ pub fn xgroup_createconsumer(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<R
     let consumer = args.bytes()?;
     existing_group(ctx, key, group)?;
     let now = ctx.now;
-    let created =
-        modify_stream(ctx, key, |s| Ok(groups_mut(s).modify(group, |g| g.create_consumer(consumer, now))))?
-            .flatten()
-            .unwrap_or(false);
+    let created = modify_stream(ctx, key, |s| Ok(groups_mut(s).modify(group, |g| g.create_consumer(consumer, now))))?
+        .flatten()
+        .unwrap_or(false);
     if !created {
         log_effects(ctx, vec![]);
     }
@@ -299,8 +298,9 @@ pub fn xgroup_delconsumer(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Repl
     let group = args.bytes()?;
     let consumer = args.bytes()?;
     existing_group(ctx, key, group)?;
-    let pending =
-        modify_stream(ctx, key, |s| Ok(groups_mut(s).modify(group, |g| g.delete_consumer(consumer))))?.flatten().flatten();
+    let pending = modify_stream(ctx, key, |s| Ok(groups_mut(s).modify(group, |g| g.delete_consumer(consumer))))?
+        .flatten()
+        .flatten();
     if pending.is_none() {
         log_effects(ctx, vec![]);
     }
@@ -330,6 +330,6 @@ pub fn xgroup_help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, Cm
         "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
         "    Set the current group ID and entries_read counter.",
         "HELP",
-        "    Print this help.",
+        "    Prints this help.",
     ]))
 }
