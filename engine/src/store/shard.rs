@@ -429,6 +429,11 @@ impl Shard {
         self.ledger.remove(node.key(), facts);
         self.account(facts.size, 0);
         self.hfe_sync(node.key(), false);
+        if facts.type_index == STREAM {
+            // XREADGROUP waiters on a deleted stream are answered at once (Redis 7.0's
+            // "UNBLOCKED the stream key no longer exists"), not left for a group that is gone.
+            self.common.ready.signal(self.db, node.key());
+        }
         Some(node)
     }
 

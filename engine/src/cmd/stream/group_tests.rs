@@ -400,7 +400,8 @@ fn writes_log_their_effects() {
     let claim = |id: &str| {
         format!("*14 $6 XCLAIM $1 s $1 g $1 a $1 0 $3 {id} $4 TIME $13 {at} $10 RETRYCOUNT $1 1 $5 FORCE $6 JUSTID $6 LASTID $3 {id} ")
     };
-    assert_eq!(logged(&t), format!("*2 $6 SELECT $1 0 {}{}", claim("1-0"), claim("2-0")));
+    let setid = "*7 $6 XGROUP $5 SETID $1 s $1 g $3 2-0 $11 ENTRIESREAD $1 2 ";
+    assert_eq!(logged(&t), format!("*2 $6 SELECT $1 0 {}{}{setid}", claim("1-0"), claim("2-0")));
     // History reads, empty reads and no-op acks log nothing.
     t.run(&["XREADGROUP", "GROUP", "g", "a", "STREAMS", "s", "0"]);
     t.run(&["XREADGROUP", "GROUP", "g", "a", "STREAMS", "s", ">"]);
@@ -464,6 +465,12 @@ fn blocked_readers_are_served_in_turn_and_told_when_their_group_goes() {
     let mut out = Vec::new();
     t.engine.unblock_timeout(&mut a, &mut out);
     assert_eq!(out, b"*-1\r\n");
+    // A deleted key ends the wait with Redis 7.0's error.
+    feed(&t, &mut a, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >\r\n");
+    assert_eq!(t.run(&["DEL", "s"]), int(1));
+    assert_eq!(retry(&t, &mut a).as_deref(), Some("-UNBLOCKED the stream key no longer exists\r\n"));
+    add(&mut t, "s", 3);
+    t.run(&["XGROUP", "CREATE", "s", "g", "$"]);
     // Inside MULTI it does not wait.
     t.run(&["MULTI"]);
     t.run(&["XREADGROUP", "GROUP", "g", "a", "BLOCK", "0", "STREAMS", "s", ">"]);

@@ -210,7 +210,7 @@ fn history(s: &mut Stream, req: &Request<'_>, after: StreamId, now: u64) -> Vec<
 
 /// Delivers the entries after the group's last ID (up to the request's count): the group
 /// moves past them and, unless NOACK, each becomes pending for the consumer, logged as the
-/// XCLAIM that recreates it (with NOACK, one XGROUP SETID logs the group's new position).
+/// XCLAIM that recreates it, then one XGROUP SETID logs the group's new position.
 /// `None` when there is nothing new.
 fn deliver_new(
     s: &mut Stream,
@@ -247,9 +247,10 @@ fn deliver_new(
                 effects.push(xclaim_effect(key, req.group, req.consumer, id, time, count, g.last_id));
             }
         }
-        if req.noack {
-            effects.push(setid_effect(key, req.group, g.last_id, g.entries_read));
-        }
+        // The group's new position with its entries-read counter, which the XCLAIMs'
+        // LASTID cannot carry: without it a restart would lose the lag. (Redis 7.0-7.2 log
+        // it only with NOACK; later versions always, for the same reason.)
+        effects.push(setid_effect(key, req.group, g.last_id, g.entries_read));
     });
     Some(out)
 }
