@@ -33,8 +33,8 @@ fn text(v: &Value, masked: &[&str]) -> String {
         match v {
             Value::Nil => out.push_str("nil"),
             Value::Int(n) => out.push_str(&n.to_string()),
-            Value::Data(b) => out.push_str(&String::from_utf8_lossy(b)),
-            Value::Bulk(items) => {
+            Value::BulkString(b) => out.push_str(&String::from_utf8_lossy(b)),
+            Value::Array(items) | Value::Set(items) => {
                 out.push('[');
                 let mut mask_next = false;
                 for (i, item) in items.iter().enumerate() {
@@ -47,12 +47,13 @@ fn text(v: &Value, masked: &[&str]) -> String {
                         continue;
                     }
                     go(item, masked, out);
-                    mask_next = matches!(item, Value::Data(b) if i % 2 == 0 && masked.iter().any(|m| m.as_bytes() == &b[..]));
+                    mask_next = matches!(item, Value::BulkString(b) if i % 2 == 0 && masked.iter().any(|m| m.as_bytes() == &b[..]));
                 }
                 out.push(']');
             }
-            Value::Status(s) => out.push_str(s),
+            Value::SimpleString(s) => out.push_str(s),
             Value::Okay => out.push_str("OK"),
+            other => out.push_str(&format!("{other:?}")),
         }
     }
     let mut out = String::new();
@@ -69,9 +70,9 @@ fn state(c: &mut redis::Connection) -> Vec<String> {
         out.push(text(&run(c, &["XPENDING", "s", g]), &[]));
         let pending = run(c, &["XPENDING", "s", g, "-", "+", "100"]);
         // [id, owner, idle, count] each: the idle time moves with the clock.
-        let Value::Bulk(items) = pending else { panic!("{pending:?}") };
+        let Value::Array(items) = pending else { panic!("{pending:?}") };
         for item in items {
-            let Value::Bulk(f) = item else { panic!() };
+            let Value::Array(f) = item else { panic!() };
             out.push(format!("{} {} {}", text(&f[0], &[]), text(&f[1], &[]), text(&f[3], &[])));
         }
     }

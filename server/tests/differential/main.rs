@@ -50,6 +50,7 @@ mod pubsub;
 mod scripting;
 mod sort;
 mod sorted_sets;
+mod stream_groups;
 mod strings_keys;
 mod timing;
 mod transactions;
