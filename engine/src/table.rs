@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 
 use crate::args::Args;
 use crate::cmd::{
-    client, command, config, functions, hash, keys, list, pubsub, scripting, server, set, string, timing, tx, zset,
+    client, command, config, functions, hash, keys, list, pubsub, scripting, server, set, stream, string, timing, tx,
+    zset,
 };
 use crate::engine::Ctx;
 use crate::error::CmdError;
@@ -21,7 +22,7 @@ use crate::reply::Reply;
 pub mod keyspec;
 mod meta;
 
-use keyspec::{key, keynum, range, unknown, KeyLayout, KeySpec, Keys};
+use keyspec::{key, keynum, keyword, range, unknown, KeyLayout, KeySpec, Keys};
 #[allow(unused_imports)]
 use keyspec::{ACCESS, DELETE, INSERT, NOT_KEY, OW, RM, RO, RW, UPDATE, VARIABLE_FLAGS};
 
@@ -490,6 +491,15 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "SUNSUBSCRIBE", -1, 0, [range(NOT_KEY, 1, -1, 1, 0)], "pubsub", pubsub::sunsubscribe, "[shardchannel [shardchannel ...]]", "Stops listening to messages posted to shard channels.";
     "SPUBLISH", 3, FAST, [key(NOT_KEY, 1)], "pubsub", pubsub::spublish, "shardchannel message", "Posts a message to a shard channel.";
     "PUBSUB", -2, 0, [], "pubsub", container, "<CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | SHARDCHANNELS [pattern] | SHARDNUMSUB [shardchannel ...] | HELP>", "A container for Pub/Sub commands.", subcommands = PUBSUB_SUBCOMMANDS;
+    // Streams
+    "XADD", -5, WRITE | DENYOOM | FAST, [key(RW | UPDATE, 1).notes("UPDATE instead of INSERT because of the optional trimming feature")], "stream", stream::xadd, "key [NOMKSTREAM] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value [field value ...]", "Appends a new message to a stream. Creates the key if it doesn't exist.", grow = stream::add_growth;
+    "XTRIM", -4, WRITE, [key(RW | DELETE, 1)], "stream", stream::xtrim, "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]", "Deletes messages from the beginning of a stream.";
+    "XDEL", -3, WRITE | FAST, [key(RW | DELETE, 1)], "stream", stream::xdel, "key id [id ...]", "Returns the number of messages after removing them from a stream.";
+    "XSETID", -3, WRITE | DENYOOM | FAST, [key(RW | UPDATE, 1)], "stream", stream::xsetid, "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]", "An internal command for replicating stream values.";
+    "XRANGE", -4, READONLY, [key(RO | ACCESS, 1)], "stream", stream::xrange, "key start end [COUNT count]", "Returns the messages from a stream within a range of IDs.";
+    "XREVRANGE", -4, READONLY, [key(RO | ACCESS, 1)], "stream", stream::xrevrange, "key end start [COUNT count]", "Returns the messages from a stream within a range of IDs in reverse order.";
+    "XLEN", 2, READONLY | FAST, [key(RO, 1)], "stream", stream::xlen, "key", "Return the number of messages in a stream.";
+    "XREAD", -4, READONLY | BLOCKING, [keyword(RO | ACCESS, "STREAMS", 1, -1, 1, 2)], "stream", stream::xread, "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]", "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.";
     // Scripting: every shard is locked while a script runs (see `cmd::scripting`).
     "EVAL", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")], "scripting", scripting::eval, "script numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script.";
     "EVALSHA", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1)], "scripting", scripting::evalsha, "sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest.";

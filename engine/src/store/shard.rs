@@ -19,11 +19,13 @@ use super::Common;
 const LIST: usize = 1;
 /// `Value::type_index` of a sorted set.
 const ZSET: usize = 3;
+/// `Value::type_index` of a stream.
+const STREAM: usize = 5;
 
 /// Whether a key that comes to hold this type may serve blocked clients (BLPOP and the
-/// like wait for lists; BZPOPMIN and the like for sorted sets).
+/// like wait for lists; BZPOPMIN and the like for sorted sets; XREAD BLOCK for streams).
 fn wakes_waiters(type_index: usize) -> bool {
-    type_index == LIST || type_index == ZSET
+    type_index == LIST || type_index == ZSET || type_index == STREAM
 }
 
 /// How an access touches an entry's LRU/LFU stamps.
@@ -343,7 +345,8 @@ impl Shard {
         let (new, new_type) = (new_facts.size, new_facts.type_index);
         self.ledger.change(key, old_facts, new_facts);
         let value = node.value();
-        let emptied = new_type != 0 && value.is_empty();
+        // A stream stays when its last entry goes (its last ID and groups with it).
+        let emptied = new_type != 0 && new_type != STREAM && value.is_empty();
         let hfe = has_field_ttls(value);
         self.ttl_relink(pos);
         self.types[old_type] -= 1;
@@ -359,6 +362,13 @@ impl Shard {
             self.remove_at(pos);
         }
         Some(r)
+    }
+
+    /// Tells clients blocked on `key` (XREAD BLOCK) that it has new data: a stream write
+    /// wakes them though the key already existed, unlike a list's push, which can only wake
+    /// anyone by creating the list.
+    pub fn signal_ready(&self, key: &[u8]) {
+        self.common.ready.signal(self.db, key);
     }
 
     /// Sets or clears (0) a live key's expiry. Returns false when the key does not exist.

@@ -171,7 +171,7 @@ pub(crate) fn serve_blocked(engine: &Engine, db: &mut Locked<'_>, key: &[u8], op
         BlockOp::Pop { left } => pop_one(db, key, *left, now)
             .map(|e| e.map(|e| Reply::Array(vec![Reply::bulk(key), Reply::Bulk(e.into_vec())]))),
         // Sorted sets' waiters are served by `cmd::zset::serve_blocked`.
-        BlockOp::ZPop { .. } => return None,
+        BlockOp::ZPop { .. } | BlockOp::XRead { .. } => return None,
         BlockOp::MPop { left, count } => super::mpop::pop_some(db, key, *left, *count, now),
         BlockOp::Move { dst, from_left, to_left } => {
             move_one(engine, db, key, dst, *from_left, *to_left, now).map(|e| e.map(|e| Reply::Bulk(e.into_vec())))
