@@ -1,4 +1,4 @@
-//! Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP; BZPOPMIN, BZPOPMAX, BZMPOP): the registry of clients waiting
+//! Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP; BZPOPMIN, BZPOPMAX, BZMPOP; XREAD): the registry of clients waiting
 //! for data, with Redis's semantics and no threads or clock of our own. Serving them is
 //! dispatch's (`engine/blocked.rs`, which pops through `cmd::list::serve_blocked`): this
 //! service layer imports no command family and no `Engine`.
@@ -60,6 +60,11 @@ pub enum BlockOp {
     ZPop { max: bool, count: usize, flat: bool },
     /// BLMOVE / BRPOPLPUSH: pop from the source and push onto `dst`; the reply is the element.
     Move { dst: Vec<u8>, from_left: bool, to_left: bool },
+    /// XREAD BLOCK: for each key, the ID it reads after (`$` already resolved to the stream's
+    /// last ID when it blocked); up to `count` entries (0 = all) of the first key to get some.
+    /// The reply is `[[key, entries]]`, or in RESP3 (`resp3`, the protocol when it blocked)
+    /// `{key: entries}`.
+    XRead { after: Vec<(Vec<u8>, crate::store::stream::StreamId)>, count: usize, resp3: bool },
     /// XREADGROUP with `>`: deliver up to `count` (0 = all) new entries to `consumer` of
     /// `group`; the reply is `[[key, entries]]` (a map in RESP3, hence `resp3`).
     XReadGroup { group: Vec<u8>, consumer: Vec<u8>, count: usize, noack: bool, resp3: bool },

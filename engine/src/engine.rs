@@ -60,10 +60,6 @@ pub struct Ctx<'a> {
     /// write left as they were, so WATCHes on them survive, as Redis signals only the keys it
     /// modified (SMOVE of a member the destination already has). Zero: every key counts.
     pub unchanged: u64,
-    /// What a write logs to the append-only file instead of its own argv, when its effect is
-    /// not its arguments (XREADGROUP logs an XCLAIM per delivered entry); `Some(vec![])` logs
-    /// nothing. Set by the handler; `None` logs the canonical form of the argv.
-    pub effects: Option<Vec<Vec<Vec<u8>>>>,
 }
 
 impl Ctx<'_> {
@@ -269,6 +265,7 @@ impl Engine {
             subs: Subscriptions::default(),
             blocked: None,
             prop_batch: None,
+            log_as: None,
             auth_failures: 0,
             reply_mode: ReplyMode::On,
             paused: false,
@@ -973,13 +970,14 @@ impl Engine {
         if session.client.no_touch.load(Relaxed) && cmd.name != "TOUCH" {
             db.set_no_touch(true);
         }
-        let mut ctx = Ctx { engine: self, cmd, session, db, now: now_ms, argv, unchanged: 0, effects: None };
+        let mut ctx = Ctx { engine: self, cmd, session, db, now: now_ms, argv, unchanged: 0 };
         let mut args = Args::new(&argv[cmd.args_start()..]);
         let result = (cmd.handler)(&mut ctx, &mut args);
+        let log_as = ctx.session.log_as.take();
         if cmd.flags & WRITE != 0 && self.propagation().enabled() {
             if let Ok(reply) = &result {
                 if !reply.is_error() {
-                    self.propagate(ctx.session, argv, reply, now_ms, ctx.effects.take());
+                    self.propagate(ctx.session, argv, reply, log_as, now_ms);
                 }
             }
         }
@@ -1000,15 +998,19 @@ impl Engine {
 
     /// Logs a successful write in canonical form, while its shards are still locked (so the
     /// log's order is the order writes took effect); inside EXEC, into the transaction's batch.
+    /// `log_as`: what the handler said to log instead (see `Session::log_as`).
     fn propagate(
         &self,
         session: &mut Session,
         argv: &[&[u8]],
         reply: &Reply,
+        log_as: Option<Vec<Vec<Vec<u8>>>>,
         now_ms: u64,
-        effects: Option<Vec<Vec<Vec<u8>>>>,
     ) {
-        let cmds = effects.unwrap_or_else(|| crate::propagate::rewrite_for_log(argv, reply, now_ms));
+        let cmds = log_as.unwrap_or_else(|| crate::propagate::rewrite_for_log(argv, reply, now_ms));
+        if cmds.is_empty() {
+            return;
+        }
         let mut bytes = Vec::new();
         for c in &cmds {
             crate::propagate::encode_command(&mut bytes, c);

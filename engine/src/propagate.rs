@@ -721,22 +721,7 @@ mod tests {
 
 #[cfg(test)]
 mod engine_tests {
-    use crate::testing::TestEngine;
-
-    /// The logged commands, as text lines.
-    fn drain(t: &TestEngine) -> Vec<String> {
-        let (bytes, _) = t.engine.propagation().take();
-        let mut out = Vec::new();
-        let mut pos = 0;
-        while pos < bytes.len() {
-            let (argv, used) = crate::resp::parse_command(&bytes[pos..], &Default::default()).unwrap().unwrap();
-            out.push(
-                argv.iter().map(|a| String::from_utf8_lossy(a.as_ref()).into_owned()).collect::<Vec<_>>().join(" "),
-            );
-            pos += used;
-        }
-        out
-    }
+    use crate::testing::{drain_log as drain, TestEngine};
 
     #[test]
     fn engine_logs_successful_writes_only() {

@@ -28,6 +28,9 @@ pub struct Session {
     pub blocked: Option<Blocked>,
     /// While an EXEC runs with propagation on: its writes, logged as MULTI ... EXEC.
     pub(crate) prop_batch: Option<crate::propagate::Batch>,
+    /// What a write logs instead of its own arguments, when they do not fix its effect
+    /// (XADD's `*` ID, an approximate trim): set by the handler, taken by dispatch.
+    pub(crate) log_as: Option<Vec<Vec<Vec<u8>>>>,
     /// Wrong passwords given on this connection (AUTH, HELLO ... AUTH). `feed` stops after
     /// each, so the host can hold the connection back before the next guess runs.
     pub auth_failures: u32,

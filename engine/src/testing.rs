@@ -90,6 +90,19 @@ impl TestEngine {
     }
 }
 
+/// The commands logged for the append-only file since the last call, as text lines.
+pub fn drain_log(t: &TestEngine) -> Vec<String> {
+    let (bytes, _) = t.engine.propagation().take();
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let (argv, used) = crate::resp::parse_command(&bytes[pos..], &Default::default()).unwrap().unwrap();
+        out.push(argv.iter().map(|a| String::from_utf8_lossy(a.as_ref()).into_owned()).collect::<Vec<_>>().join(" "));
+        pos += used;
+    }
+    out
+}
+
 /// Shorthands for expected replies in tests.
 pub fn ok() -> Reply {
     Reply::Ok

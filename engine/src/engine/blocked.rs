@@ -1,6 +1,6 @@
 //! Serving blocked clients (see `crate::blocking` for the semantics): dispatch's part, as it
 //! locks shards, pops through the list and sorted set families (`cmd::list::serve_blocked`,
-//! `cmd::zset::serve_blocked`) and logs to the propagation, none of which the blocking
+//! `cmd::zset::serve_blocked`) and reads streams (`cmd::stream::serve_blocked`) and logs to the propagation, none of which the blocking
 //! registry below may import.
 
 use crate::blocking::{BlockOp, Forgotten};
@@ -151,9 +151,11 @@ impl Engine {
                 let Some((id, waiter)) = inner.nth(db_index, key, skip) else { return };
                 let dst = match &waiter.op {
                     BlockOp::Move { dst, .. } => Some(dst.clone()),
-                    BlockOp::Pop { .. } | BlockOp::MPop { .. } | BlockOp::ZPop { .. } | BlockOp::XReadGroup { .. } => {
-                        None
-                    }
+                    BlockOp::Pop { .. }
+                    | BlockOp::MPop { .. }
+                    | BlockOp::ZPop { .. }
+                    | BlockOp::XRead { .. }
+                    | BlockOp::XReadGroup { .. } => None,
                 };
                 (id, waiter.ticket, dst)
             };
@@ -173,6 +175,7 @@ impl Engine {
                 BlockOp::ZPop { max, count, flat } => {
                     cmd::zset::serve_blocked(&mut db, key, *max, *count, *flat, now_ms)
                 }
+                op @ BlockOp::XRead { .. } => cmd::stream::serve_blocked(&mut db, key, op, now_ms),
                 op @ BlockOp::XReadGroup { .. } => {
                     cmd::stream::serve_readgroup(self, &mut db, key, op, now_ms).map(|(reply, logged)| {
                         effects = logged;
@@ -206,6 +209,8 @@ impl Engine {
                         let pop = if *max { &b"ZPOPMAX"[..] } else { b"ZPOPMIN" };
                         self.propagation().append(db_index, &[pop, key, n.to_string().as_bytes()]);
                     }
+                    // A read: nothing to log.
+                    BlockOp::XRead { .. } => {}
                     BlockOp::XReadGroup { .. } => {
                         for cmd in &effects {
                             self.propagation().append(db_index, cmd);

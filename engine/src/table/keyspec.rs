@@ -93,9 +93,7 @@ pub const fn keynum(flags: u16, pos: i32, keynumidx: i32, firstkey: i32, step: i
     KeySpec { flags, notes: None, begin: Begin::Index(pos), find: Find::Keynum { keynumidx, firstkey, step } }
 }
 
-/// Keys after `keyword`. No row of Vitrine's needs one yet (Redis's XREAD STREAMS and
-/// MIGRATE KEYS do); the tests cover it.
-#[allow(dead_code)]
+/// Keys after `keyword` (XREAD's STREAMS).
 pub const fn keyword(
     flags: u16,
     keyword: &'static str,

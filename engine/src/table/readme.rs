@@ -18,6 +18,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("list", "Lists"),
     ("set", "Sets"),
     ("sorted-set", "Sorted sets"),
+    ("stream", "Streams"),
     ("transactions", "Transactions"),
     ("scripting", "Scripting"),
     ("pubsub", "Pub/sub"),

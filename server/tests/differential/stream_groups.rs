@@ -148,7 +148,15 @@ const OPS: &[(u32, fn(&mut Gen) -> Vec<Call>)] = &[
     (4, |gen| {
         // History: the consumer's own pending entries after an ID.
         let id = if gen.chance(50) { "0".to_string() } else { some_id(gen) };
-        vec![exact(args!["XREADGROUP", "GROUP", gen.pick(&GROUPS), gen.pick(&CONSUMERS), "STREAMS", gen.pick(&STREAMS), id])]
+        vec![exact(args![
+            "XREADGROUP",
+            "GROUP",
+            gen.pick(&GROUPS),
+            gen.pick(&CONSUMERS),
+            "STREAMS",
+            gen.pick(&STREAMS),
+            id
+        ])]
     }),
     (5, |gen| {
         let mut argv = args!["XACK", gen.pick(&STREAMS), gen.pick(&GROUPS)];

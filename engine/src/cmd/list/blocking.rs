@@ -171,8 +171,8 @@ pub(crate) fn serve_blocked(engine: &Engine, db: &mut Locked<'_>, key: &[u8], op
         BlockOp::Pop { left } => pop_one(db, key, *left, now)
             .map(|e| e.map(|e| Reply::Array(vec![Reply::bulk(key), Reply::Bulk(e.into_vec())]))),
         // Sorted sets' waiters are served by `cmd::zset::serve_blocked`.
-        BlockOp::ZPop { .. } => return None,
-        // Stream readers are served by `cmd::stream::serve_readgroup`.
+        BlockOp::ZPop { .. } | BlockOp::XRead { .. } => return None,
+        // Stream group readers are served by `cmd::stream::serve_readgroup`.
         BlockOp::XReadGroup { .. } => return None,
         BlockOp::MPop { left, count } => super::mpop::pop_some(db, key, *left, *count, now),
         BlockOp::Move { dst, from_left, to_left } => {

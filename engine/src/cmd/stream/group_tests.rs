@@ -3,30 +3,12 @@
 
 use crate::reply::Reply;
 use crate::session::Session;
-use crate::store::entry::Value;
-use crate::store::stream::{Stream, StreamId};
 use crate::testing::{arity, arr, bulk, bulks, err, int, nil, ok, TestEngine, NOT_INT, SYNTAX, WRONGTYPE};
 
 /// Appends entry `ms-0` with field `f` = `v<ms>` to stream `key` (created when missing).
 fn add(t: &mut TestEngine, key: &str, ms: u64) {
-    let k = key.as_bytes();
-    let v = format!("v{ms}");
-    let fields: [&[u8]; 2] = [b"f", v.as_bytes()];
-    let now = t.now;
-    let mut db = t.engine.store.lock_keys(0, [k]);
-    let shard = db.shard(k);
-    let appended = shard.update(k, now, |value| match value {
-        Value::Stream(s) => s.append(StreamId::new(ms, 0), &fields),
-        _ => panic!("not a stream"),
-    });
-    if appended.is_none() {
-        let mut s = Stream::new();
-        s.append(StreamId::new(ms, 0), &fields);
-        shard.insert(k, Value::Stream(Box::new(s)), 0, now);
-    }
-    shard.signal_ready(k);
-    drop(db);
-    t.engine.serve_ready(now);
+    let id = format!("{ms}-0");
+    assert_eq!(t.run(&["XADD", key, &id, "f", &format!("v{ms}")]), bulk(&id));
 }
 
 /// `[id, [f, v<ms>]]`.
@@ -140,10 +122,7 @@ fn readgroup_delivers_new_entries_once_and_keeps_them_pending() {
     assert_eq!(t.run(&["XPENDING", "s", "nog"]), err("NOGROUP No such key 's' or consumer group 'nog'"));
     // History: alice's own pending entries after an ID, a deleted one as [id, nil], each
     // delivered once more.
-    t.engine.store.lock_keys(0, [&b"s"[..]]).shard(b"s").update(b"s", t.now, |v| match v {
-        Value::Stream(s) => s.delete(StreamId::new(1, 0)),
-        _ => false,
-    });
+    assert_eq!(t.run(&["XDEL", "s", "1-0"]), int(1));
     assert_eq!(
         t.run(&["XREADGROUP", "GROUP", "g", "alice", "STREAMS", "s", "0"]),
         read_reply("s", vec![arr(vec![bulk("1-0"), Reply::NilArray]), entry(2)])
@@ -278,10 +257,7 @@ fn xautoclaim_scans_with_a_cursor_and_reports_deleted_entries() {
         t.run(&["XAUTOCLAIM", "s", "g", "bob", "5", "0", "COUNT", "2"]),
         arr(vec![bulk("3-0"), arr(vec![entry(1), entry(2)]), arr(vec![])])
     );
-    t.engine.store.lock_keys(0, [&b"s"[..]]).shard(b"s").update(b"s", t.now, |v| match v {
-        Value::Stream(s) => s.delete(StreamId::new(4, 0)),
-        _ => false,
-    });
+    assert_eq!(t.run(&["XDEL", "s", "4-0"]), int(1));
     assert_eq!(
         t.run(&["XAUTOCLAIM", "s", "g", "bob", "5", "3-0", "JUSTID"]),
         arr(vec![bulk("0-0"), bulks(&["3-0", "5-0"]), bulks(&["4-0"])])

@@ -10,12 +10,9 @@ use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::stream::{Stream, StreamGroups, StreamId};
 
-// --- Shared by the group commands -------------------------------------------------------------
+pub(super) use super::read_stream;
 
-/// The stream at `key` for reading: `None` when there is no key, WRONGTYPE for another type.
-pub(super) fn read_stream<'a>(ctx: &'a mut Ctx<'_>, key: &[u8]) -> Result<Option<&'a Stream>, CmdError> {
-    collection::read(ctx, key)
-}
+// --- Shared by the group commands -------------------------------------------------------------
 
 /// Runs `f` on the stream at `key` (re-measured afterwards); `Ok(None)` when there is no
 /// key, WRONGTYPE for another type.
@@ -65,7 +62,7 @@ pub(super) fn lossy(b: &[u8]) -> String {
 
 /// One entry as the stream commands answer it: `[id, [field, value, ...]]`.
 pub(super) fn entry_reply(id: StreamId, fields: &[&[u8]]) -> Reply {
-    Reply::Array(vec![Reply::bulk(id.to_bytes()), Reply::Array(fields.iter().map(Reply::bulk).collect())])
+    super::entry_reply((id, fields.to_vec()))
 }
 
 /// A pending entry whose stream entry was deleted: `[id, nil]`.
@@ -76,7 +73,7 @@ pub(super) fn deleted_entry_reply(id: StreamId) -> Reply {
 /// Sets what the command logs to the append-only file instead of its own argv (nothing at
 /// all when `cmds` is empty), as Redis propagates group changes as their effects.
 pub(super) fn log_effects(ctx: &mut Ctx<'_>, cmds: Vec<Vec<Vec<u8>>>) {
-    ctx.effects = Some(cmds);
+    ctx.session.log_as = Some(cmds);
 }
 
 /// The XCLAIM that recreates pending entry `id` as it is now (Redis's
