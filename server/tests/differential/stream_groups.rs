@@ -10,6 +10,8 @@
 //!   STREAM FULL (7.2 adds `active-time`) are not sent; XAUTOCLAIM creates its consumer in 7.2
 //!   even when it claims nothing (7.0 only when it claims), so it is sent only for consumers
 //!   that exist. XINFO STREAM is compared by shape (its radix tree counts are Redis's own).
+//! - An unbalanced STREAMS list is answered with 7.2's text (which names the command, as
+//!   XREAD's does here), not 7.0's; it is not sent.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -85,6 +87,9 @@ fn call(peers: &mut Peers, argv: &[Vec<u8>], masked: bool) {
     };
     let v = mask(peers.vitrine.call(argv).expect("vitrine answers"));
     let r = mask(peers.redis.call(argv).expect("redis answers"));
+    if std::env::var_os("DIFFERENTIAL_TRACE").is_some() {
+        eprintln!("TRACE {} -> {v:?}", show_argv(argv));
+    }
     assert_eq!(v, r, "{}: replies differ (idle times masked)", show_argv(argv));
 }
 
@@ -269,7 +274,6 @@ fn edge_cases() -> Vec<Call> {
         args!["XINFO", "STREAM", "s", "PARTIAL"],
         args!["XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"],
         args!["XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", "$"],
-        args!["XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">", "x"],
         args!["XREADGROUP", "GROUP", "g", "c", "STREAMS", "nokey", ">"],
         args!["XREADGROUP", "GROUP", "g", "c", "COUNT", "x", "STREAMS", "s", ">"],
         args!["XREADGROUP", "GROUP", "g", "c", "BLOCK", "-5", "STREAMS", "s", ">"],

@@ -246,7 +246,8 @@ fn claim(
                     }
                     nack.delivery_count
                 }
-                None if opts.force => 0,
+                // Redis creates a forced entry as delivered once, then counts this claim.
+                None if opts.force => 1,
                 None => return None,
             };
             let count = match opts.retry_count {

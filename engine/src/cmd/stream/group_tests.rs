@@ -234,7 +234,7 @@ fn xclaim_moves_ownership_with_its_options() {
     assert_eq!(t.run(&["XCLAIM", "s", "g", "dave", "0", "1-0", "FORCE", "JUSTID", "LASTID", "9-0"]), bulks(&["1-0"]));
     assert_eq!(
         t.run(&["XPENDING", "s", "g", "1", "1", "1"]),
-        arr(vec![arr(vec![bulk("1-0"), bulk("dave"), int(0), int(0)])])
+        arr(vec![arr(vec![bulk("1-0"), bulk("dave"), int(0), int(1)])])
     );
     assert_eq!(t.run(&["XCLAIM", "s", "g", "c", "x", "1-0"]), err("ERR Invalid min-idle-time argument for XCLAIM"));
     assert_eq!(t.run(&["XCLAIM", "s", "g", "c", "0", "1-0", "BAD"]), err("ERR Unrecognized XCLAIM option 'BAD'"));
