@@ -50,6 +50,7 @@ mod pubsub;
 mod scripting;
 mod sort;
 mod sorted_sets;
+mod streams;
 mod strings_keys;
 mod timing;
 mod transactions;

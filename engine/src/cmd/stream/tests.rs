@@ -232,7 +232,7 @@ fn xread_reads_after_ids() {
     assert_eq!(t.run(&["XREAD", "STREAMS", "str", "0"]), err(WRONGTYPE));
     assert_eq!(
         t.run(&["XREAD", "STREAMS", "s", "t", "0"]),
-        err("ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.")
+        err("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
     );
     assert_eq!(t.run(&["XREAD", "COUNT", "1", "s", "0"]), err(SYNTAX));
     assert_eq!(t.run(&["XREAD", "BLOCK", "-1", "STREAMS", "s", "0"]), err("ERR timeout is negative"));
