@@ -565,8 +565,13 @@ pub fn encode_entry(out: &mut Vec<u8>, key: &[u8], entry: &Entry, batch: usize) 
 
 /// A stream as commands: an XADD per entry with its ID, then an XSETID that restores the
 /// last ID, the entries-added count and the largest deleted ID (so an empty stream, or one
-/// whose newest entries were deleted, comes back the same), then its groups.
+/// whose newest entries were deleted, comes back the same), then its groups. An empty stream
+/// is made by an XADD that its own MAXLEN 0 trims away.
 fn encode_stream(out: &mut Vec<u8>, key: &[u8], stream: &Stream) {
+    if stream.is_empty() {
+        // An entry added and trimmed at once makes the key; XSETID then sets the real state.
+        encode_command(out, &[&b"XADD"[..], key, b"MAXLEN", b"0", b"0-1", b"x", b"y"]);
+    }
     for (id, fields) in stream.range(MIN_ID, MAX_ID, false) {
         let id = id.to_bytes();
         let mut cmd: Vec<&[u8]> = Vec::with_capacity(3 + fields.len());

@@ -1,7 +1,7 @@
 //! Socket-level tests of the blocking list commands against the real `vitrine` binary: BLPOP,
 //! BRPOP and BLMOVE time out with nil, are woken by another connection's push, are served
 //! first come first served, hold back the commands pipelined after them, and never stall
-//! other connections.
+//! other connections. XREAD BLOCK likewise, woken by an XADD to a stream that already exists.
 
 mod common;
 
@@ -308,4 +308,46 @@ fn client_unblock_ends_every_blocking_command() {
 fn roundtrip_line(s: &mut TcpStream, argv: &[&str]) -> Vec<u8> {
     send(s, &cmd(argv));
     read_line(s)
+}
+
+#[test]
+fn xread_block_is_woken_by_xadd_on_an_existing_stream_and_times_out() {
+    let server = Server::start(&[]);
+    let (mut a, mut b, mut w) = (server.connect(), server.connect(), server.connect());
+    roundtrip(&mut w, &cmd(&["XADD", "s", "1-0", "f", "old"]), b"$3\r\n1-0\r\n");
+    // `$` is the last ID when it blocks: 1-0 is not news.
+    send(&mut a, &cmd(&["XREAD", "BLOCK", "0", "STREAMS", "s", "$"]));
+    wait_blocked(&mut w, 1);
+    send(&mut b, &cmd(&["XREAD", "COUNT", "1", "BLOCK", "0", "STREAMS", "other", "s", "0", "$"]));
+    wait_blocked(&mut w, 2);
+    expect_silence(&mut a, QUIET);
+    roundtrip(&mut w, &cmd(&["XADD", "s", "2-0", "f", "new"]), b"$3\r\n2-0\r\n");
+    let served = b"*1\r\n*2\r\n$1\r\ns\r\n*1\r\n*2\r\n$3\r\n2-0\r\n*2\r\n$1\r\nf\r\n$3\r\nnew\r\n";
+    expect(&mut a, served);
+    expect(&mut b, served);
+    wait_blocked(&mut w, 0);
+    // A timeout in milliseconds ends with the null array.
+    let start = Instant::now();
+    roundtrip(&mut a, &cmd(&["XREAD", "BLOCK", "200", "STREAMS", "s", "$"]), b"*-1\r\n");
+    assert!(start.elapsed() >= Duration::from_millis(190), "{:?}", start.elapsed());
+    // CLIENT UNBLOCK ends a wait with the null array (TIMEOUT) or an error.
+    roundtrip(&mut a, &cmd(&["CLIENT", "SETNAME", "waiter"]), b"+OK\r\n");
+    send(&mut a, &cmd(&["XREAD", "BLOCK", "0", "STREAMS", "s", "$"]));
+    wait_blocked(&mut w, 1);
+    let id = client_id(&mut w);
+    roundtrip(&mut w, &cmd(&["CLIENT", "UNBLOCK", &id, "ERROR"]), b":1\r\n");
+    expect(&mut a, b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
+}
+
+#[test]
+fn xread_block_in_resp3_is_answered_with_a_map() {
+    let server = Server::start(&[]);
+    let (mut a, mut w) = (server.connect(), server.connect());
+    // HELLO's map, then the PONG that ends it.
+    send(&mut a, &[cmd(&["HELLO", "3"]), cmd(&["PING"])].concat());
+    while read_line(&mut a) != b"+PONG\r\n" {}
+    send(&mut a, &cmd(&["XREAD", "BLOCK", "0", "STREAMS", "fresh", "$"]));
+    wait_blocked(&mut w, 1);
+    roundtrip(&mut w, &cmd(&["XADD", "fresh", "5-5", "k", "v"]), b"$3\r\n5-5\r\n");
+    expect(&mut a, b"%1\r\n$5\r\nfresh\r\n*1\r\n*2\r\n$3\r\n5-5\r\n*2\r\n$1\r\nk\r\n$1\r\nv\r\n");
 }

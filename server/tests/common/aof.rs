@@ -65,6 +65,10 @@ pub fn typed_value(c: &mut redis::Connection, k: &str) -> (String, String) {
         "zset" => {
             redis::cmd("ZRANGE").arg(k).arg(0).arg(-1).arg("WITHSCORES").query::<Vec<String>>(c).unwrap().join(",")
         }
+        "stream" => {
+            let entries: Vec<(String, Vec<String>)> = redis::cmd("XRANGE").arg(k).arg("-").arg("+").query(c).unwrap();
+            entries.into_iter().map(|(id, fields)| format!("{id}:{}", fields.join("="))).collect::<Vec<_>>().join(",")
+        }
         other => other.to_string(),
     };
     (t, v)

@@ -51,6 +51,7 @@ mod scripting;
 mod sort;
 mod sorted_sets;
 mod stream_groups;
+mod streams;
 mod strings_keys;
 mod timing;
 mod transactions;

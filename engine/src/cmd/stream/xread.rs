@@ -44,7 +44,7 @@ pub fn xread(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
         } else if is("STREAMS") && more > 0 {
             if more % 2 != 0 {
                 return Err(CmdError::err(
-                    "Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.",
+                    "Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
                 ));
             }
             streams_at = Some(i + 1);

@@ -304,6 +304,16 @@ impl Stream {
     }
 }
 
+#[cfg(test)]
+impl Stream {
+    /// `heap_size` measured from scratch, to check the running sum against.
+    pub fn heap_recount(&self) -> usize {
+        self.blocks.iter().map(|b| alloc_size(b.buf.capacity())).sum::<usize>()
+            + alloc_size(self.blocks.capacity() * std::mem::size_of::<Block>())
+            + self.groups.as_ref().map_or(0, |g| alloc_size(std::mem::size_of::<StreamGroups>()) + g.heap_bytes())
+    }
+}
+
 /// An iteration over a stream's entries in an ID range (see `Stream::range`).
 pub struct Range<'a> {
     stream: &'a Stream,

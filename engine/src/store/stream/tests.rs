@@ -99,3 +99,124 @@ fn memory_returns_to_empty() {
     s.trim(Trim::MaxLen(0), false, 0);
     assert_eq!(s.heap_size(), empty);
 }
+
+mod model {
+    //! The stream against a Vec of (id, fields): appends, deletes, exact and approximate
+    //! trims, ranges both ways with counts and exclusive bounds, lookups and the accounting.
+
+    use proptest::prelude::*;
+
+    use super::super::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// Milliseconds forward (0: the next sequence), and a field count and length.
+        Add(u8, u8, u8),
+        /// The `n`th entry (modulo the length), or an ID no entry has.
+        Del(u16, bool),
+        MaxLen(u16, bool),
+        /// An ID around the `n`th entry.
+        MinId(u16, bool),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => (0u8..4, 0u8..4, 0u8..40).prop_map(|(a, b, c)| Op::Add(a, b, c)),
+            2 => (any::<u16>(), any::<bool>()).prop_map(|(n, miss)| Op::Del(n, miss)),
+            1 => (0u16..300, any::<bool>()).prop_map(|(n, approx)| Op::MaxLen(n, approx)),
+            1 => (any::<u16>(), any::<bool>()).prop_map(|(n, approx)| Op::MinId(n, approx)),
+        ]
+    }
+
+    type Model = Vec<(StreamId, Vec<Vec<u8>>)>;
+
+    fn pick(model: &Model, n: u16) -> StreamId {
+        if model.is_empty() {
+            StreamId::new(u64::from(n), 0)
+        } else {
+            model[n as usize % model.len()].0
+        }
+    }
+
+    fn contents(s: &Stream, start: StreamId, end: StreamId, rev: bool, count: usize) -> Model {
+        s.range(start, end, rev).take(count).map(|(id, f)| (id, f.into_iter().map(<[u8]>::to_vec).collect())).collect()
+    }
+
+    fn expected(model: &Model, start: StreamId, end: StreamId, rev: bool, count: usize) -> Model {
+        let it = model.iter().filter(|(id, _)| *id >= start && *id <= end).cloned();
+        if rev {
+            it.rev().take(count).collect()
+        } else {
+            it.take(count).collect()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+
+        #[test]
+        fn matches_a_vec(ops in proptest::collection::vec(op(), 1..400), probes in proptest::collection::vec((any::<u16>(), any::<u16>(), 0usize..20, any::<bool>(), any::<bool>()), 8)) {
+            let mut s = Stream::new();
+            let mut model: Model = Vec::new();
+            let mut last = StreamId::new(0, 0);
+            for op in ops {
+                match op {
+                    Op::Add(step, n, len) => {
+                        let id = if step == 0 { last.next().unwrap() } else { StreamId::new(last.ms + u64::from(step), 0) };
+                        let fields: Vec<Vec<u8>> = (0..u16::from(n) * 2 + 2).map(|i| vec![b'a' + (i % 26) as u8; len as usize]).collect();
+                        let refs: Vec<&[u8]> = fields.iter().map(Vec::as_slice).collect();
+                        prop_assert_eq!(s.next_id(AddId::Explicit(id), 0), Ok(id));
+                        s.append(id, &refs);
+                        model.push((id, fields));
+                        last = id;
+                    }
+                    Op::Del(n, miss) => {
+                        let id = if miss { StreamId::new(last.ms + 1, 0) } else { pick(&model, n) };
+                        let had = model.iter().any(|(x, _)| *x == id);
+                        prop_assert_eq!(s.delete(id), had);
+                        model.retain(|(x, _)| *x != id);
+                    }
+                    Op::MaxLen(n, approx) => {
+                        let before = model.len();
+                        let removed = s.trim(Trim::MaxLen(u64::from(n)), approx, 0) as usize;
+                        if approx {
+                            prop_assert!(before - removed >= (n as usize).min(before));
+                        } else {
+                            prop_assert_eq!(before - removed, (n as usize).min(before));
+                        }
+                        model.drain(..removed);
+                    }
+                    Op::MinId(n, approx) => {
+                        let min = pick(&model, n);
+                        let removed = s.trim(Trim::MinId(min), approx, 0) as usize;
+                        let below = model.iter().filter(|(id, _)| *id < min).count();
+                        if approx {
+                            prop_assert!(removed <= below);
+                        } else {
+                            prop_assert_eq!(removed, below);
+                        }
+                        model.drain(..removed);
+                    }
+                }
+                prop_assert_eq!(s.len() as usize, model.len());
+                prop_assert_eq!(s.first_id(), model.first().map_or(MIN_ID, |e| e.0));
+                prop_assert_eq!(s.heap_size(), s.heap_recount());
+            }
+            prop_assert_eq!(contents(&s, MIN_ID, MAX_ID, false, usize::MAX), model.clone());
+            for (a, b, count, ex_a, ex_b) in probes {
+                let (mut start, mut end) = (pick(&model, a), pick(&model, b));
+                // Exclusive bounds, as XRANGE's `(` moves them.
+                if ex_a { start = start.next().unwrap_or(MAX_ID); }
+                if ex_b { end = end.prev().unwrap_or(MIN_ID); }
+                for rev in [false, true] {
+                    prop_assert_eq!(contents(&s, start, end, rev, count), expected(&model, start, end, rev, count));
+                }
+                let id = pick(&model, a);
+                let want = model.iter().find(|(x, _)| *x == id).map(|(_, f)| f.clone());
+                prop_assert_eq!(s.get(id).map(|f| f.into_iter().map(<[u8]>::to_vec).collect::<Vec<_>>()), want);
+            }
+            s.trim(Trim::MaxLen(0), false, 0);
+            prop_assert_eq!(s.heap_size(), 0);
+        }
+    }
+}
