@@ -97,6 +97,9 @@ pub struct KeyDetail {
     /// shown field that has a TTL, by field as in `value`; `null` otherwise.
     #[ts(type = "Record<string, number> | null")]
     pub field_ttl_ms: Option<Json>,
+    /// For a stream: its consumer groups with their consumers (see `inspect::stream_groups`);
+    /// `null` for other types.
+    pub stream_groups: Option<Vec<super::StreamGroupView>>,
 }
 
 /// The body of a key write (`PUT /api/keys/{key}`).
@@ -224,6 +227,10 @@ pub fn key_detail(engine: &Engine, db: usize, key: &[u8], now_ms: u64) -> Option
         truncated,
         value,
         field_ttl_ms,
+        stream_groups: match entry.value {
+            ValueRef::Stream(s) => Some(super::stream_groups::stream_groups(s, now_ms)),
+            _ => None,
+        },
     })
 }
 
