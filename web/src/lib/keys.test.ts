@@ -104,7 +104,7 @@ describe('KeyBrowser', () => {
   it('looks a name without wildcards up directly', async () => {
     const scan = fakeScan(many(10));
     const detail: KeyDetail = {
-      key: 'exact:name', type: 'string', encoding: 'embstr', ttl_ms: 5000, expire_at_ms: 1, size: 70, idle_ms: 0, freq: 5, length: 1, truncated: false, value: 'v', field_ttl_ms: null,
+      key: 'exact:name', type: 'string', encoding: 'embstr', ttl_ms: 5000, expire_at_ms: 1, size: 70, idle_ms: 0, freq: 5, length: 1, truncated: false, value: 'v', field_ttl_ms: null, stream_groups: null,
     };
     const looked: string[] = [];
     const b = new KeyBrowser(scan.fetch, { fetchKey: async (k) => (looked.push(k), k === 'exact:name' ? detail : null) });
@@ -167,7 +167,7 @@ describe('KeyBrowser', () => {
     await b.search();
     b.remove('a');
     expect(b.rows.map((r) => r.key)).toEqual(['b']);
-    const d = { key: 'c', type: 'string', encoding: 'embstr', ttl_ms: null, expire_at_ms: null, size: 99, idle_ms: 0, freq: 0, length: 1, truncated: false, value: 'x', field_ttl_ms: null };
+    const d = { key: 'c', type: 'string', encoding: 'embstr', ttl_ms: null, expire_at_ms: null, size: 99, idle_ms: 0, freq: 0, length: 1, truncated: false, value: 'x', field_ttl_ms: null, stream_groups: null };
     b.upsert(d);
     expect(b.rows.map((r) => r.key)).toEqual(['c', 'b']);
     b.upsert({ ...d, size: 100 });
