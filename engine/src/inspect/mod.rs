@@ -40,6 +40,7 @@ pub mod memory;
 pub mod running;
 pub mod samples;
 pub mod scripts;
+pub mod stream;
 pub mod timing;
 pub mod whatif;
 
@@ -64,6 +65,7 @@ pub use memory::{memory, MemoryView};
 pub use running::{kill_running_script, running_script, RunningScriptView};
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
 pub use scripts::{script, scripts, ScriptCommandCount, ScriptDetail, ScriptRow, ScriptsView};
+pub use stream::{stream_page, StreamEntryView, StreamPage, StreamQuery};
 pub use timing::{latency, slowlog, slowlog_reset, LatencyView, SlowLogView};
 pub use whatif::{what_if, CurvePointView, GhostView, WhatIfView};
 

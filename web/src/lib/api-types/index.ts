@@ -61,6 +61,8 @@ export type { ScriptsView } from './ScriptsView';
 export type { SlowEntry } from './SlowEntry';
 export type { SlowLogView } from './SlowLogView';
 export type { StatsSnapshot } from './StatsSnapshot';
+export type { StreamEntryView } from './StreamEntryView';
+export type { StreamPage } from './StreamPage';
 export type { SubPrefix } from './SubPrefix';
 export type { TtlBucket } from './TtlBucket';
 export type { TtlView } from './TtlView';
