@@ -1216,3 +1216,24 @@ async fn slowlog_and_latency_routes_show_timed_commands() {
     assert!(set["p99_us"].as_u64().is_some());
     engine.end_session(&session);
 }
+
+#[tokio::test]
+async fn stream_entries_are_paged_by_id() {
+    let t = TestApp::new();
+    for i in 1..=3 {
+        t.state.call(&["XADD", "s/1", &format!("{i}-0"), "f", &i.to_string()]);
+    }
+    let v = t.get("/api/keys/s%2F1").await.expect(StatusCode::OK);
+    assert_eq!(
+        (v["type"].clone(), v["encoding"].clone(), v["length"].clone()),
+        (json!("stream"), json!("stream"), json!(3))
+    );
+    let p = t.get("/api/stream-entries/s/1?count=2").await.expect(StatusCode::OK);
+    assert_eq!(p["entries"], json!([{ "id": "3-0", "fields": [["f", "3"]] }, { "id": "2-0", "fields": [["f", "2"]] }]));
+    assert_eq!((p["next_cursor"].clone(), p["last_id"].clone()), (json!("2-0"), json!("3-0")));
+    let p = t.get("/api/stream-entries/s/1?order=oldest&cursor=1-0").await.expect(StatusCode::OK);
+    assert_eq!(p["entries"].as_array().map(Vec::len), Some(2));
+    assert_eq!(p["next_cursor"], Value::Null);
+    t.get("/api/stream-entries/s/1?order=up").await.expect_error(StatusCode::BAD_REQUEST, "bad_parameter");
+    t.get("/api/stream-entries/nope").await.expect_error(StatusCode::NOT_FOUND, "not_found");
+}

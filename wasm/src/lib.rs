@@ -229,6 +229,29 @@ impl Playground {
         })
     }
 
+    /// `GET /api/stream-entries/{key}?db=&order=&cursor=&count=`: one page of a stream's
+    /// entries (`{"length", "first_id", "last_id", ..., "entries", "next_cursor"}`). Throws
+    /// the API's message (no such key, not a stream, a bad query).
+    pub fn stream_entries_json(
+        &self,
+        key_json: &str,
+        order: &str,
+        cursor: &str,
+        count: u32,
+        now_ms: f64,
+        db: u32,
+    ) -> Result<String, String> {
+        let key = key_bytes(key_json)?;
+        let db = inspect::database(&self.engine, Some(db as usize)).map_err(refused)?;
+        let q = inspect::StreamQuery {
+            db: Some(db),
+            order: Some(order.to_string()),
+            cursor: Some(cursor.to_string()),
+            count: Some(count as usize),
+        };
+        inspect::stream_page(&self.engine, db, &key, &q, ms(now_ms)).map(|p| to_json(&p)).map_err(refused)
+    }
+
     /// `PUT /api/keys/{key}` with the same body (`{"value", "ttl"?, "ttl_ms"?, "nx"?,
     /// "keep_ttl"?}`); answers the key as `key_json`. Throws where the API answers 4xx/507.
     pub fn put_key(&mut self, key_json: &str, body_json: &str, now_ms: f64, db: u32) -> Result<String, String> {

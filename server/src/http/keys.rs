@@ -16,7 +16,9 @@ use axum::extract::State;
 use axum::http::{Method, Uri};
 use axum::Json;
 use vitrine_engine::inspect::keys::not_found;
-use vitrine_engine::inspect::{self, DeleteResult, EditResult, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite};
+use vitrine_engine::inspect::{
+    self, DeleteResult, EditResult, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite, StreamPage, StreamQuery,
+};
 
 use super::error::{ApiError, ApiJson, ApiQuery};
 use super::{AppState, RouteTable};
@@ -28,6 +30,7 @@ pub fn routes(t: &mut RouteTable) {
     t.api(Method::PUT, "/keys/{*key}", put_key);
     t.api(Method::PATCH, "/keys/{*key}", edit_key);
     t.api(Method::DELETE, "/keys/{*key}", delete_key);
+    t.api(Method::GET, "/stream-entries/{*key}", stream_entries);
 }
 
 /// `GET /api/keys?match=&type=&cursor=&count=&db=`: one SCAN step of a database
@@ -38,9 +41,14 @@ async fn list(State(state): State<AppState>, ApiQuery(q): ApiQuery<KeyQuery>) ->
 
 /// The key named by the rest of the path, percent-decoded to bytes.
 fn path_key(uri: &Uri) -> Result<Vec<u8>, ApiError> {
+    path_key_after(uri, "/keys/")
+}
+
+/// The key named by the path after `prefix` (`/keys/`, `/stream-entries/`).
+fn path_key_after(uri: &Uri, prefix: &str) -> Result<Vec<u8>, ApiError> {
     let path = uri.path();
     let path = path.strip_prefix("/api").unwrap_or(path);
-    let raw = path.strip_prefix("/keys/").unwrap_or_default();
+    let raw = path.strip_prefix(prefix).unwrap_or_default();
     if raw.is_empty() {
         return Err(ApiError::bad_request("bad_key", "the key is empty"));
     }
@@ -62,6 +70,18 @@ async fn get_key(
     let key = path_key(&uri)?;
     let db = inspect::database(&state.engine, q.db)?;
     inspect::key_detail(&state.engine, db, &key, now_ms()).map(Json).ok_or_else(|| not_found(&key).into())
+}
+
+/// `GET /api/stream-entries/{key}?db=&order=newest|oldest&cursor=&count=`: one page of a
+/// stream's entries by ID, with the stream's facts (`inspect::stream_page`).
+async fn stream_entries(
+    State(state): State<AppState>,
+    uri: Uri,
+    ApiQuery(q): ApiQuery<StreamQuery>,
+) -> Result<Json<StreamPage>, ApiError> {
+    let key = path_key_after(&uri, "/stream-entries/")?;
+    let db = inspect::database(&state.engine, q.db)?;
+    Ok(Json(inspect::stream_page(&state.engine, db, &key, &q, now_ms())?))
 }
 
 /// `PUT /api/keys/{key}?db=` with `{"value": ..., "ttl": seconds}`: sets a string (as
