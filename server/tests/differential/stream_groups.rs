@@ -132,7 +132,10 @@ fn count(gen: &mut Gen) -> String {
     gen.pick(&["0", "1", "2", "5", "100", "-1"]).into()
 }
 
-const OPS: &[(u32, fn(&mut Gen) -> Vec<Call>)] = &[
+/// An operation of the random test: the calls it makes.
+type GroupOp = fn(&mut Gen) -> Vec<Call>;
+
+const OPS: &[(u32, GroupOp)] = &[
     (6, |gen| vec![exact(xadd(gen.pick(&STREAMS)))]),
     (8, |gen| {
         let mut argv = args!["XREADGROUP", "GROUP", gen.pick(&GROUPS), gen.pick(&CONSUMERS)];

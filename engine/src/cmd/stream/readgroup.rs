@@ -52,7 +52,7 @@ pub fn xreadgroup(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdE
             let n = parse_i64(argv[i]).ok_or(CmdError::NotInteger)?;
             count = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
         } else if opt.eq_ignore_ascii_case(b"STREAMS") && more > 0 {
-            if more % 2 != 0 {
+            if !more.is_multiple_of(2) {
                 return Err(CmdError::err(
                     "Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified.",
                 ));
