@@ -273,7 +273,7 @@ fn a_blocked_xread_is_woken_by_xadd_on_an_existing_stream() {
     let mut t = with_stream();
     let (mut a, mut b) = (connect(&t, 2), connect(&t, 3));
     assert_eq!(feed(&t, &mut a, "XREAD BLOCK 0 STREAMS s $\r\n"), "");
-    assert_eq!(feed(&t, &mut b, "HELLO 3\r\n").is_empty(), false);
+    assert!(!feed(&t, &mut b, "HELLO 3\r\n").is_empty());
     assert_eq!(feed(&t, &mut b, "XREAD COUNT 1 BLOCK 1000 STREAMS other s $ $\r\n"), "");
     assert_eq!(t.engine.blocked_clients(), 2);
     // $ was resolved when they blocked: 3-1 is not news.

@@ -42,7 +42,7 @@ pub fn xread(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
             i += 1;
             count = parse_count(argv[i])?;
         } else if is("STREAMS") && more > 0 {
-            if more % 2 != 0 {
+            if !more.is_multiple_of(2) {
                 return Err(CmdError::err(
                     "Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
                 ));
