@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::aof::{typed_value, Dir};
+use common::aof::{typed_value, wait_for_first_rewrite, Dir};
 use common::Server;
 
 fn start(dir: &Dir, extra: &[&str]) -> Server {
@@ -408,18 +408,6 @@ fn write_big_ones(c: &mut redis::Connection) {
     let _: () = pipe.query(c).unwrap();
 }
 
-fn wait_for_redis_rewrite(c: &mut redis::Connection) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let text: String = redis::cmd("INFO").arg("persistence").query(c).unwrap();
-        if text.contains("aof_rewrite_in_progress:0") && text.contains("aof_rewrites:1") {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{text}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn redis_7_rdb_base_loads_with_every_key_value_and_ttl_and_a_flipped_byte_is_refused() {
     let Some(binary) = common::tool_or_skip(
@@ -435,7 +423,7 @@ fn redis_7_rdb_base_loads_with_every_key_value_and_ttl_and_a_flipped_byte_is_ref
     write_every_type(&mut c);
     write_big_ones(&mut c);
     let _: String = redis::cmd("BGREWRITEAOF").query(&mut c).unwrap();
-    wait_for_redis_rewrite(&mut c);
+    wait_for_first_rewrite(&mut c);
     // After the rewrite, writes go to an incr file: the load must follow both.
     let _: () = redis::cmd("SET").arg("after-rewrite").arg("1").arg("EX").arg("900").query(&mut c).unwrap();
     let _: i64 = redis::cmd("HDEL").arg("bighash").arg("field:7").query(&mut c).unwrap();
@@ -489,7 +477,7 @@ fn redis_7_rdb_base_with_function_libraries_loads_them() {
     let _: String = redis::cmd("FUNCTION").arg("LOAD").arg(lib).query(&mut c).unwrap();
     let _: () = redis::cmd("SET").arg("k").arg("v").query(&mut c).unwrap();
     let _: String = redis::cmd("BGREWRITEAOF").query(&mut c).unwrap();
-    wait_for_redis_rewrite(&mut c);
+    wait_for_first_rewrite(&mut c);
     let later = "#!lua name=later\nredis.register_function('later_set', function(keys, args) return redis.call('SET', keys[1], args[1]) end)";
     let _: String = redis::cmd("FUNCTION").arg("LOAD").arg(later).query(&mut c).unwrap();
     let _: () = redis::cmd("FCALL").arg("later_set").arg(1).arg("k2").arg("w").query(&mut c).unwrap();

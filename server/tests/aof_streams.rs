@@ -4,9 +4,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
-use common::aof::{typed_value, Dir};
+use common::aof::{typed_value, wait_for_first_rewrite, Dir};
 use common::Server;
 
 fn start(dir: &Dir) -> Server {
@@ -67,18 +65,6 @@ fn snapshot(c: &mut redis::Connection) -> Vec<String> {
     out
 }
 
-fn wait_for_rewrite(c: &mut redis::Connection) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let info: String = redis::cmd("INFO").arg("persistence").query(c).unwrap();
-        if info.contains("aof_rewrites:1") && info.contains("aof_rewrite_in_progress:0") {
-            return;
-        }
-        assert!(Instant::now() < deadline, "no rewrite in {info}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn streams_come_back_the_same_after_a_restart_and_after_a_rewrite() {
     let dir = Dir::new("streams");
@@ -97,7 +83,7 @@ fn streams_come_back_the_same_after_a_restart_and_after_a_rewrite() {
     assert_eq!(snapshot(&mut c), before);
     let reply: String = redis::cmd("BGREWRITEAOF").query(&mut c).unwrap();
     assert!(reply.contains("rewriting started"), "{reply}");
-    wait_for_rewrite(&mut c);
+    wait_for_first_rewrite(&mut c);
     let aof = std::fs::read(dir.aof()).unwrap();
     assert!(aof.windows(6).any(|w| w == b"XSETID"), "the rewrite holds XSETID");
     drop(server);

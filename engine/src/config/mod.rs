@@ -468,6 +468,8 @@ impl Config {
                     "set-max-intset-entries" => t.set_max_intset_entries = size,
                     "set-max-listpack-entries" => t.set_max_listpack_entries = size,
                     "set-max-listpack-value" => t.set_max_listpack_value = size,
+                    "stream-node-max-entries" => t.stream_node_max_entries = size,
+                    "stream-node-max-bytes" => t.stream_node_max_bytes = size,
                     _ => t.list_max_listpack_size = num(),
                 }
                 self.encodings.set(t);

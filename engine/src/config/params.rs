@@ -341,7 +341,7 @@ pub const PARAMS: &[Param] = &[
     p("slowlog-log-slower-than", int(-1, LONG_MAX), "10000", Monitoring, Live, "Microseconds after which a command is logged as slow (-1: off, 0: every command)."),
     p("latency-monitor-threshold", int(0, LONG_MAX), "0", Monitoring, Live, "Milliseconds after which an event is a latency spike (0: off)."),
     p("proto-max-bulk-len", mem(1024 * 1024, LONG_MAX), "536870912", Clients, Live, "Longest single argument a client may send."),
-    p("stream-node-max-entries", int(0, LONG_MAX), "100", Encoding, NoEffect, "Entries per stream node (no streams yet)."),
+    p("stream-node-max-entries", int(0, LONG_MAX), "100", Encoding, Live, "Entries (deleted ones too) per stream block; 0 for no limit."),
     p("repl-backlog-size", mem(1, LONG_MAX), "1048576", Replication, NoEffect, "Size of the replication backlog."),
     // Unsigned long long configs
     p("maxmemory", umem(0, ULLONG_MAX), "0", Memory, Live, "Memory limit for data (0: none)."),
@@ -354,7 +354,7 @@ pub const PARAMS: &[Param] = &[
     p("zset-max-listpack-entries", uint(0, LONG_MAX), "128", Encoding, Live, "Most members of a sorted set kept as a listpack.").alias("zset-max-ziplist-entries"),
     p("active-defrag-ignore-bytes", umem(1, LONG_MAX), "104857600", Advanced, NoEffect, "Fragmentation below this many bytes is ignored."),
     p("hash-max-listpack-value", umem(0, LONG_MAX), "64", Encoding, Live, "Longest field or value of a hash kept as a listpack.").alias("hash-max-ziplist-value"),
-    p("stream-node-max-bytes", umem(0, LONG_MAX), "4096", Encoding, NoEffect, "Bytes per stream node (no streams yet)."),
+    p("stream-node-max-bytes", umem(0, LONG_MAX), "4096", Encoding, Live, "Bytes a stream block grows to before a new one starts."),
     p("zset-max-listpack-value", umem(0, LONG_MAX), "64", Encoding, Live, "Longest member of a sorted set kept as a listpack.").alias("zset-max-ziplist-value"),
     p("hll-sparse-max-bytes", umem(0, LONG_MAX), "3000", Encoding, NoEffect, "Largest sparse HyperLogLog (no HyperLogLog yet)."),
     p("tracking-table-max-keys", uint(0, LONG_MAX), "1000000", Clients, NoEffect, "Keys the client-tracking table remembers."),

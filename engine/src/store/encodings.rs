@@ -28,6 +28,10 @@ pub struct Thresholds {
     /// `list-max-listpack-size`: negative = a byte limit (-1 4 KB ... -5 64 KB), positive = a
     /// count of elements.
     pub list_max_listpack_size: i64,
+    /// `stream-node-max-entries`: entries (deleted ones too) per stream block; 0 = no limit.
+    pub stream_node_max_entries: usize,
+    /// `stream-node-max-bytes`: a stream block takes no entry past this size; 0 = Redis's 1 GB.
+    pub stream_node_max_bytes: usize,
 }
 
 impl Thresholds {
@@ -42,6 +46,8 @@ impl Thresholds {
         set_max_listpack_entries: 128,
         set_max_listpack_value: 64,
         list_max_listpack_size: -2,
+        stream_node_max_entries: 100,
+        stream_node_max_bytes: 4096,
     };
 
     /// The limits of one listpack under `list-max-listpack-size`, as Redis's
@@ -88,6 +94,8 @@ pub struct Encodings {
     set_entries: AtomicUsize,
     set_value: AtomicUsize,
     list_size: AtomicI64,
+    stream_entries: AtomicUsize,
+    stream_bytes: AtomicUsize,
 }
 
 impl Default for Encodings {
@@ -103,6 +111,8 @@ impl Default for Encodings {
             set_entries: AtomicUsize::new(d.set_max_listpack_entries),
             set_value: AtomicUsize::new(d.set_max_listpack_value),
             list_size: AtomicI64::new(d.list_max_listpack_size),
+            stream_entries: AtomicUsize::new(d.stream_node_max_entries),
+            stream_bytes: AtomicUsize::new(d.stream_node_max_bytes),
         }
     }
 }
@@ -119,6 +129,8 @@ impl Encodings {
             set_max_listpack_entries: self.set_entries.load(Relaxed),
             set_max_listpack_value: self.set_value.load(Relaxed),
             list_max_listpack_size: self.list_size.load(Relaxed),
+            stream_node_max_entries: self.stream_entries.load(Relaxed),
+            stream_node_max_bytes: self.stream_bytes.load(Relaxed),
         }
     }
 
@@ -132,6 +144,8 @@ impl Encodings {
         self.set_entries.store(t.set_max_listpack_entries, Relaxed);
         self.set_value.store(t.set_max_listpack_value, Relaxed);
         self.list_size.store(t.list_max_listpack_size, Relaxed);
+        self.stream_entries.store(t.stream_node_max_entries, Relaxed);
+        self.stream_bytes.store(t.stream_node_max_bytes, Relaxed);
         self.generation.store(GENERATIONS.fetch_add(1, Relaxed), Relaxed);
     }
 

@@ -73,3 +73,17 @@ pub fn typed_value(c: &mut redis::Connection, k: &str) -> (String, String) {
     };
     (t, v)
 }
+
+/// Waits (bounded) until the server behind `c` (vitrine or redis-server) has finished its
+/// first append-only file rewrite.
+pub fn wait_for_first_rewrite(c: &mut redis::Connection) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let text: String = redis::cmd("INFO").arg("persistence").query(c).unwrap();
+        if text.contains("aof_rewrite_in_progress:0") && text.contains("aof_rewrites:1") {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{text}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -42,6 +42,8 @@ export type {
   ScriptsView,
   SlowEntry,
   SlowLogView,
+  StreamEntryView,
+  StreamPage,
   WhatIf,
 } from './api-types';
 

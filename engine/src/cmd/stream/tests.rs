@@ -381,3 +381,22 @@ fn a_rewrite_restores_streams_exactly() {
     let after: Vec<String> = keys.iter().map(|k| stream_state(&fresh, k)).collect();
     assert_eq!(after, before);
 }
+
+#[test]
+fn block_sizes_follow_the_stream_node_settings() {
+    let mut t = TestEngine::default();
+    assert_eq!(t.run(&["CONFIG", "SET", "stream-node-max-entries", "2"]), ok());
+    for i in 1..=5 {
+        t.run(&["XADD", "s", &i.to_string(), "f", "v"]);
+    }
+    // Blocks of two: [1 2] [3 4] [5]; only the first can go whole.
+    assert_eq!(t.run(&["XTRIM", "s", "MAXLEN", "~", "2"]), int(2));
+    assert_eq!(t.run(&["CONFIG", "SET", "stream-node-max-entries", "0", "stream-node-max-bytes", "40"]), ok());
+    for i in 6..=9 {
+        t.run(&["XADD", "s", &i.to_string(), "field", "value"]);
+    }
+    // Now bytes decide (an entry here is 16 bytes, `5 f v` 8): [3 4] [5 6] [7 8] [9], and
+    // [7 8] ends at 8, which is not below 8.
+    assert_eq!(t.run(&["XTRIM", "s", "MINID", "~", "8"]), int(4));
+    assert_eq!(t.run(&["XLEN", "s"]), int(3));
+}

@@ -12,7 +12,7 @@ use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::alloc_size;
 use crate::store::stream::block::Block;
-use crate::store::stream::{AddError, AddId, Stream, StreamId, Trim, NODE_MAX_ENTRIES};
+use crate::store::stream::{default_trim_limit, AddError, AddId, Stream, StreamId, Trim};
 
 use super::stream_of;
 
@@ -95,7 +95,7 @@ fn parse_add_trim(argv: &[&[u8]], xadd: bool) -> Result<AddTrim, CmdError> {
     }
     if !limit_given {
         // Redis bounds an approximate trim's work to 100 blocks; an exact one has no bound.
-        p.limit = if p.approx { 100 * u64::from(NODE_MAX_ENTRIES) } else { 0 };
+        p.limit = if p.approx { default_trim_limit() } else { 0 };
     }
     Ok(p)
 }

@@ -3,7 +3,7 @@
 //! deleted ID) and, boxed, its consumer groups.
 //!
 //! Representation, as compact as Redis's listpacks in a rax: entries live in `Block`s of up to
-//! `NODE_MAX_ENTRIES` entries or `NODE_MAX_BYTES` bytes, each one byte buffer of delta-encoded
+//! `stream-node-max-entries` entries or `stream-node-max-bytes` bytes, each one byte buffer of delta-encoded
 //! IDs and length-prefixed fields; the blocks sit in order in a `VecDeque` (appends go to the
 //! back, trimming pops the front, both O(1); a lookup is a binary search on the blocks' first
 //! IDs). A deque rather than a tree also keeps the accounting exact: its one buffer and each
@@ -24,10 +24,30 @@ pub use id::{AddId, StreamId, MAX_ID, MIN_ID};
 
 use super::entry::alloc_size;
 
-/// Redis's `stream-node-max-entries` default: entries (deleted ones too) per block.
-pub const NODE_MAX_ENTRIES: u32 = 100;
-/// Redis's `stream-node-max-bytes` default: a block takes no new entry past this size.
-pub const NODE_MAX_BYTES: usize = 4096;
+/// Redis's cap on a listpack, what `stream-node-max-bytes` 0 (or more) means.
+const LISTPACK_MAX_BYTES: usize = 1 << 30;
+
+/// The block limits in force (`stream-node-max-entries`, `stream-node-max-bytes`, read live as
+/// the other encoding thresholds): (entries, bytes).
+fn node_limits() -> (usize, usize) {
+    let t = super::encodings::current();
+    let entries = if t.stream_node_max_entries == 0 { usize::MAX } else { t.stream_node_max_entries };
+    let bytes = match t.stream_node_max_bytes {
+        0 => LISTPACK_MAX_BYTES,
+        n => n.min(LISTPACK_MAX_BYTES),
+    };
+    (entries, bytes)
+}
+
+/// What an approximate trim may remove when no LIMIT is given: 100 blocks' worth, as Redis
+/// bounds it (10 000 when blocks have no count limit, at most a million).
+pub fn default_trim_limit() -> u64 {
+    let entries = super::encodings::current().stream_node_max_entries as u64;
+    match entries.saturating_mul(100) {
+        0 => 10_000,
+        n => n.min(1_000_000),
+    }
+}
 
 /// One entry as read: its ID and its fields and values, flat (`[f1, v1, f2, v2, ...]`).
 pub type StreamEntry<'a> = (StreamId, Vec<&'a [u8]>);
@@ -151,9 +171,10 @@ impl Stream {
     pub fn append(&mut self, id: StreamId, fields: &[&[u8]]) {
         debug_assert!(id > self.last_id);
         let need = block::encoded_len(id, id, fields);
+        let (max_entries, max_bytes) = node_limits();
         let fits = self.blocks.back().is_some_and(|b| {
-            b.appended < NODE_MAX_ENTRIES
-                && b.appended_bytes + block::encoded_len(b.master, id, fields) < NODE_MAX_BYTES
+            (b.appended as usize) < max_entries
+                && b.appended_bytes + block::encoded_len(b.master, id, fields) < max_bytes
         });
         if !fits {
             // The full block will take no more entries: give back its growth slack.

@@ -39,6 +39,7 @@ import type {
   Sample,
   SlowLogView,
   StatsSnapshot,
+  StreamPage,
 } from '../types';
 
 /** One SCAN step's query (GET /api/keys). */
@@ -49,6 +50,14 @@ export interface PageQuery {
   count: number;
   /** The database to scan (0 when absent). */
   db?: number;
+}
+
+/** One page of a stream's entries (GET /api/stream-entries/{key}). */
+export interface StreamEntriesQuery {
+  order: 'newest' | 'oldest';
+  /** The last ID of the previous page; empty for the first. */
+  cursor: string;
+  count: number;
 }
 
 /** Which keys a count or a bulk job covers (GET /api/key-count). */
@@ -139,6 +148,8 @@ export interface Backend {
   keys(q: PageQuery): Promise<KeyPage>;
   /** A key's detail in database `db` (default 0), or null when there is no such key. */
   key(key: Bytes, db?: number): Promise<KeyDetail | null>;
+  /** A page of the stream at `key` by ID; rejects when there is no such stream. */
+  streamEntries(key: Bytes, q: StreamEntriesQuery, db?: number): Promise<StreamPage>;
   /** Writes a string key; rejects with ApiError (409 for `nx` on an existing key). */
   putKey(key: Bytes, body: PutKeyBody, db?: number): Promise<KeyDetail>;
   deleteKey(key: Bytes, db?: number): Promise<{ deleted: boolean }>;

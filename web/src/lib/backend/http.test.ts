@@ -82,8 +82,12 @@ describe('HttpBackend', () => {
       'GET /api/evictions/what-if': () => json({ points: [] }),
       'GET /api/commands': () => json({ commands: [] }),
       'GET /api/config': () => json({ config: {}, writable: [] }),
+      'GET /api/stream-entries/s%3A1?order=newest&count=25': () => json({ length: 1, entries: [{ id: '1-0', fields: [['f', 'v']] }] }),
+      'GET /api/stream-entries/s?order=oldest&count=5&cursor=1-0&db=2': () => json({ length: 1, entries: [] }),
     });
     const b = new HttpBackend();
+    expect((await b.streamEntries('s:1', { order: 'newest', cursor: '', count: 25 })).entries[0].id).toBe('1-0');
+    expect((await b.streamEntries('s', { order: 'oldest', cursor: '1-0', count: 5 }, 2)).entries).toEqual([]);
     expect((await b.memory()).db).toBeNull();
     expect((await b.memory(2)).db).toBe(2);
     expect((await b.stats()).keys).toBe(3);

@@ -36,8 +36,18 @@ import type {
   Sample,
   SlowLogView,
   StatsSnapshot,
+  StreamPage,
 } from '../types';
-import { bulkBody, type Backend, type BackendLabel, type BulkRequest, type FeedSource, type KeyFilter, type PageQuery } from './backend';
+import {
+  bulkBody,
+  type Backend,
+  type BackendLabel,
+  type BulkRequest,
+  type FeedSource,
+  type KeyFilter,
+  type PageQuery,
+  type StreamEntriesQuery,
+} from './backend';
 
 export class HttpBackend implements Backend {
   readonly label: BackendLabel = {
@@ -86,6 +96,13 @@ export class HttpBackend implements Backend {
       if (e instanceof ApiError && e.status === 404) return null;
       throw e;
     }
+  }
+
+  streamEntries(key: Bytes, q: StreamEntriesQuery, db = 0): Promise<StreamPage> {
+    const params = new URLSearchParams({ order: q.order, count: String(q.count) });
+    if (q.cursor) params.set('cursor', q.cursor);
+    if (db) params.set('db', String(db));
+    return api<StreamPage>(`/api/stream-entries/${keyPath(key)}?${params}`);
   }
 
   putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {

@@ -86,6 +86,11 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     expect(page.keys.map((k) => k.key)).toEqual(['greeting']);
     expect(await backend.key('greeting')).toMatchObject({ key: 'greeting', type: 'string', value: 'hello world' });
     expect(await backend.key('nope')).toBeNull();
+    await backend.console('XADD st 1-0 f v');
+    await backend.console('XADD st 2-0 g w');
+    const entries = await backend.streamEntries('st', { order: 'newest', cursor: '', count: 1 });
+    expect(entries).toMatchObject({ length: 2, last_id: '2-0', next_cursor: '2-0', entries: [{ id: '2-0', fields: [['g', 'w']] }] });
+    await backend.console('DEL st');
     await expect(backend.keys({ match: '*', type: '', cursor: 'nope', count: 10 })).rejects.toMatchObject({ status: 400 });
     // The memory ledger: its parts add up to the data part of used_memory.
     const m = await backend.memory();

@@ -66,6 +66,10 @@ class FakeEngine implements WasmEngine {
     const value = this.dbs[db].get(key);
     return value === undefined ? 'null' : JSON.stringify({ key, type: 'string', value });
   }
+  // Stream pages are pinned against the real engine (wasm-engine.test.ts).
+  stream_entries_json(): string {
+    throw new Error('not faked');
+  }
   put_key(keyJson: string, bodyJson: string, now: number, db: number) {
     const key = JSON.parse(keyJson) as string;
     const body = JSON.parse(bodyJson) as { value: string; nx?: boolean };

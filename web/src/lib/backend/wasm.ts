@@ -35,9 +35,21 @@ import type {
   Sample,
   SlowLogView,
   StatsSnapshot,
+  StreamPage,
 } from '../types';
 import { bulkBody } from './backend';
-import type { Backend, BackendLabel, BulkRequest, FeedSource, KeyFilter, PageQuery, PlaygroundFeature, SessionCommand, TranscriptLine } from './backend';
+import type {
+  Backend,
+  BackendLabel,
+  BulkRequest,
+  FeedSource,
+  KeyFilter,
+  PageQuery,
+  PlaygroundFeature,
+  SessionCommand,
+  StreamEntriesQuery,
+  TranscriptLine,
+} from './backend';
 
 /** The wasm-bindgen class (wasm/src/lib.rs; JSON text in, JSON text out). */
 export interface WasmEngine {
@@ -46,6 +58,7 @@ export interface WasmEngine {
   history_json(seconds: number): string;
   keys_json(pattern: string, type_name: string, cursor: string, count: number, now_ms: number, db: number): string;
   key_json(key_json: string, now_ms: number, db: number): string;
+  stream_entries_json(key_json: string, order: string, cursor: string, count: number, now_ms: number, db: number): string;
   put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
   delete_key(key_json: string, now_ms: number, db: number): string;
   edit_key(key_json: string, body_json: string, now_ms: number, db: number): string;
@@ -371,6 +384,10 @@ export class WasmBackend implements Backend {
 
   async key(key: Bytes, db = 0): Promise<KeyDetail | null> {
     return this.#call(() => JSON.parse(this.#engine.key_json(JSON.stringify(key), this.#time(), db)) as KeyDetail | null);
+  }
+
+  async streamEntries(key: Bytes, q: StreamEntriesQuery, db = 0): Promise<StreamPage> {
+    return this.#call(() => JSON.parse(this.#engine.stream_entries_json(JSON.stringify(key), q.order, q.cursor, q.count, this.#time(), db)) as StreamPage);
   }
 
   async putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {
