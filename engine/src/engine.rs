@@ -1007,10 +1007,12 @@ impl Engine {
         log_as: Option<Vec<Vec<Vec<u8>>>>,
         now_ms: u64,
     ) {
-        let cmds = log_as.unwrap_or_else(|| crate::propagate::rewrite_for_log(argv, reply, now_ms));
-        if cmds.is_empty() {
-            return;
-        }
+        let cmds = match log_as {
+            // The handler says its write changed nothing (an XTRIM that trimmed nothing).
+            Some(cmds) if cmds.is_empty() => return,
+            Some(cmds) => cmds,
+            None => crate::propagate::rewrite_for_log(argv, reply, now_ms),
+        };
         let mut bytes = Vec::new();
         for c in &cmds {
             crate::propagate::encode_command(&mut bytes, c);

@@ -40,9 +40,17 @@ const DIFFERENT_IN_7_2: &[&str] = &[
 
 /// Rows whose COMMAND DOCS arguments 7.2 restructured (beyond renaming them): CLIENT LIST's ID
 /// and CONFIG GET's parameters became plain multiple arguments, PSUBSCRIBE's pattern too,
-/// ZRANK and ZREVRANK gained WITHSCORE, GETKEYS an argument list.
-const DOCS_DIFFERENT_IN_7_2: &[&str] =
-    &["client|list", "config|get", "psubscribe", "zrank", "zrevrank", "command|getkeys", "command|getkeysandflags"];
+/// ZRANK and ZREVRANK gained WITHSCORE, GETKEYS an argument list; XREAD lost its complexity.
+const DOCS_DIFFERENT_IN_7_2: &[&str] = &[
+    "client|list",
+    "config|get",
+    "psubscribe",
+    "zrank",
+    "zrevrank",
+    "command|getkeys",
+    "command|getkeysandflags",
+    "xread",
+];
 
 /// COMMAND DOCS fields 7.2 added to some commands: history entries, and the deprecation of
 /// SETNX, SETEX, PSETEX and QUIT.
