@@ -199,7 +199,17 @@ impl Tracking {
 
     /// A client's BCAST prefixes, in byte order (CLIENT TRACKINGINFO).
     pub fn prefixes_of(&self, id: u64) -> Vec<Vec<u8>> {
-        self.table.lock().trackers.get(&id).map(|t| t.prefixes.iter().map(|p| p.to_vec()).collect()).unwrap_or_default()
+        self.describe(id).map(|(_, p)| p).unwrap_or_default()
+    }
+
+    /// A tracking client's mode and BCAST prefixes (the dashboard's Clients page).
+    pub fn describe(&self, id: u64) -> Option<(Mode, Vec<Vec<u8>>)> {
+        if !self.any() {
+            return None;
+        }
+        let table = self.table.lock();
+        let t = table.trackers.get(&id)?;
+        Some((t.mode, t.prefixes.iter().map(|p| p.to_vec()).collect()))
     }
 
     /// Remembers that client `id` read `keys` (default mode).

@@ -62,6 +62,8 @@ export type { SlowEntry } from './SlowEntry';
 export type { SlowLogView } from './SlowLogView';
 export type { StatsSnapshot } from './StatsSnapshot';
 export type { SubPrefix } from './SubPrefix';
+export type { TrackingFigures } from './TrackingFigures';
+export type { TrackingRow } from './TrackingRow';
 export type { TtlBucket } from './TtlBucket';
 export type { TtlView } from './TtlView';
 export type { TypeShare } from './TypeShare';
