@@ -52,7 +52,14 @@ impl SessionTracking {
     #[inline]
     pub fn remembers(&self) -> bool {
         match self.mode {
-            Some(m) if !m.bcast => !(m.optin && !self.caching) && !(m.optout && self.caching),
+            // CACHING is YES after OPTIN's CLIENT CACHING YES, NO after OPTOUT's NO.
+            Some(m) if !m.bcast => {
+                if self.caching {
+                    !m.optout
+                } else {
+                    !m.optin
+                }
+            }
             _ => false,
         }
     }
