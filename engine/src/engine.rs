@@ -992,8 +992,7 @@ impl Engine {
         }
         // The value types read the encoding thresholds from this thread's copy.
         self.config.encodings().enter();
-        let watched = self.watched_keys(cmd, &mut db, argv, now_ms);
-        let tracked = self.tracked_keys(cmd, &mut db, argv, now_ms);
+        let [watched, tracked] = self.keys_before_write(cmd, &mut db, argv, now_ms);
         if session.client.no_touch.load(Relaxed) && cmd.name != "TOUCH" {
             db.set_no_touch(true);
         }
@@ -1026,22 +1025,6 @@ impl Engine {
             self.feed_monitors(cmd, ctx.session, argv, now_ms);
         }
         result
-    }
-
-    /// The keys of a write, each with its position and whether it exists now (before the
-    /// write), for CLIENT TRACKING's invalidations. Empty, at the cost of one atomic load,
-    /// while no client tracks.
-    fn tracked_keys<'k>(
-        &self,
-        cmd: &Command,
-        db: &mut Locked<'_>,
-        argv: &'k [&'k [u8]],
-        now_ms: u64,
-    ) -> SmallVec<[(usize, &'k [u8], bool); 2]> {
-        if cmd.flags & WRITE == 0 || !self.tracking.any() {
-            return SmallVec::new();
-        }
-        cmd.keys(argv).enumerate().map(|(i, k)| (i, k, db.shard(k).contains(k, now_ms))).collect()
     }
 
     /// Invalidates the keys a successful write modified (those it left as they were, and
@@ -1120,25 +1103,37 @@ impl Engine {
         }
     }
 
-    /// The keys of a write that somebody WATCHes, each with its position among the command's
-    /// keys and whether it exists now (before the write). Empty, at the cost of one atomic
-    /// load, while nobody watches anything.
-    fn watched_keys<'k>(
+    /// The keys of a write, each with its position among the command's keys and whether it
+    /// exists now (before the write): those somebody WATCHes, and all of them while a client
+    /// tracks (for CLIENT TRACKING's invalidations). Both empty, at the cost of two atomic
+    /// loads, while nobody watches or tracks anything.
+    fn keys_before_write<'k>(
         &self,
         cmd: &Command,
         db: &mut Locked<'_>,
         argv: &'k [&'k [u8]],
         now_ms: u64,
-    ) -> SmallVec<[(usize, &'k [u8], bool); 2]> {
-        if cmd.flags & WRITE == 0 || !self.store.watches.any() {
-            return SmallVec::new();
+    ) -> [SmallVec<[(usize, &'k [u8], bool); 2]>; 2] {
+        let write = cmd.flags & WRITE != 0;
+        let (watching, tracking) = (write && self.store.watches.any(), write && self.tracking.any());
+        let mut found = [SmallVec::new(), SmallVec::new()];
+        if !watching && !tracking {
+            return found;
         }
         let db_index = db.db();
-        cmd.keys(argv)
-            .enumerate()
-            .filter(|(_, k)| self.store.watches.is_watched(db_index, k))
-            .map(|(i, k)| (i, k, db.shard(k).contains(k, now_ms)))
-            .collect()
+        for (i, k) in cmd.keys(argv).enumerate() {
+            let watched = watching && self.store.watches.is_watched(db_index, k);
+            if watched || tracking {
+                let key = (i, k, db.shard(k).contains(k, now_ms));
+                if watched {
+                    found[0].push(key);
+                }
+                if tracking {
+                    found[1].push(key);
+                }
+            }
+        }
+        found
     }
 
     /// How many bytes a write may add, at most: every argument stored anew, plus a fresh

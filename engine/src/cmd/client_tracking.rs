@@ -139,16 +139,12 @@ pub fn trackinginfo(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, Cm
             if m.bcast {
                 flag("bcast");
             }
-            if m.optin {
-                flag("optin");
-                if t.caching {
-                    flag("caching-yes");
-                }
-            }
-            if m.optout {
-                flag("optout");
-                if t.caching {
-                    flag("caching-no");
+            for (on, name, caching) in [(m.optin, "optin", "caching-yes"), (m.optout, "optout", "caching-no")] {
+                if on {
+                    flag(name);
+                    if t.caching {
+                        flag(caching);
+                    }
                 }
             }
             if m.noloop {
