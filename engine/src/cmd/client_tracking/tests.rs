@@ -259,3 +259,19 @@ fn subcommands_answer_with_redis_errors_and_shapes() {
     assert_eq!(send(&t, &mut a, &["CLIENT", "GETREDIR"]), ":-1\r\n");
     assert_eq!(t.engine.snapshot(t.now).tracking.clients, 0);
 }
+
+#[cfg(feature = "scripting")]
+#[test]
+fn a_scripts_reads_are_remembered_and_its_writes_invalidate() {
+    let t = TestEngine::default();
+    let mut a = conn(&t, true);
+    let mut b = conn(&t, false);
+    send(&t, &mut a, &["CLIENT", "TRACKING", "on"]);
+    // The keys its redis.call reads are the tracking client's, as in Redis 7.
+    send(&t, &mut a, &["EVAL", "return redis.call('GET', KEYS[1])", "1", "s"]);
+    send(&t, &mut b, &["EVAL", "return redis.call('SET', KEYS[1], 'v')", "1", "s"]);
+    assert_eq!(pushes(&a), invalidate(&["s"]));
+    // CLIENT TRACKING is not allowed from a script (Redis's `noscript`).
+    let refused = send(&t, &mut b, &["EVAL", "return redis.call('CLIENT', 'TRACKING', 'on')", "0"]);
+    assert!(refused.starts_with('-'), "{refused}");
+}
