@@ -40,6 +40,10 @@ mod snapshot;
 /// sampling stay cheap.
 pub const SHARDS: usize = 64;
 
+/// A write's keys before it runs: each with its position among the command's keys and
+/// whether it existed (see `keys_before_write`).
+type WrittenKeys<'k> = SmallVec<[(usize, &'k [u8], bool); 2]>;
+
 /// A queued command with its table row, as EXEC runs it.
 struct Job<'q> {
     cmd: &'static Command,
@@ -1031,7 +1035,7 @@ impl Engine {
     /// those missing before and after, are not: Redis signals only modified keys).
     #[cold]
     #[inline(never)]
-    fn invalidate_written(&self, ctx: &mut Ctx<'_>, tracked: SmallVec<[(usize, &[u8], bool); 2]>) {
+    fn invalidate_written(&self, ctx: &mut Ctx<'_>, tracked: WrittenKeys<'_>) {
         let (now, unchanged) = (ctx.now, ctx.unchanged);
         let modified = tracked.into_iter().filter(|&(i, key, existed)| {
             !(i < 64 && unchanged & (1 << i) != 0) && (existed || ctx.db.shard(key).contains(key, now))
@@ -1113,7 +1117,7 @@ impl Engine {
         db: &mut Locked<'_>,
         argv: &'k [&'k [u8]],
         now_ms: u64,
-    ) -> [SmallVec<[(usize, &'k [u8], bool); 2]>; 2] {
+    ) -> [WrittenKeys<'k>; 2] {
         let write = cmd.flags & WRITE != 0;
         let (watching, tracking) = (write && self.store.watches.any(), write && self.tracking.any());
         let mut found = [SmallVec::new(), SmallVec::new()];
