@@ -48,6 +48,10 @@ pub struct Client {
     pub monitor: AtomicBool,
     /// Bytes of commands queued by MULTI (CLIENT LIST's `multi-mem`).
     pub multi_mem: AtomicUsize,
+    /// CLIENT TRACKING's state as CLIENT LIST shows it (`tracking::FLAG_*` bits: `t`, `R`,
+    /// `B`), and its redirect (`redir`: -1 while off, 0 for none); `tracking` sets them.
+    pub tracking: AtomicU8,
+    pub redirect: AtomicI64,
     /// What the host reports of the connection's buffers (CLIENT LIST's `qbuf`, ...).
     pub io: IoFigures,
 }
@@ -249,7 +253,8 @@ impl Client {
             + CLIENT_STRUCT_BYTES
     }
 
-    /// CLIENT LIST's `flags`: `O` monitor, `P` subscriber, `x` in MULTI, `e` no-evict,
+    /// CLIENT LIST's `flags`: `O` monitor, `P` subscriber, `x` in MULTI, `t` tracking, `R`
+    /// its redirect gone, `B` broadcasting, `e` no-evict,
     /// `T` no-touch, else `N`.
     pub fn flags(&self) -> String {
         let mut f = String::new();
@@ -261,6 +266,13 @@ impl Client {
         }
         if self.multi.load(Relaxed) >= 0 {
             f.push('x');
+        }
+        // CLIENT TRACKING: on, its redirect gone, BCAST (`crate::tracking`'s bits).
+        let tracking = self.tracking.load(Relaxed);
+        for (bit, c) in [(1, 't'), (2, 'R'), (4, 'B')] {
+            if tracking & bit != 0 {
+                f.push(c);
+            }
         }
         if self.no_evict.load(Relaxed) {
             f.push('e');
@@ -283,7 +295,7 @@ impl Client {
         };
         let cmd = name_of(self.last_cmd.load(Relaxed)).unwrap_or_else(|| "NULL".into());
         format!(
-            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} oll={} omem={} tot-mem={} events={} cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} oll={} omem={} tot-mem={} events={} cmd={} user=default redir={} resp={} lib-name={} lib-ver={}",
             self.id,
             self.addr,
             self.laddr,
@@ -308,6 +320,7 @@ impl Client {
             self.total_memory(argv_mem),
             if self.output_bytes() > 0 { "rw" } else { "r" },
             cmd,
+            self.redirect.load(Relaxed),
             self.resp.load(Relaxed),
             text(&self.lib_name),
             text(&self.lib_ver),
@@ -366,6 +379,8 @@ impl Clients {
             no_touch: AtomicBool::new(false),
             monitor: AtomicBool::new(false),
             multi_mem: AtomicUsize::new(0),
+            tracking: AtomicU8::new(0),
+            redirect: AtomicI64::new(-1),
             io: IoFigures::default(),
         });
         self.by_id.lock().insert(id, client.clone());

@@ -27,9 +27,10 @@ use crate::session::tx::Transaction;
 use crate::session::{ReplyMode, Session};
 use crate::stats::{AllocatorHooks, HostFacts, MemoryFigures, Stats};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
-use crate::store::{KeyEvent, Locked, Store, SweepReport};
+use crate::store::{KeyEvent, Locked, RemovalLog, Store, SweepReport};
 use crate::table::{self, Command, ADMIN, ALL_SHARDS, DENYOOM, FAST, NOAUTH, READONLY, WRITE};
 use crate::timing::{SlowLogSettings, Timing};
+use crate::tracking::{Sender, Tracking};
 
 mod blocked;
 mod exec;
@@ -38,6 +39,10 @@ mod snapshot;
 /// Shards per engine: enough that threads rarely meet on one lock, few enough that SCAN and
 /// sampling stay cheap.
 pub const SHARDS: usize = 64;
+
+/// A write's keys before it runs: each with its position among the command's keys and
+/// whether it existed (see `keys_before_write`).
+type WrittenKeys<'k> = SmallVec<[(usize, &'k [u8], bool); 2]>;
 
 /// A queued command with its table row, as EXEC runs it.
 struct Job<'q> {
@@ -81,6 +86,8 @@ pub struct Engine {
     propagation: Arc<Propagation>,
     pub(crate) clients: Clients,
     pub(crate) pubsub: PubSub,
+    /// CLIENT TRACKING's table (client-side caching); shared with the store's removals.
+    pub(crate) tracking: Arc<Tracking>,
     pub(crate) blocking: blocking::Registry,
     host: RwLock<HostFacts>,
     /// The largest `used_memory` (data and overhead) seen, for `used_memory_peak`.
@@ -116,8 +123,10 @@ impl Engine {
     /// unpredictable in a server.
     pub fn new(config: Config, now_ms: u64, seed: u64) -> Engine {
         let propagation = Arc::new(Propagation::default());
-        let store =
-            Store::new(config.memory_limits().clone(), propagation.clone(), SHARDS, config.databases(), seed, now_ms);
+        let tracking = Arc::new(Tracking::default());
+        tracking.seed(seed);
+        let removals = Arc::new(Removals { propagation: propagation.clone(), tracking: tracking.clone() });
+        let store = Store::new(config.memory_limits().clone(), removals, SHARDS, config.databases(), seed, now_ms);
         Engine {
             stats: Stats::new(table::rows().len(), store.counters().clone()),
             timing: Timing::new(table::rows().len()),
@@ -126,6 +135,7 @@ impl Engine {
             propagation,
             clients: Clients::default(),
             pubsub: PubSub::default(),
+            tracking,
             blocking: blocking::Registry::default(),
             host: RwLock::new(HostFacts::default()),
             peak_memory: AtomicU64::new(0),
@@ -270,6 +280,7 @@ impl Engine {
             reply_mode: ReplyMode::On,
             paused: false,
             tally: Default::default(),
+            tracking: Default::default(),
             #[cfg(feature = "scripting")]
             script_log: None,
         }
@@ -438,6 +449,9 @@ impl Engine {
         tx::forget_watches(self, session);
         self.pubsub.forget(session);
         self.forget_blocked(session);
+        if session.tracking.mode.is_some() {
+            self.tracking.disable(session.id());
+        }
         if session.client.monitor.load(Relaxed) {
             self.monitors.remove(session.id(), 0);
         }
@@ -548,6 +562,9 @@ impl Engine {
             }
             let failures = session.auth_failures;
             let reply = self.dispatch_at(session, argv, now_ms, &mut clock);
+            if self.tracking.any() || session.tracking.caching {
+                self.after_tracked_command(session, argv, now_ms);
+            }
             // Pub/sub messages published before this reply go before it, as in Redis.
             session.client.take_pushes(out);
             if self.blocked_here(session, argv) {
@@ -560,6 +577,15 @@ impl Engine {
             }
             // CLIENT REPLY OFF/SKIP may drop it.
             session.send(&reply, out);
+            if !session.tracking.deferred.is_empty() {
+                // Invalidations of the client's own writes follow its reply, as in Redis.
+                self.tracking.send_deferred(
+                    session.id(),
+                    &mut session.tracking.deferred,
+                    &self.tracking_sender(now_ms),
+                );
+                session.client.take_pushes(out);
+            }
             if session.auth_failures != failures {
                 break;
             }
@@ -586,6 +612,11 @@ impl Engine {
             }
         }
         let reply = self.dispatch(session, &argv, now_ms);
+        if self.tracking.any() || session.tracking.caching {
+            self.after_tracked_command(session, &argv, now_ms);
+            let send = self.tracking_sender(now_ms);
+            self.tracking.send_deferred(session.id(), &mut session.tracking.deferred, &send);
+        }
         // Nothing waits here: a blocking command answers at once, as its timeout would.
         session.blocked = None;
         // Nor can a reply-per-call caller stream a monitor's lines.
@@ -966,7 +997,7 @@ impl Engine {
         }
         // The value types read the encoding thresholds from this thread's copy.
         self.config.encodings().enter();
-        let watched = self.watched_keys(cmd, &mut db, argv, now_ms);
+        let [watched, tracked] = self.keys_before_write(cmd, &mut db, argv, now_ms);
         if session.client.no_touch.load(Relaxed) && cmd.name != "TOUCH" {
             db.set_no_touch(true);
         }
@@ -990,10 +1021,78 @@ impl Engine {
                 }
             }
         }
+        if !tracked.is_empty() && matches!(result, Ok(ref r) if !r.is_error()) {
+            self.invalidate_written(&mut ctx, tracked);
+        }
+        if cmd.flags & READONLY != 0 && ctx.session.tracking.remembers() {
+            self.remember_read(cmd, ctx.session, argv);
+        }
         if self.monitors.any() {
             self.feed_monitors(cmd, ctx.session, argv, now_ms);
         }
         result
+    }
+
+    /// Invalidates the keys a successful write modified (those it left as they were, and
+    /// those missing before and after, are not: Redis signals only modified keys).
+    #[cold]
+    #[inline(never)]
+    fn invalidate_written(&self, ctx: &mut Ctx<'_>, tracked: WrittenKeys<'_>) {
+        let (now, unchanged) = (ctx.now, ctx.unchanged);
+        let modified = tracked.into_iter().filter(|&(i, key, existed)| {
+            !(i < 64 && unchanged & (1 << i) != 0) && (existed || ctx.db.shard(key).contains(key, now))
+        });
+        let modified: SmallVec<[&[u8]; 2]> = modified.map(|(_, k, _)| k).collect();
+        let send = self.tracking_sender(now);
+        let session = &mut *ctx.session;
+        self.tracking.invalidate(modified.into_iter(), Some(session.id()), &mut session.tracking.deferred, &send);
+    }
+
+    /// Remembers the keys a read-only command named for its tracking client (default mode),
+    /// whatever it answered, as Redis does; read-only scripts' own keys are not (their
+    /// commands' are).
+    #[cold]
+    #[inline(never)]
+    fn remember_read(&self, cmd: &Command, session: &Session, argv: &[&[u8]]) {
+        if !matches!(cmd.name, "EVAL_RO" | "EVALSHA_RO" | "FCALL_RO") {
+            self.tracking.remember(session.id(), cmd.keys(argv));
+        }
+    }
+
+    /// What sending invalidations needs: the registry and the output limits now.
+    pub(crate) fn tracking_sender(&self, now_ms: u64) -> Sender<'_> {
+        let config = self.config();
+        Sender {
+            clients: &self.clients,
+            normal: config.normal_output_limit(),
+            pubsub: config.pubsub_output_limit(),
+            now_ms,
+        }
+    }
+
+    /// After a command while some client tracks: CLIENT CACHING's flag lasts one command (or
+    /// one transaction; any CLIENT subcommand keeps it, as Redis's `resetClient`), the keys
+    /// the store removed meanwhile and the BCAST prefixes' keys are invalidated, and the
+    /// table is brought back under `tracking-table-max-keys`.
+    #[cold]
+    #[inline(never)]
+    fn after_tracked_command(&self, session: &mut Session, argv: &[&[u8]], now_ms: u64) {
+        if session.tracking.caching && !session.tx.in_multi() && !argv[0].eq_ignore_ascii_case(b"CLIENT") {
+            session.tracking.caching = false;
+        }
+        if self.tracking.any() {
+            let send = self.tracking_sender(now_ms);
+            self.tracking.flush(&send);
+            self.tracking.enforce_limit(self.config().tracking_table_max_keys(), &send);
+        }
+    }
+
+    /// FLUSHDB and FLUSHALL: every tracking client is told its cache is void.
+    pub(crate) fn tracking_flushed(&self, session: &mut Session, now_ms: u64) {
+        if self.tracking.any() {
+            let send = self.tracking_sender(now_ms);
+            self.tracking.flush_all(session.id(), &mut session.tracking.deferred, &send);
+        }
     }
 
     /// Logs a successful write in canonical form, while its shards are still locked (so the
@@ -1023,25 +1122,37 @@ impl Engine {
         }
     }
 
-    /// The keys of a write that somebody WATCHes, each with its position among the command's
-    /// keys and whether it exists now (before the write). Empty, at the cost of one atomic
-    /// load, while nobody watches anything.
-    fn watched_keys<'k>(
+    /// The keys of a write, each with its position among the command's keys and whether it
+    /// exists now (before the write): those somebody WATCHes, and all of them while a client
+    /// tracks (for CLIENT TRACKING's invalidations). Both empty, at the cost of two atomic
+    /// loads, while nobody watches or tracks anything.
+    fn keys_before_write<'k>(
         &self,
         cmd: &Command,
         db: &mut Locked<'_>,
         argv: &'k [&'k [u8]],
         now_ms: u64,
-    ) -> SmallVec<[(usize, &'k [u8], bool); 2]> {
-        if cmd.flags & WRITE == 0 || !self.store.watches.any() {
-            return SmallVec::new();
+    ) -> [WrittenKeys<'k>; 2] {
+        let write = cmd.flags & WRITE != 0;
+        let (watching, tracking) = (write && self.store.watches.any(), write && self.tracking.any());
+        let mut found = [SmallVec::new(), SmallVec::new()];
+        if !watching && !tracking {
+            return found;
         }
         let db_index = db.db();
-        cmd.keys(argv)
-            .enumerate()
-            .filter(|(_, k)| self.store.watches.is_watched(db_index, k))
-            .map(|(i, k)| (i, k, db.shard(k).contains(k, now_ms)))
-            .collect()
+        for (i, k) in cmd.keys(argv).enumerate() {
+            let watched = watching && self.store.watches.is_watched(db_index, k);
+            if watched || tracking {
+                let key = (i, k, db.shard(k).contains(k, now_ms));
+                if watched {
+                    found[0].push(key);
+                }
+                if tracking {
+                    found[1].push(key);
+                }
+            }
+        }
+        found
     }
 
     /// How many bytes a write may add, at most: every argument stored anew, plus a fresh
@@ -1064,6 +1175,13 @@ impl Engine {
         // host's timer would otherwise be stuck for the script's whole run).
         let report = self.store.sweep(now_ms, budget, &|| self.script_run.is_running());
         self.monitor_event("expire-cycle", start, now_ms);
+        if self.tracking.any() {
+            // Keys the cycle expired are invalidated now; the table's bound is kept here
+            // too, as Redis's cron does.
+            let send = self.tracking_sender(now_ms);
+            self.tracking.flush(&send);
+            self.tracking.enforce_limit(self.config().tracking_table_max_keys(), &send);
+        }
         report
     }
 
@@ -1091,6 +1209,25 @@ impl Engine {
     /// The most recent evictions and expirations.
     pub(crate) fn recent_events(&self) -> Vec<KeyEvent> {
         self.store.recent_events()
+    }
+}
+
+/// What the store removes on its own goes to the append-only log (`Propagation`) and to
+/// CLIENT TRACKING's queue of keys to invalidate.
+struct Removals {
+    propagation: Arc<Propagation>,
+    tracking: Arc<Tracking>,
+}
+
+impl RemovalLog for Removals {
+    fn removed(&self, db: usize, key: &[u8]) {
+        self.propagation.removed(db, key);
+        self.tracking.note_removed(key);
+    }
+
+    fn removed_fields(&self, db: usize, key: &[u8], fields: &[Box<[u8]>]) {
+        self.propagation.removed_fields(db, key, fields);
+        self.tracking.note_removed(key);
     }
 }
 

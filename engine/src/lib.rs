@@ -63,6 +63,7 @@ mod table;
 #[doc(hidden)]
 pub mod testing;
 mod timing;
+mod tracking;
 
 pub use clock::Clock;
 pub use config::{BufferLimit, Config, ConfigFile, SetError};

@@ -39,6 +39,8 @@ pub struct Session {
     /// `feed` stopped before a command because clients are paused (CLIENT PAUSE): the
     /// command and those after it wait in the host's buffer until `Engine::pause_end`.
     pub paused: bool,
+    /// CLIENT TRACKING: the mode, CLIENT CACHING's flag, invalidations sent after the reply.
+    pub tracking: crate::tracking::SessionTracking,
     /// This connection's calls not yet in the shared counters (see `CallTally`).
     pub(crate) tally: crate::timing::CallTally,
     /// While a script runs: what its `redis.call`s do (`script::usage` keeps it).

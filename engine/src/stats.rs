@@ -333,6 +333,22 @@ pub struct ScriptingFigures {
     pub lua_maxmemory: u64,
 }
 
+/// Client-side caching (CLIENT TRACKING): INFO's `tracking_clients` (clients section) and
+/// `tracking_total_*` (stats), and the invalidation messages sent since start.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, TS)]
+pub struct TrackingFigures {
+    /// Clients with tracking on.
+    pub clients: u64,
+    /// Keys in the tracking table (read by default-mode clients, not yet invalidated).
+    pub keys: u64,
+    /// Client ids across those keys.
+    pub items: u64,
+    /// BCAST prefixes clients watch.
+    pub prefixes: u64,
+    /// Invalidation messages sent (pushes and `__redis__:invalidate` messages).
+    pub invalidations: u64,
+}
+
 /// Calls, failures, refusals and time of one command since start or the last
 /// `CONFIG RESETSTAT`.
 #[derive(Debug, Clone, Serialize, PartialEq, TS)]
@@ -395,6 +411,8 @@ pub struct StatsSnapshot {
     pub memory: MemoryFigures,
     /// The scripts' VM and cache.
     pub scripting: ScriptingFigures,
+    /// Client-side caching: tracking clients, the table, invalidations sent.
+    pub tracking: TrackingFigures,
     pub maxmemory: u64,
     pub maxmemory_policy: &'static str,
     pub maxmemory_samples: usize,

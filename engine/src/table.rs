@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use crate::args::Args;
 use crate::cmd::{
-    client, command, config, functions, hash, keys, list, pubsub, scripting, server, set, stream, string, timing, tx,
-    zset,
+    client, client_tracking, command, config, functions, hash, keys, list, pubsub, scripting, server, set, stream,
+    string, timing, tx, zset,
 };
 use crate::engine::Ctx;
 use crate::error::CmdError;
@@ -556,6 +556,10 @@ const CLIENT_SUBCOMMANDS: &[Command] = rows! { args from 2;
     "CLIENT|PAUSE", -3, ADMIN, [], "connection", client::pause, "timeout [WRITE | ALL]", "Suspends commands processing.";
     "CLIENT|UNPAUSE", 2, ADMIN, [], "connection", client::unpause, "", "Resumes processing commands from paused clients.";
     "CLIENT|REPLY", 3, 0, [], "connection", client::reply, "<ON | OFF | SKIP>", "Instructs the server whether to reply to commands.";
+    "CLIENT|TRACKING", -3, 0, [], "connection", client_tracking::tracking, "<ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]", "Controls server-assisted client-side caching for the connection.";
+    "CLIENT|CACHING", 3, 0, [], "connection", client_tracking::caching, "<YES | NO>", "Instructs the server whether to track the keys in the next request.";
+    "CLIENT|GETREDIR", 2, 0, [], "connection", client_tracking::getredir, "", "Returns the client ID to which the connection's tracking notifications are redirected.";
+    "CLIENT|TRACKINGINFO", 2, 0, [], "connection", client_tracking::trackinginfo, "", "Returns information about server-assisted client-side caching for the connection.";
     "CLIENT|HELP", 2, 0, [], "connection", client::help, "", "Returns helpful text about the different subcommands.";
 };
 

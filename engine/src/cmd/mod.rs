@@ -2,6 +2,7 @@
 //! takes the dispatch context and an argument cursor, and returns a `Reply` or a `CmdError`.
 
 pub mod client;
+pub mod client_tracking;
 pub mod collection;
 pub mod command;
 pub mod config;

@@ -86,6 +86,8 @@ pub struct Config {
     /// `latency-tracking` and `latency-tracking-info-percentiles`.
     latency_tracking: AtomicBool,
     latency_percentiles: RwLock<Vec<f64>>,
+    /// `tracking-table-max-keys`: CLIENT TRACKING's table bound (0: none).
+    tracking_table_max_keys: AtomicU64,
     /// The text of each parameter, by its index in `PARAMS`.
     values: RwLock<Vec<String>>,
     /// The file the host was started with, for `CONFIG REWRITE` (none: Redis's "running
@@ -120,6 +122,7 @@ impl Default for Config {
             latency_monitor_threshold: AtomicU64::new(0),
             latency_tracking: AtomicBool::new(true),
             latency_percentiles: RwLock::new(vec![50.0, 99.0, 99.9]),
+            tracking_table_max_keys: AtomicU64::new(1_000_000),
             values: RwLock::new(PARAMS.iter().map(|p| p.default.to_string()).collect()),
             file: RwLock::new(None),
             version: AtomicU64::new(0),
@@ -214,6 +217,11 @@ impl Config {
     /// `latency-monitor-threshold` in ms (0: the latency monitor is off).
     pub fn latency_monitor_threshold(&self) -> u64 {
         self.latency_monitor_threshold.load(Relaxed)
+    }
+
+    /// `tracking-table-max-keys`: the most keys CLIENT TRACKING's table holds (0: no bound).
+    pub fn tracking_table_max_keys(&self) -> u64 {
+        self.tracking_table_max_keys.load(Relaxed)
     }
 
     /// `latency-tracking`: whether per-command latency histograms are kept.
@@ -454,6 +462,7 @@ impl Config {
             "busy-reply-threshold" => self.busy_reply_threshold_ms.store(unsigned(), Relaxed),
             "latency-monitor-threshold" => self.latency_monitor_threshold.store(unsigned(), Relaxed),
             "latency-tracking" => self.latency_tracking.store(text == "yes", Relaxed),
+            "tracking-table-max-keys" => self.tracking_table_max_keys.store(unsigned(), Relaxed),
             "latency-tracking-info-percentiles" => {
                 *self.latency_percentiles.write() = text.split_whitespace().filter_map(|p| p.parse().ok()).collect();
             }

@@ -225,8 +225,10 @@ impl Engine {
             if !reply.is_error() {
                 // Keys changed outside any command's own write: WATCH must still see them.
                 self.store.watches.touch(db_index, key);
+                self.tracking.note_removed(key);
                 if let Some(dst) = &dst {
                     self.store.watches.touch(db_index, dst);
+                    self.tracking.note_removed(dst);
                 }
             }
             if let Some(waiter) = inner.remove(id) {

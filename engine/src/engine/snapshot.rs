@@ -51,6 +51,7 @@ impl Engine {
             used_memory: self.store.used_memory() as u64,
             memory: self.memory_figures(),
             scripting: self.scripting_figures(),
+            tracking: self.tracking.figures(),
             maxmemory: self.config().maxmemory(),
             maxmemory_policy: self.config().policy().name(),
             maxmemory_samples: self.config().samples(),

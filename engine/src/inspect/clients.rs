@@ -33,6 +33,22 @@ pub struct ClientRow {
     pub output: u64,
     pub subscriptions: u64,
     pub resp: u8,
+    /// CLIENT TRACKING, while it is on.
+    pub tracking: Option<TrackingRow>,
+}
+
+/// A connection's client-side caching (CLIENT TRACKINGINFO's facts).
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
+pub struct TrackingRow {
+    /// `default` (the keys it reads), `bcast` (prefixes), `optin` or `optout`.
+    pub mode: String,
+    pub noloop: bool,
+    /// The client its invalidations go to, if redirected.
+    pub redirect: Option<u64>,
+    /// The redirect's client has gone (flag `R`).
+    pub broken_redirect: bool,
+    /// BCAST prefixes (the empty prefix is every key).
+    pub prefixes: Vec<String>,
 }
 
 /// `GET /api/clients`.
@@ -72,6 +88,22 @@ pub fn clients(engine: &Engine, now_ms: u64) -> ClientsView {
             output: c.output_bytes() as u64,
             subscriptions: (c.sub.load(Relaxed) + c.psub.load(Relaxed) + c.ssub.load(Relaxed)) as u64,
             resp: c.resp.load(Relaxed),
+            tracking: engine.tracking.describe(c.id).map(|(mode, prefixes)| TrackingRow {
+                mode: if mode.bcast {
+                    "bcast"
+                } else if mode.optin {
+                    "optin"
+                } else if mode.optout {
+                    "optout"
+                } else {
+                    "default"
+                }
+                .into(),
+                noloop: mode.noloop,
+                redirect: (mode.redirect != 0).then_some(mode.redirect),
+                broken_redirect: c.tracking.load(Relaxed) & crate::tracking::FLAG_BROKEN_REDIRECT != 0,
+                prefixes: prefixes.iter().map(|p| String::from_utf8_lossy(p).into_owned()).collect(),
+            }),
         })
         .collect();
     ClientsView { now_ms, clients, monitors: engine.monitor_count() as u32, paused_until_ms: engine.pause_end(now_ms) }

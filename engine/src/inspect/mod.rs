@@ -51,7 +51,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 pub use bulk::{bulk_job, bulk_step, count_keys, BulkJob, BulkRequest, JobState, KeyCount, KeyFilter};
-pub use clients::{clients, kill_client, monitor, ClientRow, ClientsView, MonitorEventView, MonitorView};
+pub use clients::{clients, kill_client, monitor, ClientRow, ClientsView, MonitorEventView, MonitorView, TrackingRow};
 pub use commands::{command_counters, command_names, commands_json, help, is_command, CommandCounter};
 pub use compat::{compat, compat_reset, CompatRow, CompatView};
 pub use config::{config_view, hide_secrets, patch_config, ConfigParam, ConfigView};

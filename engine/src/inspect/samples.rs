@@ -63,6 +63,12 @@ pub struct Sample {
     pub expired_per_sec: f64,
     /// hits / lookups within this second; `null` when there were none.
     pub hit_ratio_interval: Option<f64>,
+    /// Client-side caching: clients tracking, keys in the tracking table, invalidation
+    /// messages sent (since start) and per second.
+    pub tracking_clients: u64,
+    pub tracking_keys: u64,
+    pub invalidations: u64,
+    pub invalidations_per_sec: f64,
 }
 
 impl Sample {
@@ -108,6 +114,10 @@ impl Sample {
             expired_per_sec: rate(s.expired_keys, |p| p.expired_keys),
             hit_ratio_interval: (hits_per_sec + misses_per_sec > 0.0)
                 .then(|| hits_per_sec / (hits_per_sec + misses_per_sec)),
+            tracking_clients: s.tracking.clients,
+            tracking_keys: s.tracking.keys,
+            invalidations: s.tracking.invalidations,
+            invalidations_per_sec: rate(s.tracking.invalidations, |p| p.invalidations),
         }
     }
 }

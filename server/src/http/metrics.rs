@@ -123,6 +123,18 @@ pub fn render(state: &AppState) -> String {
         "The lua-maxmemory cap on the Lua VM (0 = none).",
         c(sc.lua_maxmemory),
     );
+    // Client-side caching (redis_exporter's names for INFO's tracking fields).
+    let tr = &snap.tracking;
+    out.one("vitrine_tracking_clients", "gauge", "Clients with CLIENT TRACKING on.", c(tr.clients));
+    out.one("vitrine_tracking_total_keys", "gauge", "Keys in the client tracking table.", c(tr.keys));
+    out.one("vitrine_tracking_total_items", "gauge", "Client ids across the tracking table's keys.", c(tr.items));
+    out.one("vitrine_tracking_total_prefixes", "gauge", "BCAST prefixes tracked.", c(tr.prefixes));
+    out.one(
+        "vitrine_tracking_invalidations_total",
+        "counter",
+        "Invalidation messages sent to tracking clients.",
+        c(tr.invalidations),
+    );
     out.family(
         "vitrine_maxmemory_policy",
         "gauge",

@@ -35,6 +35,9 @@ export interface Columns {
   expiredRate: (number | null)[];
   clients: (number | null)[];
   keys: (number | null)[];
+  /** Client-side caching: keys in the tracking table, invalidation messages per second. */
+  trackedKeys: (number | null)[];
+  invalidationRate: (number | null)[];
   keysByType: Record<string, (number | null)[]>;
 }
 
@@ -64,6 +67,8 @@ export function columns(samples: Sample[]): Columns {
     expiredRate: [],
     clients: [],
     keys: [],
+    trackedKeys: [],
+    invalidationRate: [],
     keysByType: Object.fromEntries(types.map((k) => [k, []])),
   };
   const pushRow = (t: number, s: Sample | null, prev: Sample | null) => {
@@ -76,11 +81,13 @@ export function columns(samples: Sample[]): Columns {
     c.ops.push(s ? s.ops_per_sec : null);
     c.clients.push(s ? s.connected_clients : null);
     c.keys.push(s ? s.keys : null);
+    c.trackedKeys.push(s ? s.tracking_keys : null);
     for (const k of types) c.keysByType[k].push(s ? (s.keys_by_type?.[k] ?? 0) : null);
     if (s && prev) {
       const dt = s.t_ms - prev.t_ms;
       c.evictedRate.push(counterRate(prev.evicted_keys, s.evicted_keys, dt));
       c.expiredRate.push(counterRate(prev.expired_keys, s.expired_keys, dt));
+      c.invalidationRate.push(counterRate(prev.invalidations, s.invalidations, dt));
       const hits = counterDelta(prev.hits, s.hits);
       const misses = counterDelta(prev.misses, s.misses);
       c.hitRatio.push(hits + misses > 0 ? hits / (hits + misses) : null);
@@ -88,10 +95,12 @@ export function columns(samples: Sample[]): Columns {
       // The first sample: the server's own per-second figures.
       c.evictedRate.push(s.evicted_per_sec);
       c.expiredRate.push(s.expired_per_sec);
+      c.invalidationRate.push(s.invalidations_per_sec);
       c.hitRatio.push(s.hit_ratio_interval);
     } else {
       c.evictedRate.push(null);
       c.expiredRate.push(null);
+      c.invalidationRate.push(null);
       c.hitRatio.push(null);
     }
   };

@@ -34,6 +34,10 @@ export function sample(t_ms: number, over: Partial<Omit<Sample, 'keys_by_type'>>
     evicted_per_sec: 0,
     expired_per_sec: 0,
     hit_ratio_interval: null,
+    tracking_clients: 0,
+    tracking_keys: 0,
+    invalidations: 0,
+    invalidations_per_sec: 0,
     ...over,
     keys_by_type: { string: 0, list: 0, set: 0, zset: 0, hash: 0, stream: 0, ...over.keys_by_type },
   };

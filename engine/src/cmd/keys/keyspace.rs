@@ -98,6 +98,7 @@ pub fn dbsize(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError
 pub fn flushdb(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     flush_mode(args)?;
     ctx.db.flush(ctx.now);
+    ctx.engine.tracking_flushed(ctx.session, ctx.now);
     Ok(Reply::Ok)
 }
 
@@ -109,6 +110,7 @@ pub fn flushdb(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
 pub fn flushall(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     flush_mode(args)?;
     ctx.db.flush_all(ctx.now);
+    ctx.engine.tracking_flushed(ctx.session, ctx.now);
     Ok(Reply::Ok)
 }
 

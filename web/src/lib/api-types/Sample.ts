@@ -13,4 +13,9 @@ hit_ratio: number, hits_per_sec: number, misses_per_sec: number, misses_never_se
 /**
  * hits / lookups within this second; `null` when there were none.
  */
-hit_ratio_interval: number | null, };
+hit_ratio_interval: number | null, 
+/**
+ * Client-side caching: clients tracking, keys in the tracking table, invalidation
+ * messages sent (since start) and per second.
+ */
+tracking_clients: number, tracking_keys: number, invalidations: number, invalidations_per_sec: number, };

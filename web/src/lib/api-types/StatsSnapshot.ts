@@ -5,6 +5,7 @@ import type { HostFacts } from "./HostFacts";
 import type { KeysByType } from "./KeysByType";
 import type { MemoryFigures } from "./MemoryFigures";
 import type { ScriptingFigures } from "./ScriptingFigures";
+import type { TrackingFigures } from "./TrackingFigures";
 
 /**
  * Everything there is to know about the engine at one moment.
@@ -22,7 +23,11 @@ memory: MemoryFigures,
 /**
  * The scripts' VM and cache.
  */
-scripting: ScriptingFigures, maxmemory: number, maxmemory_policy: string, maxmemory_samples: number, keys: number, keys_with_ttl: number, 
+scripting: ScriptingFigures, 
+/**
+ * Client-side caching: tracking clients, the table, invalidations sent.
+ */
+tracking: TrackingFigures, maxmemory: number, maxmemory_policy: string, maxmemory_samples: number, keys: number, keys_with_ttl: number, 
 /**
  * How many databases there are (`databases`).
  */

@@ -66,6 +66,8 @@ export type { StreamEntryView } from './StreamEntryView';
 export type { StreamGroupView } from './StreamGroupView';
 export type { StreamPage } from './StreamPage';
 export type { SubPrefix } from './SubPrefix';
+export type { TrackingFigures } from './TrackingFigures';
+export type { TrackingRow } from './TrackingRow';
 export type { TtlBucket } from './TtlBucket';
 export type { TtlView } from './TtlView';
 export type { TypeShare } from './TypeShare';
