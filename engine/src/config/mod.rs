@@ -66,7 +66,8 @@ pub struct Config {
     timeout_s: AtomicU64,
     databases: AtomicUsize,
     active_expire_effort: AtomicU32,
-    notify_keyspace_events: AtomicU32,
+    /// Shared with the store, which raises its own events when their class is on.
+    notify_keyspace_events: Arc<AtomicU32>,
     /// `client-output-buffer-limit`: hard bytes, soft bytes, soft seconds for each class
     /// (normal, replica, pubsub). Only the pubsub class is enforced (on pub/sub messages);
     /// normal replies are bounded by the server's back-pressure instead.
@@ -110,7 +111,7 @@ impl Default for Config {
             timeout_s: AtomicU64::new(0),
             databases: AtomicUsize::new(16),
             active_expire_effort: AtomicU32::new(1),
-            notify_keyspace_events: AtomicU32::new(0),
+            notify_keyspace_events: Arc::default(),
             output_limits: OUTPUT_LIMIT_DEFAULTS.map(|class| class.map(AtomicU64::new)),
             requirepass: RwLock::new(None),
             protected_mode: AtomicBool::new(true),
@@ -229,6 +230,11 @@ impl Config {
     /// `notify-keyspace-events` as Redis's flag bits (`NOTIFY_*` in Redis's server.h).
     pub fn notify_keyspace_events(&self) -> u32 {
         self.notify_keyspace_events.load(Relaxed)
+    }
+
+    /// The live `notify-keyspace-events` flags, shared with the store.
+    pub fn notify_flags(&self) -> &Arc<AtomicU32> {
+        &self.notify_keyspace_events
     }
 
     /// `default-ttl` in milliseconds (0 = keys without an explicit TTL live forever).
