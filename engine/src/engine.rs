@@ -70,6 +70,15 @@ impl Ctx<'_> {
         self.engine.notify(class, event, self.session.db, key, self.now);
     }
 
+    /// After a write that may have emptied a collection (which the store then deletes):
+    /// `del` when the key is gone. Looks the key up only when generic events are on.
+    pub fn notify_if_deleted(&mut self, key: &[u8]) {
+        let flags = self.engine.store.common.events.flags();
+        if crate::store::events::wanted(flags, crate::notify::class::GENERIC) && !self.db.shard(key).contains(key, self.now) {
+            self.notify(crate::notify::class::GENERIC, "del", key);
+        }
+    }
+
     /// `notify` for a key in database `db` (MOVE's and COPY's destination).
     #[inline]
     pub fn notify_in(&self, db: usize, class: u32, event: &'static str, key: &[u8]) {

@@ -2,6 +2,7 @@
 //! (TTL, PTTL, EXPIRETIME, PEXPIRETIME) and PERSIST.
 
 use crate::args::Args;
+use crate::notify::class;
 use crate::engine::Ctx;
 use crate::error::{c_str_lossy, CmdError};
 use crate::num::parse_i64;
@@ -129,9 +130,11 @@ fn expire_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, base: i64, unit: Unit)
     match u64::try_from(when) {
         Ok(at) if at > now => {
             shard.set_expire(key, at, now);
+            ctx.notify(class::GENERIC, "expire", key);
         }
         _ => {
             shard.remove(key);
+            ctx.notify(class::GENERIC, "del", key);
         }
     }
     Ok(Reply::Int(1))
@@ -207,6 +210,7 @@ pub fn persist(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
     let had_ttl = ctx.db.lookup(key, now).is_some_and(|e| e.has_ttl());
     if had_ttl {
         ctx.db.shard(key).set_expire(key, 0, now);
+        ctx.notify(class::GENERIC, "persist", key);
     }
     Ok(Reply::Int(had_ttl as i64))
 }
