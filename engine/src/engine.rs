@@ -70,13 +70,10 @@ impl Ctx<'_> {
         self.engine.notify(class, event, self.session.db, key, self.now);
     }
 
-    /// After a write that may have emptied a collection (which the store then deletes):
-    /// `del` when the key is gone. Looks the key up only when generic events are on.
-    pub fn notify_if_deleted(&mut self, key: &[u8]) {
-        let flags = self.engine.store.common.events.flags();
-        if crate::store::events::wanted(flags, crate::notify::class::GENERIC) && !self.db.shard(key).contains(key, self.now) {
-            self.notify(crate::notify::class::GENERIC, "del", key);
-        }
+    /// `event` about `key`, then `del` when the write emptied the collection there (which
+    /// the store then deleted), as Redis follows a removal that empties a key.
+    pub fn notify_removal(&mut self, class: u32, event: &'static str, key: &[u8]) {
+        self.engine.notify_removal(&mut self.db, class, event, key, self.now);
     }
 
     /// `notify` for a key in database `db` (MOVE's and COPY's destination).
@@ -993,6 +990,17 @@ impl Engine {
             self.publish_store_events(now_ms);
             let limit = self.config.pubsub_output_limit();
             self.notifier.publish(&self.pubsub, flags, class, event, db, key, limit, now_ms);
+        }
+    }
+
+    /// `Ctx::notify_removal` for callers that hold only the locked shards (serving a
+    /// blocked client). Looks the key up only when generic events are on.
+    pub(crate) fn notify_removal(&self, db: &mut Locked<'_>, class: u32, event: &'static str, key: &[u8], now_ms: u64) {
+        let index = db.db();
+        self.notify(class, event, index, key, now_ms);
+        let flags = self.store.common.events.flags();
+        if crate::store::events::wanted(flags, crate::notify::class::GENERIC) && !db.shard(key).contains(key, now_ms) {
+            self.notify(crate::notify::class::GENERIC, "del", index, key, now_ms);
         }
     }
 
