@@ -167,7 +167,7 @@ impl Engine {
             let Some(waiter) = inner.waiters.get(&id) else { continue };
             let served = match &waiter.op {
                 BlockOp::ZPop { max, count, flat } => {
-                    cmd::zset::serve_blocked(&mut db, key, *max, *count, *flat, now_ms)
+                    cmd::zset::serve_blocked(self, &mut db, key, *max, *count, *flat, now_ms)
                 }
                 op => cmd::list::serve_blocked(self, &mut db, key, op, now_ms),
             };

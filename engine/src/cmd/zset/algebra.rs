@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 
 use crate::args::Args;
 use crate::engine::Ctx;
+use crate::notify::class;
 use crate::error::CmdError;
 use crate::reply::Reply;
 use crate::store::entry::{Entry, ValueRef};
@@ -214,11 +215,19 @@ fn generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, op: Op, dest: Option<&[u8]>) 
     };
     let shard = ctx.db.shard(dest);
     if result.is_empty() {
-        shard.remove(dest);
+        if shard.remove(dest).is_some() {
+            ctx.notify(class::GENERIC, "del", dest);
+        }
         return Ok(Reply::Int(0));
     }
     let len = result.len();
     create(ctx, dest, ZSetValue::from_distinct(result));
+    let event = match op {
+        Op::Union => "zunionstore",
+        Op::Inter | Op::InterCard => "zinterstore",
+        Op::Diff => "zdiffstore",
+    };
+    ctx.notify(class::ZSET, event, dest);
     Ok(Reply::Int(len as i64))
 }
 
