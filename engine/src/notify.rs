@@ -115,3 +115,6 @@ impl Notifier {
         self.next_seq.load(Relaxed)
     }
 }
+
+#[cfg(test)]
+mod tests;
