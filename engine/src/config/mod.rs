@@ -353,7 +353,7 @@ impl Config {
             .ok_or_else(|| "Unknown option or number of arguments for CONFIG SET".to_string())?;
         refuse_immutable(param)?;
         let text = self.validate(param, value)?;
-        self.store(i, text);
+        self.store(i, text, value);
         Ok(())
     }
 
@@ -363,7 +363,7 @@ impl Config {
         let (i, param) =
             params::find(&name.to_ascii_lowercase()).ok_or_else(|| format!("unknown parameter '{name}'"))?;
         let text = self.validate(param, value)?;
-        self.store(i, text);
+        self.store(i, text, value);
         Ok(())
     }
 
@@ -393,10 +393,10 @@ impl Config {
         // A refused value is reported under the name as Redis registered it: the parameter's
         // or its alias's, in lower case.
         for ((i, param, lower), (_, value)) in found.iter().zip(pairs) {
-            texts.push((*i, self.validate(param, value).map_err(|why| failed(lower, &why))?));
+            texts.push((*i, self.validate(param, value).map_err(|why| failed(lower, &why))?, *value));
         }
-        for (i, text) in texts {
-            self.store(i, text);
+        for (i, text, value) in texts {
+            self.store(i, text, value);
         }
         Ok(())
     }
@@ -415,8 +415,9 @@ impl Config {
         })
     }
 
-    /// Records a validated text and applies it to whatever reads it live.
-    fn store(&self, index: usize, text: String) {
+    /// Records a validated text (of `value`, as given) and applies it to whatever reads it
+    /// live.
+    fn store(&self, index: usize, text: String, value: &str) {
         let param = &PARAMS[index];
         let num = || text.parse::<i64>().unwrap_or(0);
         let unsigned = || text.parse::<u64>().unwrap_or(0);
@@ -440,7 +441,8 @@ impl Config {
             "databases" => self.databases.store(unsigned() as usize, Relaxed),
             "active-expire-effort" => self.active_expire_effort.store(unsigned() as u32, Relaxed),
             "notify-keyspace-events" => {
-                self.notify_keyspace_events.store(parse::notify_flags(&text).unwrap_or(0), Relaxed)
+                // From the value as given: the text Redis shows drops `n` beside `A`.
+                self.notify_keyspace_events.store(parse::notify_flags(value).unwrap_or(0), Relaxed)
             }
             "client-output-buffer-limit" => {
                 if let Ok((limits, _)) = self.merged_output_limits(&text) {

@@ -44,8 +44,9 @@ fn flags_parse_and_print_as_redis() {
         ("KEA", "AKE"),
         ("", ""),
         ("Ex", "xE"),
-        ("AKEnm", "AnKEm"),
-        ("g$lshzxetdnKEm", "AnKEm"),
+        ("AKEnm", "AKEm"),
+        ("g$lshzxetdnKEm", "AKEm"),
+        ("g$lshzxenK", "g$lshzxenK"),
         ("$lgK", "g$lK"),
         ("nsK", "snK"),
     ] {
@@ -90,6 +91,7 @@ fn new_keys_and_misses_have_their_own_classes() {
     let mut t = engine("AKEnm");
     assert_eq!(events(&mut t, &["SET", "k", "v"]), ["new k", "set k"]);
     assert_eq!(events(&mut t, &["SET", "k", "w"]), ["set k"]);
+    assert_eq!(events(&mut t, &["MSET", "a", "1", "k", "2"]), ["new a", "set a", "set k"]);
     assert_eq!(events(&mut t, &["GET", "nope"]), ["keymiss nope"]);
     assert_eq!(events(&mut t, &["SET", "j", "v"]), ["new j", "set j"]);
     // RENAME over an existing key deletes it and adds the key anew.

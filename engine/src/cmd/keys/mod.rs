@@ -70,7 +70,15 @@ fn delete_keys(ctx: &mut Ctx<'_>, keys: &[&[u8]]) -> i64 {
 /// ```
 pub fn exists(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let now = ctx.now;
-    let found = args.rest().iter().filter(|key| ctx.db.peek(key, now).is_some()).count();
+    let mut found = 0;
+    for key in args.rest() {
+        if ctx.db.peek(key, now).is_some() {
+            found += 1;
+        } else {
+            // Not counted as a keyspace miss, but Redis's lookup publishes one.
+            ctx.notify(class::KEY_MISS, "keymiss", key);
+        }
+    }
     Ok(Reply::Int(found as i64))
 }
 
@@ -82,8 +90,11 @@ pub fn exists(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 pub fn type_(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let now = ctx.now;
-    let name = ctx.db.peek(key, now).map_or("none", |e| e.value.type_name());
-    Ok(Reply::status(name))
+    let name = ctx.db.peek(key, now).map(|e| e.value.type_name());
+    if name.is_none() {
+        ctx.notify(class::KEY_MISS, "keymiss", key);
+    }
+    Ok(Reply::status(name.unwrap_or("none")))
 }
 
 /// Renames a key, replacing whatever the new name held. The value keeps its TTL.

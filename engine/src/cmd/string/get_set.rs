@@ -253,8 +253,13 @@ fn set_generic(
 /// SET's events: `set`, then `expire` when it gave the key a TTL.
 fn notify_set(ctx: &Ctx<'_>, key: &[u8], ttl: Ttl) {
     ctx.notify(class::STRING, "set", key);
-    if let Ttl::At(_) = ttl {
+    if let Ttl::At(at) = ttl {
         ctx.notify(class::GENERIC, "expire", key);
+        // A time already past stores nothing here; Redis 7.0 stores a key that the next
+        // lookup (or its active cycle) expires, so its subscribers hear `expired` next.
+        if at <= ctx.now {
+            ctx.notify(class::EXPIRED, "expired", key);
+        }
     }
 }
 
