@@ -987,7 +987,8 @@ impl Engine {
     pub(crate) fn notify(&self, class: u32, event: &'static str, db: usize, key: &[u8], now_ms: u64) {
         let flags = self.store.common.events.flags();
         if crate::store::events::wanted(flags, class) {
-            self.publish_store_events(now_ms);
+            let _order = self.notifier.order.lock();
+            self.publish_queued(now_ms);
             let limit = self.config.pubsub_output_limit();
             self.notifier.publish(&self.pubsub, flags, class, event, db, key, limit, now_ms);
         }
@@ -1007,6 +1008,14 @@ impl Engine {
     /// Publishes the events the store queued (expired, evicted, hexpired, new, keymiss).
     #[inline]
     pub(crate) fn publish_store_events(&self, now_ms: u64) {
+        if self.store.common.events.any() {
+            let _order = self.notifier.order.lock();
+            self.publish_queued(now_ms);
+        }
+    }
+
+    /// Takes and publishes the store's queue; the caller holds `notifier.order`.
+    fn publish_queued(&self, now_ms: u64) {
         if let Some(events) = self.store.common.events.take() {
             let flags = self.store.common.events.flags();
             let limit = self.config.pubsub_output_limit();

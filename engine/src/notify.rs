@@ -36,6 +36,11 @@ pub struct FeedEvent {
 /// The events published lately, for the dashboard.
 #[derive(Default)]
 pub struct Notifier {
+    /// Held while events are taken from the store's queue and published, so two threads
+    /// (a command, the expiry timer) cannot interleave their events or the two channels of
+    /// one event: subscribers see one order, as from Redis's single thread. Taken only
+    /// when an event is to be published.
+    pub order: Mutex<()>,
     feed: Mutex<VecDeque<FeedEvent>>,
     next_seq: AtomicU64,
 }

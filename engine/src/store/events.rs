@@ -73,6 +73,12 @@ impl StoreEvents {
         }
     }
 
+    /// Whether anything is queued (one relaxed load).
+    #[inline]
+    pub fn any(&self) -> bool {
+        self.queued.load(Relaxed)
+    }
+
     /// Takes what is queued; `None`, at the cost of one relaxed load, when nothing is.
     #[inline]
     pub fn take(&self) -> Option<Vec<Pending>> {

@@ -186,6 +186,7 @@ fn ttl_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, unit: Unit, absolute: boo
     let key = args.key()?;
     let now = ctx.now;
     let Some(entry) = ctx.db.peek(key, now) else {
+        ctx.notify(class::KEY_MISS, "keymiss", key);
         return Ok(Reply::Int(-2));
     };
     if !entry.has_ttl() {

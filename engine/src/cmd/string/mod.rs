@@ -24,6 +24,7 @@ pub use numeric::{decr, decrby, incr, incrby, incrbyfloat};
 pub use range::{append, getrange, setrange, setrange_growth, strlen, substr};
 
 use crate::engine::{Ctx, Engine};
+use crate::notify::class;
 use crate::error::CmdError;
 use crate::store::entry::{Entry, Value, ValueRef};
 
@@ -75,7 +76,10 @@ pub(super) fn store(ctx: &mut Ctx<'_>, key: &[u8], value: &[u8], expire_at: u64)
     let now = ctx.now;
     let shard = ctx.db.shard(key);
     if expire_at != 0 && expire_at <= now {
-        shard.remove(key);
+        // Redis 7.0 adds the key and lets it expire: it was new when nothing was there.
+        if shard.remove(key).is_none() {
+            ctx.notify(class::NEW, "new", key);
+        }
     } else {
         shard.insert_str(key, value, expire_at, now);
     }

@@ -155,7 +155,11 @@ fn generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, op: Op, dest: Option<&[u8]>) 
     let mut sizes = Vec::with_capacity(keys.len());
     for key in &keys {
         sizes.push(match ctx.db.lookup(key, now) {
-            None => 0,
+            None => {
+                // A write lookup here, but Redis 7.0 reads every source (`keymiss`).
+                ctx.notify(class::KEY_MISS, "keymiss", key);
+                0
+            }
             Some(entry) => match entry.value {
                 ValueRef::ZSet(z) => z.len(),
                 ValueRef::Set(s) => s.len(),
