@@ -135,7 +135,13 @@ fn sizes(ctx: &mut Ctx<'_>, keys: &[&[u8]], lookup: Lookup) -> Result<Vec<Option
             Lookup::Write => ctx.db.lookup(key, now),
         };
         out.push(match entry {
-            None => None,
+            None => {
+                // Redis 7.0 reads every source, the STORE forms' too (`keymiss`).
+                if lookup == Lookup::Write {
+                    ctx.notify(class::KEY_MISS, "keymiss", key);
+                }
+                None
+            }
             Some(Entry { value: ValueRef::Set(s), .. }) => Some(s.len()),
             Some(_) => return Err(CmdError::WrongType),
         });
