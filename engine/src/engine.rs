@@ -137,8 +137,7 @@ impl Engine {
     /// unpredictable in a server.
     pub fn new(config: Config, now_ms: u64, seed: u64) -> Engine {
         let propagation = Arc::new(Propagation::default());
-        let store =
-            Store::new(
+        let store = Store::new(
             config.memory_limits().clone(),
             propagation.clone(),
             config.notify_flags().clone(),

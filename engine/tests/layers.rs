@@ -29,7 +29,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("store", &["store"]),
     ("stats and config", &["stats", "config", "timing"]),
-    ("sessions and their services", &["session", "clients", "monitor", "pubsub", "notify", "blocking", "propagate", "busy"]),
+    (
+        "sessions and their services",
+        &["session", "clients", "monitor", "pubsub", "notify", "blocking", "propagate", "busy"],
+    ),
     ("families, table and dispatch", &["cmd", "args", "table", "engine", "prefetch", "radar", "script"]),
     ("host views and the test harness", &["inspect", "testing"]),
 ];

@@ -5,8 +5,8 @@
 
 use crate::args::Args;
 use crate::engine::Ctx;
-use crate::notify::class;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::{alloc_size, ValueRef};

@@ -5,8 +5,8 @@ use std::mem::size_of;
 
 use crate::args::Args;
 use crate::engine::Ctx;
-use crate::notify::class;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 use crate::store::entry::alloc_size;
 use crate::store::hash::{HashValue, ELEMENT_OVERHEAD};

@@ -2,8 +2,8 @@
 
 use crate::args::Args;
 use crate::engine::Ctx;
-use crate::notify::class;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::format_i64;
 use crate::num::long_double::{self, Num};
 use crate::num::parse_i64;

@@ -2,9 +2,9 @@
 //! (TTL, PTTL, EXPIRETIME, PEXPIRETIME) and PERSIST.
 
 use crate::args::Args;
-use crate::notify::class;
 use crate::engine::Ctx;
 use crate::error::{c_str_lossy, CmdError};
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 

@@ -17,9 +17,9 @@ use std::cmp::Ordering;
 
 use crate::args::Args;
 use crate::cmd::zset::strtod;
-use crate::notify::class;
 use crate::engine::Ctx;
 use crate::error::{c_str, CmdError};
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::ValueRef;

@@ -24,8 +24,8 @@ pub use mpop::{blmpop, lmpop};
 pub use push_pop::{lpop, lpush, lpushx, push_growth, rpop, rpush, rpushx};
 
 use crate::engine::Engine;
-use crate::notify::class;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::store::entry::{Entry, ValueRef};
 use crate::store::list::ListValue;
 use crate::store::Locked;

@@ -5,8 +5,8 @@ use std::mem::size_of;
 use crate::args::Args;
 use crate::cmd::collection::{rand_count, random_positions};
 use crate::engine::Ctx;
-use crate::notify::class;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 

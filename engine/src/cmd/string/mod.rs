@@ -24,8 +24,8 @@ pub use numeric::{decr, decrby, incr, incrby, incrbyfloat};
 pub use range::{append, getrange, setrange, setrange_growth, strlen, substr};
 
 use crate::engine::{Ctx, Engine};
-use crate::notify::class;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::store::entry::{Entry, Value, ValueRef};
 
 // --- Shared by the family ---------------------------------------------------------------------

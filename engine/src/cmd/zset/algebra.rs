@@ -6,8 +6,8 @@ use indexmap::IndexMap;
 
 use crate::args::Args;
 use crate::engine::Ctx;
-use crate::notify::class;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 use crate::store::entry::{Entry, ValueRef};
 use crate::store::zset::ZSetValue;

@@ -3,8 +3,8 @@
 
 use crate::args::Args;
 use crate::engine::Ctx;
-use crate::notify::class;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::zset::{LexBound, ScoreBound, ZSetValue};
