@@ -116,6 +116,7 @@ impl Notifier {
     }
 
     /// The sequence number of the latest event (0: none yet).
+    #[cfg(test)]
     pub fn last_seq(&self) -> u64 {
         self.next_seq.load(Relaxed)
     }
