@@ -29,11 +29,11 @@ fn same_events(test: &str, flags: &str) {
         send(s, &["PSUBSCRIBE", "__key*__:*"]);
         drain(s, false);
     }
-    peers.call(&args!["CONFIG", "SET", "notify-keyspace-events", flags], Check::Exact);
-    peers.call(&args!["CONFIG", "GET", "notify-keyspace-events"], Check::Exact);
+    peers.run(Step::Call(args!["CONFIG", "SET", "notify-keyspace-events", flags], Check::Exact));
+    peers.run(Step::Call(args!["CONFIG", "GET", "notify-keyspace-events"], Check::Exact));
     for seed in seeds() {
         peers.begin(&format!("notifications {flags}, seed {seed}"));
-        peers.call(&args!["FLUSHALL"], Check::Exact);
+        peers.run(Step::Call(args!["FLUSHALL"], Check::Exact));
         let mut gen = Gen::new(seed);
         for op in 0..OPS_PER_SEED {
             peers.op = op;
