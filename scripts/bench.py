@@ -23,6 +23,10 @@ What it does, in order:
   run; the report then has a "Persistence cost" table: each variant's ops/sec ÷ vitrine's
   (`--appendonly no`, the default). `always` fsyncs before every acknowledgement (group
   commit), so its figure depends on the disk under the temp directory more than on the CPU.
+* The cost of keyspace notifications: `--notify` adds `vitrine-notify` (the same binary with
+  `--notify-keyspace-events KEA` and a client subscribed to `__key*__:*` reading every
+  message); its ops/sec ÷ plain vitrine's joins the "Persistence cost" table. Off (the
+  default) costs one relaxed atomic load per event site, so plain vitrine is the "off" figure.
 * Peers besides redis-server: `PEER="name=/path/to/binary args; other=/path args"`. `--port P`
   is appended unless the args contain `{port}`, which is replaced instead. Give the peer its own
   loopback bind flag (`--bind 127.0.0.1` for Valkey); the harness warns when a server listens
@@ -124,6 +128,7 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 # The redis-benchmark loads of the performance issue.
 RB_CLIENTS = 50
 AOF_PREFIX = "vitrine-aof-"  # the append-only variants: vitrine-aof-everysec, vitrine-aof-always
+NOTIFY_NAME = "vitrine-notify"  # keyspace notifications on (KEA) with a subscriber attached
 RB_DATA = 64
 RB_KEYSPACE = 100_000
 # The memtier loads of the performance issue.
@@ -380,6 +385,8 @@ class ServerSpec:
     args: list[str] = field(default_factory=list)
     # A new, empty --dir for every run (the append-only variants: each run starts with no file).
     fresh_dir: bool = False
+    # A client subscribed to every keyspace event (PSUBSCRIBE __key*__:*) while it is measured.
+    subscriber: bool = False
 
     def argv_preview(self) -> list[str]:
         return [self.binary, *self.args]
@@ -907,7 +914,7 @@ def compute_aof_cost(runs: list[dict]) -> list[dict]:
     by_key = {(r["server"], r["load"], r["test"]): r for r in runs}
     out = []
     for r in runs:
-        if not r["server"].startswith(AOF_PREFIX):
+        if not (r["server"].startswith(AOF_PREFIX) or r["server"] == NOTIFY_NAME):
             continue
         base = by_key.get(("vitrine", r["load"], r["test"]))
         base_ops = base["ops_per_sec"] if base else None
@@ -993,8 +1000,10 @@ def render_markdown(result: dict, loads: list[Load]) -> str:
         add("")
         add("## Persistence cost")
         add("")
-        add("ops/sec with the append-only file on, against vitrine with `--appendonly no` "
-            "(each run a fresh, empty `--dir` under the system temp directory).")
+        add("ops/sec with the append-only file on (vitrine-aof-*: each run a fresh, empty `--dir` "
+            "under the system temp directory), or with keyspace notifications on "
+            "(vitrine-notify: `--notify-keyspace-events KEA` and a subscriber to every event), "
+            "against plain vitrine (no persistence, notifications off) in the same run.")
         add("")
         add("| load | test | server | ops/sec | vitrine ops/sec | ÷ vitrine |")
         add("|---|---|---|--:|--:|--:|")
@@ -1216,11 +1225,51 @@ def build_loads(args, memtier: str | None, requests: int) -> list[Load]:
     return loads
 
 
+class KeyspaceSubscriber:
+    """A client with PSUBSCRIBE __key*__:* that reads and drops every message while open, so
+    the server pays for delivering its notifications as to a real subscriber."""
+
+    def __init__(self, port: int, enabled: bool):
+        self.port, self.enabled = port, enabled
+        self.sock: socket.socket | None = None
+        self.thread: threading.Thread | None = None
+        self.received = 0
+
+    def __enter__(self):
+        if not self.enabled:
+            return self
+        self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        self.sock.sendall(b"*2\r\n$10\r\nPSUBSCRIBE\r\n$10\r\n__key*__:*\r\n")
+        self.sock.settimeout(None)
+
+        def drain():
+            try:
+                while chunk := self.sock.recv(1 << 16):
+                    self.received += len(chunk)
+            except OSError:
+                pass
+
+        self.thread = threading.Thread(target=drain, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.sock is not None:
+            try:
+                self.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self.sock.close()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+            log(f"subscriber received {self.received:,} bytes of notifications")
+
+
 def run_step(load: Load, spec: ServerSpec, workdir: Path, versions: dict, rb: str,
              memtier: str | None, requests: int, chunks: list[bytes], args,
              label: str) -> list[tuple[str, object]]:
     """One load against one fresh server: [(test, Sample)], or [("memory", dict)]."""
-    with RunningServer(spec, workdir) as srv:
+    with RunningServer(spec, workdir) as srv, KeyspaceSubscriber(srv.port, spec.subscriber):
         if spec.kind == "peer" and spec.name not in versions:
             versions[spec.name] = peer_version(srv.port)
         if load.tool == "memory":
@@ -1262,6 +1311,10 @@ def run_socket(args, started_at: str, t_start: float, command: str) -> int:
             servers.append(ServerSpec(name, "vitrine", str(vitrine),
                                       [*shlex.split(args.vitrine_args), "--appendonly", "yes",
                                        "--appendfsync", policy], fresh_dir=True))
+    if args.notify or NOTIFY_NAME in wanted_names:
+        servers.append(ServerSpec(NOTIFY_NAME, "vitrine", str(vitrine),
+                                  [*shlex.split(args.vitrine_args), "--notify-keyspace-events", "KEA"],
+                                  subscriber=True))
     if redis:
         servers.append(ServerSpec("redis", "redis", redis))
     else:
@@ -1481,6 +1534,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--aof", action="store_true",
                    help="also run vitrine with the append-only file on (vitrine-aof-everysec, "
                         "vitrine-aof-always), each run with a fresh --dir, and report the cost")
+    p.add_argument("--notify", action="store_true",
+                   help="also run vitrine with keyspace notifications on (vitrine-notify: "
+                        "--notify-keyspace-events KEA, a subscriber to every event attached) and "
+                        "report its ops/sec against plain vitrine's")
     p.add_argument("--out", default=None,
                    help="JSON output path (default benchmarks/latest.json); the markdown goes "
                         "beside it with a .md suffix")

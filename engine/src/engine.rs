@@ -68,6 +68,25 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// Publishes keyspace event `event` of class `class` (`crate::notify::class`) about `key`
+    /// in the session's database, when `notify-keyspace-events` wants it.
+    #[inline]
+    pub fn notify(&self, class: u32, event: &'static str, key: &[u8]) {
+        self.engine.notify(class, event, self.session.db, key, self.now);
+    }
+
+    /// `event` about `key`, then `del` when the write emptied the collection there (which
+    /// the store then deleted), as Redis follows a removal that empties a key.
+    pub fn notify_removal(&mut self, class: u32, event: &'static str, key: &[u8]) {
+        self.engine.notify_removal(&mut self.db, class, event, key, self.now);
+    }
+
+    /// `notify` for a key in database `db` (MOVE's and COPY's destination).
+    #[inline]
+    pub fn notify_in(&self, db: usize, class: u32, event: &'static str, key: &[u8]) {
+        self.engine.notify(class, event, db, key, self.now);
+    }
+
     /// Tells dispatch this write did not modify its `i`th key (see `unchanged`).
     pub fn leave_unchanged(&mut self, i: usize) {
         if i < 64 {
@@ -88,6 +107,8 @@ pub struct Engine {
     pub(crate) pubsub: PubSub,
     /// CLIENT TRACKING's table (client-side caching); shared with the store's removals.
     pub(crate) tracking: Arc<Tracking>,
+    /// Keyspace notifications published lately (the dashboard's Events view).
+    pub(crate) notifier: crate::notify::Notifier,
     pub(crate) blocking: blocking::Registry,
     host: RwLock<HostFacts>,
     /// The largest `used_memory` (data and overhead) seen, for `used_memory_peak`.
@@ -126,7 +147,15 @@ impl Engine {
         let tracking = Arc::new(Tracking::default());
         tracking.seed(seed);
         let removals = Arc::new(Removals { propagation: propagation.clone(), tracking: tracking.clone() });
-        let store = Store::new(config.memory_limits().clone(), removals, SHARDS, config.databases(), seed, now_ms);
+        let store = Store::new(
+            config.memory_limits().clone(),
+            removals,
+            config.notify_flags().clone(),
+            SHARDS,
+            config.databases(),
+            seed,
+            now_ms,
+        );
         Engine {
             stats: Stats::new(table::rows().len(), store.counters().clone()),
             timing: Timing::new(table::rows().len()),
@@ -136,6 +165,7 @@ impl Engine {
             clients: Clients::default(),
             pubsub: PubSub::default(),
             tracking,
+            notifier: Default::default(),
             blocking: blocking::Registry::default(),
             host: RwLock::new(HostFacts::default()),
             peak_memory: AtomicU64::new(0),
@@ -968,6 +998,8 @@ impl Engine {
             return Err(self.script_run.busy_error().unwrap_or(CmdError::Other(crate::busy::BUSY_EVAL.into())));
         };
         let result = self.run_locked(cmd, session, db, argv, now_ms);
+        // Events the store raised with nothing after them (a read's keymiss or expiry).
+        self.publish_store_events(now_ms);
         // Clients blocked on keys this command (or an EXEC) filled get their data now,
         // before this command's reply goes out (see `crate::blocking`).
         self.serve_ready(now_ms);
@@ -976,8 +1008,53 @@ impl Engine {
             // The estimate can fall short (or another writer raced us): evict until the
             // limit holds again before this write is acknowledged.
             self.store.enforce_limit(now_ms);
+            self.publish_store_events(now_ms);
         }
         result
+    }
+
+    /// Publishes a keyspace event when its class is on: first what the store raised (a lazy
+    /// expiry, a new key) so the order is Redis's, then this one. One relaxed load when off.
+    #[inline]
+    pub(crate) fn notify(&self, class: u32, event: &'static str, db: usize, key: &[u8], now_ms: u64) {
+        let flags = self.store.common.events.flags();
+        if crate::store::events::wanted(flags, class) {
+            let _order = self.notifier.order.lock();
+            self.publish_queued(now_ms);
+            let limit = self.config.pubsub_output_limit();
+            self.notifier.publish(&self.pubsub, flags, class, event, db, key, limit, now_ms);
+        }
+    }
+
+    /// `Ctx::notify_removal` for callers that hold only the locked shards (serving a
+    /// blocked client). Looks the key up only when generic events are on.
+    pub(crate) fn notify_removal(&self, db: &mut Locked<'_>, class: u32, event: &'static str, key: &[u8], now_ms: u64) {
+        let index = db.db();
+        self.notify(class, event, index, key, now_ms);
+        let flags = self.store.common.events.flags();
+        if crate::store::events::wanted(flags, crate::notify::class::GENERIC) && !db.shard(key).contains(key, now_ms) {
+            self.notify(crate::notify::class::GENERIC, "del", index, key, now_ms);
+        }
+    }
+
+    /// Publishes the events the store queued (expired, evicted, hexpired, new, keymiss).
+    #[inline]
+    pub(crate) fn publish_store_events(&self, now_ms: u64) {
+        if self.store.common.events.any() {
+            let _order = self.notifier.order.lock();
+            self.publish_queued(now_ms);
+        }
+    }
+
+    /// Takes and publishes the store's queue; the caller holds `notifier.order`.
+    fn publish_queued(&self, now_ms: u64) {
+        if let Some(events) = self.store.common.events.take() {
+            let flags = self.store.common.events.flags();
+            let limit = self.config.pubsub_output_limit();
+            for e in events {
+                self.notifier.publish(&self.pubsub, flags, e.class, e.event, e.db, &e.key, limit, now_ms);
+            }
+        }
     }
 
     /// Runs a command's handler on shards already locked: its own (`run`), or a reborrow of
@@ -1174,6 +1251,7 @@ impl Engine {
         // A running script holds every shard: the round ends rather than wait for it (the
         // host's timer would otherwise be stuck for the script's whole run).
         let report = self.store.sweep(now_ms, budget, &|| self.script_run.is_running());
+        self.publish_store_events(now_ms);
         self.monitor_event("expire-cycle", start, now_ms);
         if self.tracking.any() {
             // Keys the cycle expired are invalidated now; the table's bound is kept here

@@ -41,6 +41,7 @@ mod error;
 mod glob;
 pub mod inspect;
 mod monitor;
+mod notify;
 mod num;
 mod prefetch;
 mod propagate;

@@ -76,7 +76,7 @@ mod tests {
 
     #[test]
     fn plans_the_commands_after_the_first_and_keeps_them_in_order() {
-        let store = Store::new(Default::default(), std::sync::Arc::new(()), 4, 1, 7, 0);
+        let store = Store::new(Default::default(), std::sync::Arc::new(()), Default::default(), 4, 1, 7, 0);
         let mut input = Vec::new();
         let mut ends = Vec::new();
         for k in ["a", "b", "c", "d", "e", "f"] {
@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn one_command_or_unusual_input_plans_nothing() {
-        let store = Store::new(Default::default(), std::sync::Arc::new(()), 4, 1, 7, 0);
+        let store = Store::new(Default::default(), std::sync::Arc::new(()), Default::default(), 4, 1, 7, 0);
         let one = set("a");
         let mut p = Prefetcher::default();
         p.before_command(&store, 0, &one, one.len());

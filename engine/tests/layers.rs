@@ -31,7 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("stats and config", &["stats", "config", "timing"]),
     (
         "sessions and their services",
-        &["session", "clients", "monitor", "pubsub", "blocking", "propagate", "busy", "tracking"],
+        &["session", "clients", "monitor", "pubsub", "notify", "blocking", "propagate", "busy", "tracking"],
     ),
     ("families, table and dispatch", &["cmd", "args", "table", "engine", "prefetch", "radar", "script"]),
     ("host views and the test harness", &["inspect", "testing"]),

@@ -66,6 +66,11 @@ pub struct ServerConfig {
     #[arg(long, env = "VITRINE_LUA_MAXMEMORY", default_value = "256mb")]
     pub lua_maxmemory: String,
 
+    /// Keyspace notifications to publish, as Redis's flags (`KEA`: every class on both
+    /// channel kinds; empty: none).
+    #[arg(long, env = "VITRINE_NOTIFY_KEYSPACE_EVENTS", default_value = "")]
+    pub notify_keyspace_events: String,
+
     /// Password clients must send with AUTH (or HELLO ... AUTH) before other commands.
     #[arg(long, env = "VITRINE_REQUIREPASS", hide_env_values = true)]
     pub requirepass: Option<String>,
@@ -212,6 +217,7 @@ const ENGINE_PARAMS: &[&str] = &[
     "proto-max-bulk-len",
     "client-query-buffer-limit",
     "protected-mode",
+    "notify-keyspace-events",
 ];
 
 impl ServerConfig {
@@ -340,6 +346,7 @@ impl ServerConfig {
             "proto-max-bulk-len" => &self.proto_max_bulk_len,
             "client-query-buffer-limit" => &self.client_query_buffer_limit,
             "protected-mode" => &self.protected_mode,
+            "notify-keyspace-events" => &self.notify_keyspace_events,
             _ => unreachable!("ENGINE_PARAMS lists only the names above"),
         }
     }

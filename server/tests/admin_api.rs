@@ -141,6 +141,28 @@ async fn stream_ends_at_shutdown() {
 }
 
 #[tokio::test]
+async fn keyspace_events_follow_notifications_turned_on_through_the_config_api() {
+    let t = TestApp::new();
+    let off = t.get("/api/events/keyspace").await.expect(StatusCode::OK);
+    assert_eq!((off["events"].clone(), off["flags"].clone()), (json!([]), json!("")));
+    t.json(Method::PATCH, "/api/config", json!({ "notify-keyspace-events": "KEA" })).await.expect(StatusCode::OK);
+    t.state.call(&["SET", "k", "v", "EX", "100"]);
+    let v = t.get("/api/events/keyspace").await.expect(StatusCode::OK);
+    assert_eq!(v["flags"], "AKE");
+    let seen: Vec<(&str, &str)> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["event"].as_str().unwrap(), e["key"].as_str().unwrap()))
+        .collect();
+    assert_eq!(seen, [("set", "k"), ("expire", "k")]);
+    let since = v["last_seq"].as_u64().unwrap();
+    let next = t.get(&format!("/api/events/keyspace?since={since}")).await.expect(StatusCode::OK);
+    assert_eq!(next["events"], json!([]));
+    t.get("/api/events/keyspace?since=x").await.expect_error(StatusCode::BAD_REQUEST, "bad_parameter");
+}
+
+#[tokio::test]
 async fn recent_evictions_show_evicted_and_expired_keys() {
     let t = TestApp::new();
     assert_eq!(t.get("/api/evictions/recent").await.expect(StatusCode::OK)["events"], json!([]));

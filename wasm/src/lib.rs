@@ -445,6 +445,12 @@ impl Playground {
         to_json(&inspect::monitor(&self.engine, ms(since), ms(now_ms)))
     }
 
+    /// `GET /api/events/keyspace?since=N`: the keyspace events published after event `since`,
+    /// with `notify-keyspace-events`.
+    pub fn keyspace_events_json(&self, since: f64) -> String {
+        to_json(&inspect::keyspace_events(&self.engine, ms(since)))
+    }
+
     /// `GET /api/commands`: the command table, for help and autocomplete.
     pub fn commands_json() -> String {
         inspect::commands_json().to_string()

@@ -66,7 +66,8 @@ pub struct Config {
     timeout_s: AtomicU64,
     databases: AtomicUsize,
     active_expire_effort: AtomicU32,
-    notify_keyspace_events: AtomicU32,
+    /// Shared with the store, which raises its own events when their class is on.
+    notify_keyspace_events: Arc<AtomicU32>,
     /// `client-output-buffer-limit`: hard bytes, soft bytes, soft seconds for each class
     /// (normal, replica, pubsub). Only the pubsub class is enforced (on pub/sub messages);
     /// normal replies are bounded by the server's back-pressure instead.
@@ -112,7 +113,7 @@ impl Default for Config {
             timeout_s: AtomicU64::new(0),
             databases: AtomicUsize::new(16),
             active_expire_effort: AtomicU32::new(1),
-            notify_keyspace_events: AtomicU32::new(0),
+            notify_keyspace_events: Arc::default(),
             output_limits: OUTPUT_LIMIT_DEFAULTS.map(|class| class.map(AtomicU64::new)),
             requirepass: RwLock::new(None),
             protected_mode: AtomicBool::new(true),
@@ -239,6 +240,11 @@ impl Config {
         self.notify_keyspace_events.load(Relaxed)
     }
 
+    /// The live `notify-keyspace-events` flags, shared with the store.
+    pub fn notify_flags(&self) -> &Arc<AtomicU32> {
+        &self.notify_keyspace_events
+    }
+
     /// `default-ttl` in milliseconds (0 = keys without an explicit TTL live forever).
     pub fn default_ttl_ms(&self) -> u64 {
         self.default_ttl_s.load(Relaxed).saturating_mul(1000)
@@ -355,7 +361,7 @@ impl Config {
             .ok_or_else(|| "Unknown option or number of arguments for CONFIG SET".to_string())?;
         refuse_immutable(param)?;
         let text = self.validate(param, value)?;
-        self.store(i, text);
+        self.store(i, text, value);
         Ok(())
     }
 
@@ -365,7 +371,7 @@ impl Config {
         let (i, param) =
             params::find(&name.to_ascii_lowercase()).ok_or_else(|| format!("unknown parameter '{name}'"))?;
         let text = self.validate(param, value)?;
-        self.store(i, text);
+        self.store(i, text, value);
         Ok(())
     }
 
@@ -395,10 +401,10 @@ impl Config {
         // A refused value is reported under the name as Redis registered it: the parameter's
         // or its alias's, in lower case.
         for ((i, param, lower), (_, value)) in found.iter().zip(pairs) {
-            texts.push((*i, self.validate(param, value).map_err(|why| failed(lower, &why))?));
+            texts.push((*i, self.validate(param, value).map_err(|why| failed(lower, &why))?, *value));
         }
-        for (i, text) in texts {
-            self.store(i, text);
+        for (i, text, value) in texts {
+            self.store(i, text, value);
         }
         Ok(())
     }
@@ -417,8 +423,9 @@ impl Config {
         })
     }
 
-    /// Records a validated text and applies it to whatever reads it live.
-    fn store(&self, index: usize, text: String) {
+    /// Records a validated text (of `value`, as given) and applies it to whatever reads it
+    /// live.
+    fn store(&self, index: usize, text: String, value: &str) {
         let param = &PARAMS[index];
         let num = || text.parse::<i64>().unwrap_or(0);
         let unsigned = || text.parse::<u64>().unwrap_or(0);
@@ -442,7 +449,8 @@ impl Config {
             "databases" => self.databases.store(unsigned() as usize, Relaxed),
             "active-expire-effort" => self.active_expire_effort.store(unsigned() as u32, Relaxed),
             "notify-keyspace-events" => {
-                self.notify_keyspace_events.store(parse::notify_flags(&text).unwrap_or(0), Relaxed)
+                // From the value as given: the text Redis shows drops `n` beside `A`.
+                self.notify_keyspace_events.store(parse::notify_flags(value).unwrap_or(0), Relaxed)
             }
             "client-output-buffer-limit" => {
                 if let Ok((limits, _)) = self.merged_output_limits(&text) {

@@ -257,11 +257,10 @@ const NOTIFY_ALL: u32 =
 /// The normalized text of notification flags (Redis's `keyspaceEventsFlagsToString`).
 pub fn notify_text(flags: u32) -> String {
     let mut out = String::new();
+    // Redis prints `A` alone for every class it stands for, so `n` (outside `A`) is not
+    // shown beside it, though it stays on.
     if flags & NOTIFY_ALL == NOTIFY_ALL {
         out.push('A');
-        if flags & (1 << 14) != 0 {
-            out.push('n');
-        }
     } else {
         out.extend(NOTIFY_CHARS.iter().filter(|(_, b)| flags & b != 0).map(|(c, _)| *c));
     }

@@ -173,7 +173,7 @@ impl Engine {
             let mut effects = Vec::new();
             let served = match &waiter.op {
                 BlockOp::ZPop { max, count, flat } => {
-                    cmd::zset::serve_blocked(&mut db, key, *max, *count, *flat, now_ms)
+                    cmd::zset::serve_blocked(self, &mut db, key, *max, *count, *flat, now_ms)
                 }
                 op @ BlockOp::XRead { .. } => cmd::stream::serve_blocked(&mut db, key, op, now_ms),
                 op @ BlockOp::XReadGroup { .. } => {

@@ -37,6 +37,7 @@ fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     ConfigView::export_all(&cfg)?;
     ClientsView::export_all(&cfg)?;
     MonitorView::export_all(&cfg)?;
+    KeyspaceEventsView::export_all(&cfg)?;
     commands::CommandsShape::export_all(&cfg)?;
     SlowLogView::export_all(&cfg)?;
     LatencyView::export_all(&cfg)?;

@@ -11,6 +11,7 @@
 //! - [`timing`]: the slow log and per-command latency;
 //! - [`compat`]: the compatibility radar (refused commands and options per client library);
 //! - [`hotkeys`]: the most accessed keys over a sliding window.
+//! - [`notifications`]: the keyspace events published lately (the Events page).
 //! - [`memory`]: the memory ledger, big keys and remaining TTLs (the Memory page).
 //! - [`scripts`]: the cached scripts and what they did (calls, time, undeclared keys).
 //! - [`running`]: the script running now (the busy banner) and killing it.
@@ -37,6 +38,7 @@ pub mod events;
 pub mod hotkeys;
 pub mod keys;
 pub mod memory;
+pub mod notifications;
 pub mod running;
 pub mod samples;
 pub mod scripts;
@@ -63,6 +65,7 @@ pub use keys::{
     KeyEdit, KeyPage, KeyQuery, KeyRow, KeyWrite,
 };
 pub use memory::{memory, MemoryView};
+pub use notifications::{keyspace_events, KeyspaceEventView, KeyspaceEventsView};
 pub use running::{kill_running_script, running_script, RunningScriptView};
 pub use samples::{history, snapshot, HistoryView, Sample, SampleRing, HISTORY_SECONDS};
 pub use scripts::{script, scripts, ScriptCommandCount, ScriptDetail, ScriptRow, ScriptsView};

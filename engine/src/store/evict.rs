@@ -97,6 +97,7 @@ impl Store {
         self.watches.touch(db, key);
         self.common.remember_departure(db, key, misses::MissCause::Evicted);
         self.common.removals.removed(db, key);
+        self.common.events.raise(super::events::class::EVICTED, "evicted", db, key);
         self.common.record(self.common.event(EventKind::Evicted, db, key, &Entry::of(&node), now_ms));
         true
     }

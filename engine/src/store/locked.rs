@@ -369,6 +369,7 @@ impl<'a> Locked<'a> {
             store.common.counters.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         } else {
             store.common.counters.count_miss(store.common.misses.classify(db, key));
+            store.common.events.raise(super::events::class::KEY_MISS, "keymiss", db, key);
         }
         found
     }

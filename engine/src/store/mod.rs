@@ -19,6 +19,7 @@ pub mod clock;
 pub mod counters;
 pub mod encodings;
 pub mod entry;
+pub mod events;
 pub mod evict;
 pub mod hash;
 pub mod hotkeys;
@@ -129,6 +130,9 @@ pub struct Common {
     pub ready: ready::ReadyKeys,
     /// Where evictions and expirations are logged (the engine's propagation).
     removals: Arc<dyn RemovalLog>,
+    /// Keyspace events the store raises (expired, evicted, new, keymiss), for the engine to
+    /// publish.
+    pub events: events::StoreEvents,
     /// Keys (and keys with a TTL) per stripe, summed over its databases, kept by the shards
     /// as they change. Eviction reads them to pick a stripe in proportion to its keys, so
     /// every key is equally likely to be sampled whichever stripe or database holds it.
@@ -208,12 +212,14 @@ impl Common {
     pub(crate) fn record_fields_expired(&self, db: usize, key: &[u8], fields: &[Box<[u8]>]) {
         if !fields.is_empty() {
             self.removals.removed_fields(db, key, fields);
+            self.events.raise(events::class::HASH, "hexpired", db, key);
         }
     }
 
     pub(crate) fn record_expired(&self, db: usize, key: &[u8], entry: &Entry, now_ms: u64) {
         self.remember_departure(db, key, misses::MissCause::Expired);
         self.removals.removed(db, key);
+        self.events.raise(events::class::EXPIRED, "expired", db, key);
         self.record(self.event(EventKind::Expired, db, key, entry, now_ms));
     }
 
@@ -340,6 +346,7 @@ impl Store {
     pub fn new(
         limits: Arc<MemoryLimits>,
         removals: Arc<dyn RemovalLog>,
+        notify_flags: Arc<AtomicU32>,
         stripes: usize,
         databases: usize,
         seed: u64,
@@ -359,6 +366,7 @@ impl Store {
             mrc: mrc::Mrc::new(seed.rotate_left(41) ^ 0x006d_7263),
             ready: ready::ReadyKeys::default(),
             removals,
+            events: events::StoreEvents::new(notify_flags),
             stripe_keys: counts(),
             stripe_volatile: counts(),
             avg_ttl_ms: (0..databases).map(|_| AtomicU64::new(0)).collect(),

@@ -185,6 +185,8 @@ impl Shard {
         self.account(old.size, new.size);
         self.common.record_fields_expired(self.db, &key, &gone);
         if emptied {
+            // Redis 7.4 follows `hexpired` with `del` when the hash's last field went.
+            self.common.events.raise(super::events::class::GENERIC, "del", self.db, &key);
             self.remove_at(pos);
             return Some(false);
         }
@@ -312,12 +314,14 @@ impl Shard {
                 self.ttl_unlink(old.ttl_index());
                 if old.expire_at() != 0 && old.expire_at() <= now_ms {
                     self.count_expired(&old, now_ms);
+                    self.common.events.raise(super::events::class::NEW, "new", self.db, key);
                 }
                 let old = Facts::of(&old);
                 self.ledger.change(key, old, facts);
                 (pos, old.size)
             }
             None => {
+                self.common.events.raise(super::events::class::NEW, "new", self.db, key);
                 self.count_keys(1);
                 self.ledger.add(key, facts);
                 (self.table.insert(node), 0)

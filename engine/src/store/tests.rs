@@ -4,7 +4,7 @@ use super::*;
 use crate::store::entry::Value;
 
 fn store() -> Store {
-    Store::new(Arc::default(), Arc::new(()), 8, 4, 42, 1_000)
+    Store::new(Arc::default(), Arc::new(()), Arc::default(), 8, 4, 42, 1_000)
 }
 
 fn set(s: &Store, key: &str, val_len: usize, expire_at: u64, now: u64) {

@@ -1,7 +1,8 @@
 //! Clients and Monitor routes: the connections (`GET /api/clients`), closing one
 //! (`DELETE /api/clients/{id}`), and the commands the server runs as the dashboard's monitor
 //! shows them, polled (`GET /api/monitor?since=N`) or streamed as Server-Sent Events
-//! (`GET /api/monitor/stream`). The views are the engine's (`vitrine_engine::inspect`),
+//! (`GET /api/monitor/stream`), and the keyspace notifications published lately, polled by
+//! the Events page (`GET /api/events/keyspace?since=N`). The views are the engine's (`vitrine_engine::inspect`),
 //! shared with the playground.
 
 use std::convert::Infallible;
@@ -28,6 +29,16 @@ pub fn routes(t: &mut RouteTable) {
     t.api(Method::DELETE, "/clients/{id}", kill);
     t.api(Method::GET, "/monitor", monitor);
     t.api(Method::GET, "/monitor/stream", stream);
+    t.api(Method::GET, "/events/keyspace", keyspace_events);
+}
+
+/// `GET /api/events/keyspace?since=N`: the keyspace events published after event N, with
+/// `notify-keyspace-events` (turned on through `PATCH /api/config`).
+async fn keyspace_events(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<MonitorQuery>,
+) -> Json<inspect::KeyspaceEventsView> {
+    Json(inspect::keyspace_events(&state.engine, q.since.unwrap_or(0)))
 }
 
 /// `GET /api/clients`: every connection.

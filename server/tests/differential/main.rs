@@ -46,6 +46,7 @@ mod functions;
 mod hashes_sets;
 mod introspection;
 mod lists;
+mod notifications;
 mod pubsub;
 mod scripting;
 mod sort;

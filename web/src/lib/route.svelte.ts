@@ -17,6 +17,7 @@ export type PageId =
   | 'keys'
   | 'clients'
   | 'monitor'
+  | 'events'
   | 'slowlog'
   | 'latency'
   | 'hotkeys'
@@ -50,6 +51,7 @@ const PAGES: Record<PageId, string> = {
   keys: 'Keys',
   clients: 'Clients',
   monitor: 'Monitor',
+  events: 'Events',
   slowlog: 'Slow log',
   latency: 'Latency',
   hotkeys: 'Hot keys',
@@ -75,6 +77,7 @@ export function routesFor(backend: Pick<Backend, 'bench' | 'playground'>): Route
     route('/keys', 'keys'),
     route('/clients', 'clients'),
     route('/monitor', 'monitor'),
+    route('/events', 'events'),
     route('/slowlog', 'slowlog'),
     route('/latency', 'latency'),
     route('/hotkeys', 'hotkeys'),

@@ -6,6 +6,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::{alloc_size, ValueRef};
@@ -137,6 +138,13 @@ fn expire_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, unit_ms: i64, relative
         fields.iter().map(code).collect::<Vec<_>>()
     })?;
     let codes = codes.unwrap_or_else(|| vec![NO_FIELD; fields.len()]);
+    // Redis 7.4: `hdel` (and `del` with the last field) when a time in the past deleted
+    // fields, else `hexpire` when any TTL was set.
+    if codes.contains(&DELETED) {
+        ctx.notify_removal(class::HASH, "hdel", key);
+    } else if codes.contains(&SET) {
+        ctx.notify(class::HASH, "hexpire", key);
+    }
     Ok(Reply::Array(codes.into_iter().map(Reply::Int).collect()))
 }
 
@@ -268,6 +276,9 @@ pub fn hpersist(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErro
         fields.iter().map(code).collect::<Vec<_>>()
     })?;
     let codes = codes.unwrap_or_else(|| vec![NO_FIELD; fields.len()]);
+    if codes.contains(&SET) {
+        ctx.notify(class::HASH, "hpersist", key);
+    }
     Ok(Reply::Array(codes.into_iter().map(Reply::Int).collect()))
 }
 

@@ -6,6 +6,7 @@ use std::mem::size_of;
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 use crate::store::entry::alloc_size;
 use crate::store::hash::{HashValue, ELEMENT_OVERHEAD};
@@ -25,6 +26,7 @@ pub fn hset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
         h.expect_fields(pairs.len() / 2);
         Ok(pairs.chunks_exact(2).filter(|p| h.set(p[0], p[1])).count())
     })?;
+    ctx.notify(class::HASH, "hset", key);
     Ok(Reply::Int(added as i64))
 }
 
@@ -43,6 +45,7 @@ pub fn hmset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
         });
         Ok(())
     })?;
+    ctx.notify(class::HASH, "hset", key);
     Ok(Reply::Ok)
 }
 
@@ -65,6 +68,9 @@ pub fn hsetnx(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
     let field = args.bytes()?;
     let value = args.bytes()?;
     let set = upsert(ctx, key, |h| Ok(!h.contains(field) && h.set(field, value)))?;
+    if set {
+        ctx.notify(class::HASH, "hset", key);
+    }
     Ok(Reply::Int(set as i64))
 }
 
@@ -100,6 +106,9 @@ pub fn hdel(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let fields = args.rest();
     let deleted = modify(ctx, key, |h| fields.iter().filter(|f| h.remove(f)).count())?;
+    if deleted.is_some_and(|n| n > 0) {
+        ctx.notify_removal(class::HASH, "hdel", key);
+    }
     Ok(Reply::Int(deleted.unwrap_or(0) as i64))
 }
 

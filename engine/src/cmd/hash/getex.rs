@@ -4,6 +4,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 use crate::store::hash::HashValue;
 
@@ -71,6 +72,12 @@ pub fn hgetex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
     if !changed {
         // A read, or a PERSIST of fields without a TTL: WATCHes on the key stay clean.
         ctx.leave_unchanged(0);
+    } else {
+        match ttl {
+            Ttl::Persist => ctx.notify(class::HASH, "hpersist", key),
+            Ttl::At(at) if at <= now => ctx.notify_removal(class::HASH, "hdel", key),
+            _ => ctx.notify(class::HASH, "hexpire", key),
+        }
     }
     Ok(Reply::Array(values.unwrap_or_else(|| vec![Reply::Nil; fields.len()])))
 }
@@ -98,6 +105,8 @@ pub fn hgetdel(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
     let values = values.unwrap_or_else(|| vec![Reply::Nil; fields.len()]);
     if values.iter().all(|v| *v == Reply::Nil) {
         ctx.leave_unchanged(0);
+    } else {
+        ctx.notify_removal(class::HASH, "hdel", key);
     }
     Ok(Reply::Array(values))
 }
@@ -188,6 +197,11 @@ pub fn hsetex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
     })?;
     if !set {
         ctx.leave_unchanged(0);
+    } else {
+        ctx.notify(class::HASH, "hset", key);
+        if let Ttl::At(at) = ttl {
+            ctx.notify_removal(class::HASH, if at <= now { "hdel" } else { "hexpire" }, key);
+        }
     }
     Ok(Reply::Int(set as i64))
 }

@@ -3,6 +3,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::format_i64;
 use crate::num::long_double::{self, Num};
 use crate::num::parse_i64;
@@ -30,6 +31,7 @@ pub fn hincrby(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
         h.set_keep_ttl(field, format_i64(next, &mut buf));
         Ok(next)
     })?;
+    ctx.notify(class::HASH, "hincrby", key);
     Ok(Reply::Int(value))
 }
 
@@ -58,5 +60,6 @@ pub fn hincrbyfloat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, Cmd
         h.set_keep_ttl(field, text.as_bytes());
         Ok(text)
     })?;
+    ctx.notify(class::HASH, "hincrbyfloat", key);
     Ok(Reply::Bulk(text.into_bytes()))
 }

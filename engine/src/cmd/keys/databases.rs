@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 
@@ -57,6 +58,8 @@ pub fn move_key(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErro
     ctx.db.shard_in(to, key).adopt(node, now);
     // A watcher of the key in the destination sees it appear; dispatch handles the source.
     ctx.engine.store().watches.touch(to, key);
+    ctx.notify_in(from, class::GENERIC, "move_from", key);
+    ctx.notify_in(to, class::GENERIC, "move_to", key);
     Ok(Reply::Int(1))
 }
 
@@ -88,10 +91,16 @@ pub fn copy(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
         return Ok(Reply::Int(0));
     };
     let target = ctx.db.shard_in(to, dst);
-    if target.contains(dst, now) && !replace {
+    let replaced = target.contains(dst, now);
+    if replaced && !replace {
         return Ok(Reply::Int(0));
     }
     target.insert(dst, value, expire_at, now);
+    if replaced {
+        // Redis deletes the old destination and adds the copy anew.
+        ctx.notify_in(to, class::NEW, "new", dst);
+    }
+    ctx.notify_in(to, class::GENERIC, "copy_to", dst);
     if to != ctx.db.db() {
         // The key written is in another database than dispatch's WATCH check looks in.
         ctx.engine.store().watches.touch(to, dst);

@@ -4,6 +4,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::{c_str_lossy, CmdError};
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 
@@ -129,9 +130,11 @@ fn expire_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, base: i64, unit: Unit)
     match u64::try_from(when) {
         Ok(at) if at > now => {
             shard.set_expire(key, at, now);
+            ctx.notify(class::GENERIC, "expire", key);
         }
         _ => {
             shard.remove(key);
+            ctx.notify(class::GENERIC, "del", key);
         }
     }
     Ok(Reply::Int(1))
@@ -183,6 +186,7 @@ fn ttl_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, unit: Unit, absolute: boo
     let key = args.key()?;
     let now = ctx.now;
     let Some(entry) = ctx.db.peek(key, now) else {
+        ctx.notify(class::KEY_MISS, "keymiss", key);
         return Ok(Reply::Int(-2));
     };
     if !entry.has_ttl() {
@@ -207,6 +211,7 @@ pub fn persist(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
     let had_ttl = ctx.db.lookup(key, now).is_some_and(|e| e.has_ttl());
     if had_ttl {
         ctx.db.shard(key).set_expire(key, 0, now);
+        ctx.notify(class::GENERIC, "persist", key);
     }
     Ok(Reply::Int(had_ttl as i64))
 }

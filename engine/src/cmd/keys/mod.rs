@@ -26,6 +26,7 @@ pub use sort::{sort, sort_ro};
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 
 /// Deletes the given keys and answers how many of them existed (an expired key counts as
@@ -56,6 +57,7 @@ fn delete_keys(ctx: &mut Ctx<'_>, keys: &[&[u8]]) -> i64 {
         // `contains` expires a stale key first, so deleting it answers 0 as in Redis.
         if shard.contains(key, now) && shard.remove(key).is_some() {
             deleted += 1;
+            ctx.notify(class::GENERIC, "del", key);
         }
     }
     deleted
@@ -68,7 +70,15 @@ fn delete_keys(ctx: &mut Ctx<'_>, keys: &[&[u8]]) -> i64 {
 /// ```
 pub fn exists(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let now = ctx.now;
-    let found = args.rest().iter().filter(|key| ctx.db.peek(key, now).is_some()).count();
+    let mut found = 0;
+    for key in args.rest() {
+        if ctx.db.peek(key, now).is_some() {
+            found += 1;
+        } else {
+            // Not counted as a keyspace miss, but Redis's lookup publishes one.
+            ctx.notify(class::KEY_MISS, "keymiss", key);
+        }
+    }
     Ok(Reply::Int(found as i64))
 }
 
@@ -80,8 +90,11 @@ pub fn exists(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 pub fn type_(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let now = ctx.now;
-    let name = ctx.db.peek(key, now).map_or("none", |e| e.value.type_name());
-    Ok(Reply::status(name))
+    let name = ctx.db.peek(key, now).map(|e| e.value.type_name());
+    if name.is_none() {
+        ctx.notify(class::KEY_MISS, "keymiss", key);
+    }
+    Ok(Reply::status(name.unwrap_or("none")))
 }
 
 /// Renames a key, replacing whatever the new name held. The value keeps its TTL.
@@ -115,7 +128,8 @@ fn rename_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, nx: bool) -> Result<bo
     if src == dst {
         return Ok(!nx);
     }
-    if nx && ctx.db.lookup(dst, now).is_some() {
+    let replaced = ctx.db.lookup(dst, now).is_some();
+    if nx && replaced {
         return Ok(false);
     }
     let node = ctx.db.shard(src).remove(src).ok_or(CmdError::NoSuchKey)?;
@@ -126,6 +140,12 @@ fn rename_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, nx: bool) -> Result<bo
     // hot key must not look brand new to the eviction policy. The stamps are not accounted
     // bytes, so copying them leaves memory accounting alone.
     shard.set_stamps(dst, stamps);
+    if replaced {
+        // Redis deletes the old destination and adds the key anew.
+        ctx.notify(class::NEW, "new", dst);
+    }
+    ctx.notify(class::GENERIC, "rename_from", src);
+    ctx.notify(class::GENERIC, "rename_to", dst);
     Ok(true)
 }
 

@@ -19,6 +19,7 @@ use crate::args::Args;
 use crate::cmd::zset::strtod;
 use crate::engine::Ctx;
 use crate::error::{c_str, CmdError};
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::ValueRef;
@@ -240,6 +241,11 @@ fn sort_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, readonly: bool) -> Resul
                 crate::cmd::collection::create(ctx.engine, &mut ctx.db, dest, ListValue::from_elems(&stored), now);
                 true
             };
+            if !stored.is_empty() {
+                ctx.notify(class::LIST, "sortstore", dest);
+            } else if changed {
+                ctx.notify(class::GENERIC, "del", dest);
+            }
             // `dest` is not in the key spec (Redis's is a movable key), so dispatch does not
             // see the write: tell the watchers here.
             let watches = &ctx.engine.store.watches;

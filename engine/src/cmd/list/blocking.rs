@@ -13,7 +13,7 @@ use crate::store::entry::{alloc_size, ValueRef};
 use crate::store::list::ListValue;
 use crate::store::Locked;
 
-use super::{create, list_of, modify, pop_one};
+use super::{create, list_of, modify, notify_popped, notify_pushed, pop_one};
 
 /// Bytes a move (LMOVE, BLMOVE, RPOPLPUSH, BRPOPLPUSH) may add: the element's copy and slot
 /// (unknown from the arguments, so counted by the 64-byte values Redis calls small) and a
@@ -77,6 +77,7 @@ fn blocking_pop(ctx: &mut Ctx<'_>, args: &mut Args<'_>, left: bool) -> Result<Re
     let now = ctx.now;
     for &key in keys {
         if let Some(elem) = pop_one(&mut ctx.db, key, left, now)? {
+            notify_popped(ctx.engine, &mut ctx.db, key, left, now);
             return Ok(Reply::Array(vec![Reply::bulk(key), Reply::Bulk(elem.into_vec())]));
         }
     }
@@ -168,13 +169,17 @@ pub(crate) fn serve_blocked(engine: &Engine, db: &mut Locked<'_>, key: &[u8], op
         _ => return None,
     }
     let served = match op {
-        BlockOp::Pop { left } => pop_one(db, key, *left, now)
-            .map(|e| e.map(|e| Reply::Array(vec![Reply::bulk(key), Reply::Bulk(e.into_vec())]))),
+        BlockOp::Pop { left } => pop_one(db, key, *left, now).map(|e| {
+            e.map(|e| {
+                notify_popped(engine, db, key, *left, now);
+                Reply::Array(vec![Reply::bulk(key), Reply::Bulk(e.into_vec())])
+            })
+        }),
         // Sorted sets' waiters are served by `cmd::zset::serve_blocked`.
         BlockOp::ZPop { .. } | BlockOp::XRead { .. } => return None,
         // Stream group readers are served by `cmd::stream::serve_readgroup`.
         BlockOp::XReadGroup { .. } => return None,
-        BlockOp::MPop { left, count } => super::mpop::pop_some(db, key, *left, *count, now),
+        BlockOp::MPop { left, count } => super::mpop::pop_some(engine, db, key, *left, *count, now),
         BlockOp::Move { dst, from_left, to_left } => {
             move_one(engine, db, key, dst, *from_left, *to_left, now).map(|e| e.map(|e| Reply::Bulk(e.into_vec())))
         }
@@ -228,10 +233,17 @@ fn move_one(
             }
             elem
         })?;
+        if moved.as_ref().is_some_and(Option::is_some) {
+            notify_pushed(engine, db, dst, to_left, now);
+            notify_popped(engine, db, src, from_left, now);
+        }
         return Ok(moved.flatten());
     }
     let Some(elem) = pop_one(db, src, from_left, now)? else { return Ok(None) };
     push_one(engine, db, dst, &elem, to_left, now)?;
+    // Redis's order: the push, then the pop (and the source's `del`).
+    notify_pushed(engine, db, dst, to_left, now);
+    notify_popped(engine, db, src, from_left, now);
     Ok(Some(elem))
 }
 

@@ -4,6 +4,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 
@@ -77,7 +78,9 @@ pub fn lset(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
             _ => Err(CmdError::err("index out of range")),
         }
     })?;
-    done.ok_or(CmdError::NoSuchKey)?
+    let reply = done.ok_or(CmdError::NoSuchKey)??;
+    ctx.notify(class::LIST, "lset", key);
+    Ok(reply)
 }
 
 /// LINSERT: inserts an element before or after the first occurrence of a pivot; answers the
@@ -109,6 +112,9 @@ pub fn linsert(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
             None => -1,
         }
     })?;
+    if len.is_some_and(|n| n > 0) {
+        ctx.notify(class::LIST, "linsert", key);
+    }
     Ok(Reply::Int(len.unwrap_or(0)))
 }
 
@@ -125,6 +131,9 @@ pub fn lrem(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     // As Redis's `-toremove`: LONG_MIN stays negative and never matches, so all go.
     let limit = if count == i64::MIN { 0 } else { usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX) };
     let removed = modify(&mut ctx.db, key, ctx.now, |l| l.remove_matching(elem, limit, count < 0))?;
+    if removed.is_some_and(|n| n > 0) {
+        ctx.notify_removal(class::LIST, "lrem", key);
+    }
     Ok(Reply::Int(removed.unwrap_or(0) as i64))
 }
 
@@ -138,10 +147,13 @@ pub fn ltrim(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     let key = args.key()?;
     let start = args.int()?;
     let stop = args.int()?;
-    modify(&mut ctx.db, key, ctx.now, |l| match clamp_range(start, stop, l.len()) {
+    let trimmed = modify(&mut ctx.db, key, ctx.now, |l| match clamp_range(start, stop, l.len()) {
         Some((start, stop)) => l.retain_range(start, stop),
         None => l.retain_range(1, 0),
     })?;
+    if trimmed.is_some() {
+        ctx.notify_removal(class::LIST, "ltrim", key);
+    }
     Ok(Reply::Ok)
 }
 

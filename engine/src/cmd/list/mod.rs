@@ -25,6 +25,7 @@ pub use push_pop::{lpop, lpush, lpushx, push_growth, rpop, rpush, rpushx};
 
 use crate::engine::Engine;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::store::entry::{Entry, ValueRef};
 use crate::store::list::ListValue;
 use crate::store::Locked;
@@ -53,6 +54,17 @@ pub(super) fn modify<R>(
 /// Stores a new list (with the default TTL, as every key written without one).
 pub(super) fn create(engine: &Engine, db: &mut Locked<'_>, key: &[u8], list: ListValue, now: u64) {
     crate::cmd::collection::create(engine, db, key, list, now);
+}
+
+/// The events of a pop from `key` (Redis's `listElementsRemoved`): `lpop` or `rpop`, then
+/// `del` when it emptied the list.
+pub(super) fn notify_popped(engine: &Engine, db: &mut Locked<'_>, key: &[u8], left: bool, now: u64) {
+    engine.notify_removal(db, class::LIST, if left { "lpop" } else { "rpop" }, key, now);
+}
+
+/// The event of a push to `key`.
+pub(super) fn notify_pushed(engine: &Engine, db: &Locked<'_>, key: &[u8], left: bool, now: u64) {
+    engine.notify(class::LIST, if left { "lpush" } else { "rpush" }, db.db(), key, now);
 }
 
 /// Pops one element from the head (`left`) or tail; `Ok(None)` when there is no list.

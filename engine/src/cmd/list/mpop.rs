@@ -3,7 +3,7 @@
 
 use crate::args::Args;
 use crate::blocking::BlockOp;
-use crate::engine::Ctx;
+use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
 use crate::reply::Reply;
 use crate::store::Locked;
@@ -22,7 +22,7 @@ pub fn lmpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     let (keys, left, count) = mpop_args(args.rest(), side)?;
     let now = ctx.now;
     for &key in keys {
-        if let Some(reply) = pop_some(&mut ctx.db, key, left, count, now)? {
+        if let Some(reply) = pop_some(ctx.engine, &mut ctx.db, key, left, count, now)? {
             return Ok(reply);
         }
     }
@@ -42,7 +42,7 @@ pub fn blmpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
     let deadline = timeout_deadline(timeout, ctx.now)?;
     let now = ctx.now;
     for &key in keys {
-        if let Some(reply) = pop_some(&mut ctx.db, key, left, count, now)? {
+        if let Some(reply) = pop_some(ctx.engine, &mut ctx.db, key, left, count, now)? {
             return Ok(reply);
         }
     }
@@ -53,6 +53,7 @@ pub fn blmpop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 /// Pops up to `count` elements from one list: `[key, [element ...]]`, or `None` when there is
 /// no list (WRONGTYPE for another type).
 pub(super) fn pop_some(
+    engine: &Engine,
     db: &mut Locked<'_>,
     key: &[u8],
     left: bool,
@@ -66,5 +67,8 @@ pub(super) fn pop_some(
             .map(|e| Reply::Bulk(e.into_vec()))
             .collect()
     })?;
+    if popped.is_some() {
+        super::notify_popped(engine, db, key, left, now);
+    }
     Ok(popped.map(|elems| Reply::Array(vec![Reply::bulk(key), Reply::Array(elems)])))
 }

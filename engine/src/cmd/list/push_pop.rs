@@ -10,7 +10,7 @@ use crate::reply::Reply;
 use crate::store::entry::alloc_size;
 use crate::store::list::ListValue;
 
-use super::{create, modify};
+use super::{create, modify, notify_popped, notify_pushed};
 
 /// LPUSH: pushes elements at the head, one after another (creating the list), and answers
 /// the new length.
@@ -59,6 +59,7 @@ fn push(ctx: &mut Ctx<'_>, args: &mut Args<'_>, front: bool, only_existing: bool
         l.push_many(front, elems);
         l.len()
     })? {
+        notify_pushed(ctx.engine, &ctx.db, key, front, now);
         return Ok(Reply::Int(len as i64));
     }
     if only_existing {
@@ -68,6 +69,7 @@ fn push(ctx: &mut Ctx<'_>, args: &mut Args<'_>, front: bool, only_existing: bool
     list.push_many(front, elems);
     let len = list.len();
     create(ctx.engine, &mut ctx.db, key, list, now);
+    notify_pushed(ctx.engine, &ctx.db, key, front, now);
     Ok(Reply::Int(len as i64))
 }
 
@@ -118,6 +120,10 @@ fn pop(ctx: &mut Ctx<'_>, args: &mut Args<'_>, left: bool) -> Result<Reply, CmdE
             Reply::Array(items.map(|e| Reply::Bulk(e.into_vec())).collect())
         }
     })?;
+    // A count of 0 pops nothing and says nothing.
+    if popped.is_some() && count != Some(0) {
+        notify_popped(ctx.engine, &mut ctx.db, key, left, ctx.now);
+    }
     Ok(match popped {
         Some(reply) => reply,
         // A missing key with a count is the null array, without one the null bulk string.

@@ -4,6 +4,7 @@ use crate::args::Args;
 use crate::cmd::string::default_expiry;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::{Entry, Value, ValueRef};
@@ -54,7 +55,7 @@ pub fn sinterstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
     members.iter().for_each(|m| {
         set.add(m);
     });
-    Ok(store(ctx, dst, set))
+    Ok(store(ctx, dst, set, "sinterstore"))
 }
 
 /// SUNIONSTORE: stores the union in `destination` and answers its size.
@@ -65,7 +66,7 @@ pub fn sinterstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
 pub fn sunionstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let dst = args.key()?;
     let set = union(ctx, args.rest(), Lookup::Write)?;
-    Ok(store(ctx, dst, set))
+    Ok(store(ctx, dst, set, "sunionstore"))
 }
 
 /// SDIFFSTORE: stores the difference in `destination` and answers its size.
@@ -76,7 +77,7 @@ pub fn sunionstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
 pub fn sdiffstore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let dst = args.key()?;
     let set = difference(ctx, args.rest(), Lookup::Write)?;
-    Ok(store(ctx, dst, set))
+    Ok(store(ctx, dst, set, "sdiffstore"))
 }
 
 /// SINTERCARD: the size of the intersection, counting up to LIMIT when given (0: no limit).
@@ -134,7 +135,13 @@ fn sizes(ctx: &mut Ctx<'_>, keys: &[&[u8]], lookup: Lookup) -> Result<Vec<Option
             Lookup::Write => ctx.db.lookup(key, now),
         };
         out.push(match entry {
-            None => None,
+            None => {
+                // Redis 7.0 reads every source, the STORE forms' too (`keymiss`).
+                if lookup == Lookup::Write {
+                    ctx.notify(class::KEY_MISS, "keymiss", key);
+                }
+                None
+            }
             Some(Entry { value: ValueRef::Set(s), .. }) => Some(s.len()),
             Some(_) => return Err(CmdError::WrongType),
         });
@@ -209,7 +216,7 @@ fn difference(ctx: &mut Ctx<'_>, keys: &[&[u8]], lookup: Lookup) -> Result<SetVa
 
 /// Stores a computed set in `dst`, replacing any value and TTL there (the new key gets the
 /// default TTL); an empty result deletes `dst` instead. Answers the stored size.
-pub(super) fn store(ctx: &mut Ctx<'_>, dst: &[u8], set: SetValue) -> Reply {
+pub(super) fn store(ctx: &mut Ctx<'_>, dst: &[u8], set: SetValue, event: &'static str) -> Reply {
     let now = ctx.now;
     let expire_at = default_expiry(ctx);
     let shard = ctx.db.shard(dst);
@@ -218,9 +225,11 @@ pub(super) fn store(ctx: &mut Ctx<'_>, dst: &[u8], set: SetValue) -> Reply {
         // `contains` expires a stale key first, so it is counted as expired, not deleted.
         if shard.contains(dst, now) {
             shard.remove(dst);
+            ctx.notify(class::GENERIC, "del", dst);
         }
     } else {
         shard.insert(dst, Value::Set(Box::new(set)), expire_at, now);
+        ctx.notify(class::SET, event, dst);
     }
     Reply::Int(len as i64)
 }

@@ -6,6 +6,7 @@ use crate::args::Args;
 use crate::cmd::collection::{scan_cursor, scan_reply, ScanOf, ScanOptions};
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 use crate::store::entry::{alloc_size, Entry, ValueRef};
 use crate::store::set::{SetValue, ELEMENT_OVERHEAD};
@@ -25,6 +26,9 @@ pub fn sadd(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
         s.expect_members(members.len());
         members.iter().filter(|m| s.add(m)).count()
     })?;
+    if added > 0 {
+        ctx.notify(class::SET, "sadd", key);
+    }
     Ok(Reply::Int(added as i64))
 }
 
@@ -37,6 +41,9 @@ pub fn srem(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let members = args.rest();
     let removed = modify(ctx, key, |s| members.iter().filter(|m| s.remove(m)).count())?;
+    if removed.is_some_and(|n| n > 0) {
+        ctx.notify_removal(class::SET, "srem", key);
+    }
     Ok(Reply::Int(removed.unwrap_or(0) as i64))
 }
 
@@ -118,7 +125,10 @@ pub fn smove(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     if modify(ctx, src, |s| s.remove(member))? != Some(true) {
         return nothing_moved(ctx, false);
     }
-    if !upsert(ctx, dst, member, 1, |s| s.add(member))? {
+    ctx.notify_removal(class::SET, "srem", src);
+    if upsert(ctx, dst, member, 1, |s| s.add(member))? {
+        ctx.notify(class::SET, "sadd", dst);
+    } else {
         ctx.leave_unchanged(1);
     }
     Ok(Reply::Int(1))

@@ -6,6 +6,7 @@ use crate::args::Args;
 use crate::cmd::collection::{rand_count, random_positions};
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 
@@ -36,6 +37,9 @@ pub fn spop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     };
     let Some(count) = count else {
         let popped = modify(ctx, key, |s| s.remove_index((random() % s.len() as u64) as usize))?;
+        if popped.is_some() {
+            ctx.notify_removal(class::SET, "spop", key);
+        }
         return Ok(Reply::opt_bulk(popped.flatten()));
     };
     let popped = modify(ctx, key, |s| {
@@ -52,6 +56,9 @@ pub fn spop(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
         }
         out
     })?;
+    if popped.is_some() && count > 0 {
+        ctx.notify_removal(class::SET, "spop", key);
+    }
     Ok(Reply::Set(popped.unwrap_or_default()))
 }
 

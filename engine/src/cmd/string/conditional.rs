@@ -8,6 +8,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 use crate::store::entry::ValueRef;
 
@@ -96,7 +97,11 @@ fn delete_if(ctx: &mut Ctx<'_>, key: &[u8], compare: Option<Compare<'_>>) -> Res
         ctx.leave_unchanged(0);
         return Ok(Reply::Int(0));
     }
-    Ok(Reply::Int(ctx.db.shard(key).remove(key).is_some() as i64))
+    let removed = ctx.db.shard(key).remove(key).is_some();
+    if removed {
+        ctx.notify(class::GENERIC, "del", key);
+    }
+    Ok(Reply::Int(removed as i64))
 }
 
 /// Deletes a key only if it holds this string (Valkey 9).

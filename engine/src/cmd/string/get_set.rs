@@ -4,6 +4,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::Value;
@@ -116,7 +117,11 @@ pub fn getdel(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
         return Ok(Reply::Nil);
     };
     str_of(entry)?;
-    Ok(match ctx.db.shard(key).remove(key) {
+    let removed = ctx.db.shard(key).remove(key);
+    if removed.is_some() {
+        ctx.notify(class::GENERIC, "del", key);
+    }
+    Ok(match removed {
         Some(node) => match node.into_value() {
             Value::Str(s) => Reply::Bulk(s),
             _ => Reply::Nil,
@@ -144,14 +149,21 @@ pub fn getex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
         TtlOpt::Expire(unit, arg) => {
             let at = resolve_expire(unit, arg, now, ctx.cmd)?;
             let shard = ctx.db.shard(key);
-            if at <= now {
+            // A relative time is never in the past here (it is positive); EXAT/PXAT can be.
+            if at <= now && matches!(unit, Unit::ExAt | Unit::PxAt) {
                 shard.remove(key);
+                ctx.notify(class::GENERIC, "del", key);
             } else {
                 shard.set_expire(key, at, now);
+                ctx.notify(class::GENERIC, "expire", key);
             }
         }
         TtlOpt::Persist => {
-            ctx.db.shard(key).set_expire(key, 0, now);
+            let shard = ctx.db.shard(key);
+            if shard.lookup(key, now, crate::store::Touch::No).is_some_and(|e| e.expire_at != 0) {
+                shard.set_expire(key, 0, now);
+                ctx.notify(class::GENERIC, "persist", key);
+            }
         }
         TtlOpt::Unset | TtlOpt::KeepTtl => {}
     }
@@ -202,6 +214,7 @@ fn set_generic(
         // two. The insert still counts an expired old entry as expired, as a lookup would.
         let expire_at = if let Ttl::At(at) = ttl { at } else { default_expiry(ctx) };
         store(ctx, key, value, expire_at);
+        notify_set(ctx, key, ttl);
         return Ok(Written { done: true, old: None });
     }
     // Returning the old value is a read (counted as a hit or miss, as Redis does).
@@ -233,7 +246,21 @@ fn set_generic(
         Ttl::Keep | Ttl::Default => default_expiry(ctx),
     };
     store(ctx, key, value, expire_at);
+    notify_set(ctx, key, ttl);
     Ok(Written { done: true, old })
+}
+
+/// SET's events: `set`, then `expire` when it gave the key a TTL.
+fn notify_set(ctx: &Ctx<'_>, key: &[u8], ttl: Ttl) {
+    ctx.notify(class::STRING, "set", key);
+    if let Ttl::At(at) = ttl {
+        ctx.notify(class::GENERIC, "expire", key);
+        // A time already past stores nothing here; Redis 7.0 stores a key that the next
+        // lookup (or its active cycle) expires, so its subscribers hear `expired` next.
+        if at <= ctx.now {
+            ctx.notify(class::EXPIRED, "expired", key);
+        }
+    }
 }
 
 /// The unit of an expiry option.

@@ -13,8 +13,11 @@ use crate::reply::Reply;
 /// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]
 /// ```
 pub fn lcs(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    let a = string_or_empty(ctx, args.key()?)?;
-    let b = string_or_empty(ctx, args.key()?)?;
+    // Both keys are looked up before either's type is checked, as Redis does (a miss on the
+    // second is published even when the first holds another type).
+    let a = string_or_empty(ctx, args.key()?);
+    let b = string_or_empty(ctx, args.key()?);
+    let (a, b) = (a?, b?);
     let (mut len, mut idx, mut with_len, mut min_len) = (false, false, false, 0u64);
     while let Some(opt) = args.peek() {
         args.bytes()?;

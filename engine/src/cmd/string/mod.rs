@@ -25,6 +25,7 @@ pub use range::{append, getrange, setrange, setrange_growth, strlen, substr};
 
 use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::store::entry::{Entry, Value, ValueRef};
 
 // --- Shared by the family ---------------------------------------------------------------------
@@ -75,7 +76,10 @@ pub(super) fn store(ctx: &mut Ctx<'_>, key: &[u8], value: &[u8], expire_at: u64)
     let now = ctx.now;
     let shard = ctx.db.shard(key);
     if expire_at != 0 && expire_at <= now {
-        shard.remove(key);
+        // Redis 7.0 adds the key and lets it expire: it was new when nothing was there.
+        if shard.remove(key).is_none() {
+            ctx.notify(class::NEW, "new", key);
+        }
     } else {
         shard.insert_str(key, value, expire_at, now);
     }

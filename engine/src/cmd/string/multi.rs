@@ -3,6 +3,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 use crate::table::Command;
 
@@ -68,5 +69,6 @@ fn set_pairs(ctx: &mut Ctx<'_>, pairs: &[&[u8]]) {
     let expire_at = default_expiry(ctx);
     for pair in pairs.chunks_exact(2) {
         store(ctx, pair[0], pair[1], expire_at);
+        ctx.notify(class::STRING, "set", pair[0]);
     }
 }

@@ -3,6 +3,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::format_i64;
 use crate::num::long_double;
 use crate::num::parse_i64;
@@ -69,6 +70,7 @@ fn incr_by(ctx: &mut Ctx<'_>, key: &[u8], incr: i64) -> Result<Reply, CmdError> 
             incr
         }
     };
+    ctx.notify(class::STRING, "incrby", key);
     Ok(Reply::Int(value))
 }
 
@@ -102,6 +104,7 @@ pub fn incrbyfloat(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
             text
         }
     };
+    ctx.notify(class::STRING, "incrbyfloat", key);
     Ok(Reply::Bulk(text))
 }
 

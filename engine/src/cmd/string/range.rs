@@ -4,6 +4,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 
 use super::{check_length, default_expiry, store, str_mut, str_of};
@@ -33,6 +34,7 @@ pub fn append(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
             tail.len()
         }
     };
+    ctx.notify(class::STRING, "append", key);
     Ok(Reply::Int(len as i64))
 }
 
@@ -124,6 +126,9 @@ pub fn setrange(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdErro
             end
         }
     };
+    if !value.is_empty() {
+        ctx.notify(class::STRING, "setrange", key);
+    }
     Ok(Reply::Int(len as i64))
 }
 

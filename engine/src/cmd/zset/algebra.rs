@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 use crate::store::entry::{Entry, ValueRef};
 use crate::store::zset::ZSetValue;
@@ -154,7 +155,11 @@ fn generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, op: Op, dest: Option<&[u8]>) 
     let mut sizes = Vec::with_capacity(keys.len());
     for key in &keys {
         sizes.push(match ctx.db.lookup(key, now) {
-            None => 0,
+            None => {
+                // A write lookup here, but Redis 7.0 reads every source (`keymiss`).
+                ctx.notify(class::KEY_MISS, "keymiss", key);
+                0
+            }
             Some(entry) => match entry.value {
                 ValueRef::ZSet(z) => z.len(),
                 ValueRef::Set(s) => s.len(),
@@ -214,11 +219,19 @@ fn generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, op: Op, dest: Option<&[u8]>) 
     };
     let shard = ctx.db.shard(dest);
     if result.is_empty() {
-        shard.remove(dest);
+        if shard.remove(dest).is_some() {
+            ctx.notify(class::GENERIC, "del", dest);
+        }
         return Ok(Reply::Int(0));
     }
     let len = result.len();
     create(ctx, dest, ZSetValue::from_distinct(result));
+    let event = match op {
+        Op::Union => "zunionstore",
+        Op::Inter | Op::InterCard => "zinterstore",
+        Op::Diff => "zdiffstore",
+    };
+    ctx.notify(class::ZSET, event, dest);
     Ok(Reply::Int(len as i64))
 }
 

@@ -4,6 +4,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::reply::Reply;
 use crate::store::zset::{Insert, ZSetValue};
 
@@ -116,6 +117,9 @@ fn add_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, mut f: AddFlags) -> Resul
             create(ctx, key, z);
         }
     }
+    if tally.added + tally.updated > 0 {
+        ctx.notify(class::ZSET, if f.incr { "zincr" } else { "zadd" }, key);
+    }
     Ok(if f.incr {
         if tally.processed > 0 {
             Reply::Double(tally.score)
@@ -169,6 +173,9 @@ pub fn zrem(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let members = args.rest();
     let removed = write(ctx, key, |z| members.iter().filter(|m| z.remove(m)).count())?;
+    if removed.is_some_and(|n| n > 0) {
+        ctx.notify_removal(class::ZSET, "zrem", key);
+    }
     Ok(Reply::Int(removed.unwrap_or(0) as i64))
 }
 

@@ -5,8 +5,9 @@ use crate::args::Args;
 use crate::blocking::BlockOp;
 use crate::cmd::collection::{self, mpop_args};
 use crate::cmd::list::{block, timeout_deadline};
-use crate::engine::Ctx;
+use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::ValueRef;
@@ -50,6 +51,9 @@ fn pop_generic(ctx: &mut Ctx<'_>, args: &mut Args<'_>, max: bool) -> Result<Repl
     let Some(popped) = write(ctx, key, |z| z.pop(count.unwrap_or(1), max))? else {
         return Ok(Reply::Array(Vec::new()));
     };
+    if !popped.is_empty() {
+        ctx.notify_removal(class::ZSET, if max { "zpopmax" } else { "zpopmin" }, key);
+    }
     // One element without a count is a flat [member, score] in RESP3 too, as in Redis 7.0.
     let items = popped.iter().map(|(m, s)| (&**m, *s));
     Ok(scored_reply(items, true, resp3 && count.is_some()))
@@ -144,7 +148,7 @@ fn first_pop(
 ) -> Result<Option<Reply>, CmdError> {
     let now = ctx.now;
     for &key in keys {
-        if let Some(reply) = pop_some(&mut ctx.db, key, max, count, shape, now)? {
+        if let Some(reply) = pop_some(ctx.engine, &mut ctx.db, key, max, count, shape, now)? {
             return Ok(Some(reply));
         }
     }
@@ -152,6 +156,7 @@ fn first_pop(
 }
 
 fn pop_some(
+    engine: &Engine,
     db: &mut Locked<'_>,
     key: &[u8],
     max: bool,
@@ -162,6 +167,9 @@ fn pop_some(
     let Some(popped) = collection::modify(db, key, now, |z: &mut ZSetValue| z.pop(count, max))? else {
         return Ok(None);
     };
+    if !popped.is_empty() {
+        engine.notify_removal(db, class::ZSET, if max { "zpopmax" } else { "zpopmin" }, key, now);
+    }
     let mut reply = vec![Reply::bulk(key)];
     match shape {
         Shape::Flat => {
@@ -183,6 +191,7 @@ fn pop_some(
 /// on the key's shard the caller has locked. `None` when the key holds no sorted set, so the
 /// client keeps waiting.
 pub(crate) fn serve_blocked(
+    engine: &Engine,
     db: &mut Locked<'_>,
     key: &[u8],
     max: bool,
@@ -195,7 +204,7 @@ pub(crate) fn serve_blocked(
         _ => return None,
     }
     let shape = if flat { Shape::Flat } else { Shape::Nested };
-    match pop_some(db, key, max, count, shape, now) {
+    match pop_some(engine, db, key, max, count, shape, now) {
         Ok(reply) => reply,
         Err(e) => Some(e.into()),
     }

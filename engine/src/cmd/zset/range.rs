@@ -4,6 +4,7 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::zset::{LexBound, ScoreBound, ZSetValue};
@@ -199,9 +200,12 @@ fn range_generic(
 fn store_range(ctx: &mut Ctx<'_>, dst: &[u8], items: Vec<(Box<[u8]>, f64)>) -> Result<Reply, CmdError> {
     let len = items.len();
     if len == 0 {
-        ctx.db.shard(dst).remove(dst);
+        if ctx.db.shard(dst).remove(dst).is_some() {
+            ctx.notify(class::GENERIC, "del", dst);
+        }
     } else {
         super::create(ctx, dst, ZSetValue::from_distinct(items));
+        ctx.notify(class::ZSET, "zrangestore", dst);
     }
     Ok(Reply::Int(len as i64))
 }
@@ -264,7 +268,7 @@ pub fn zremrangebyrank(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, 
     let key = args.key()?;
     let start = args.int()?;
     let stop = args.int()?;
-    remove_range(ctx, key, |z| rank_window(start, stop, z.len()).map_or(0..0, |(s, n)| s..s + n))
+    remove_range(ctx, key, "zremrangebyrank", |z| rank_window(start, stop, z.len()).map_or(0..0, |(s, n)| s..s + n))
 }
 
 /// Removes the members with a score between min and max; answers how many.
@@ -275,7 +279,7 @@ pub fn zremrangebyrank(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, 
 pub fn zremrangebyscore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let (min, max) = score_range(args.bytes()?, args.bytes()?)?;
-    remove_range(ctx, key, |z| z.score_ranks(min, max))
+    remove_range(ctx, key, "zremrangebyscore", |z| z.score_ranks(min, max))
 }
 
 /// Removes the members between two lex bounds; answers how many.
@@ -286,17 +290,21 @@ pub fn zremrangebyscore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply,
 pub fn zremrangebylex(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let (min, max) = lex_range(args.bytes()?, args.bytes()?)?;
-    remove_range(ctx, key, |z| z.lex_ranks(&min, &max))
+    remove_range(ctx, key, "zremrangebylex", |z| z.lex_ranks(&min, &max))
 }
 
 fn remove_range(
     ctx: &mut Ctx<'_>,
     key: &[u8],
+    event: &'static str,
     ranks: impl FnOnce(&ZSetValue) -> std::ops::Range<usize>,
 ) -> Result<Reply, CmdError> {
     let removed = write(ctx, key, |z| {
         let range = ranks(z);
         z.remove_ranks(range)
     })?;
+    if removed.is_some_and(|n| n > 0) {
+        ctx.notify_removal(class::ZSET, event, key);
+    }
     Ok(Reply::Int(removed.unwrap_or(0) as i64))
 }

@@ -37,6 +37,8 @@ export type { KeyPage } from './KeyPage';
 export type { KeyRow } from './KeyRow';
 export type { KeysByType } from './KeysByType';
 export type { KeysBytes } from './KeysBytes';
+export type { KeyspaceEventView } from './KeyspaceEventView';
+export type { KeyspaceEventsView } from './KeyspaceEventsView';
 export type { LatencyEvent } from './LatencyEvent';
 export type { LatencyView } from './LatencyView';
 export type { LedgerBounds } from './LedgerBounds';

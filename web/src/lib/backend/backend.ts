@@ -17,6 +17,7 @@ import type {
   KeyCount,
   KeyEdit,
   MemoryView,
+  KeyspaceEventsView,
   MonitorView,
   RunningScriptView,
 } from '../api-types';
@@ -204,6 +205,11 @@ export interface Backend {
   killClient(id: number): Promise<{ killed: boolean }>;
   /** The commands run after event `since` (GET /api/monitor), oldest first. */
   monitor(since: number): Promise<MonitorView>;
+  /**
+   * The keyspace notifications published after event `since` (GET /api/events/keyspace),
+   * oldest first, with `notify-keyspace-events` (empty: none are published).
+   */
+  keyspaceEvents(since: number): Promise<KeyspaceEventsView>;
   /**
    * The commands as they run (GET /api/monitor/stream): `onOpen` once the stream is up (it
    * brings only what runs from then on), then `onView` for each batch, until the stream ends

@@ -13,6 +13,7 @@ import type {
   KeyCount,
   KeyEdit,
   MemoryView,
+  KeyspaceEventsView,
   MonitorView,
   RunningScriptView,
 } from '../api-types';
@@ -211,6 +212,10 @@ export class HttpBackend implements Backend {
 
   monitor(since: number): Promise<MonitorView> {
     return api<MonitorView>(`/api/monitor?since=${since}`);
+  }
+
+  keyspaceEvents(since: number): Promise<KeyspaceEventsView> {
+    return api<KeyspaceEventsView>(`/api/events/keyspace?since=${since}`);
   }
 
   monitorStream(onView: (v: MonitorView) => void, signal: AbortSignal, onOpen: () => void): Promise<void> {

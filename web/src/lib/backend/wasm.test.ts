@@ -165,6 +165,9 @@ class FakeEngine implements WasmEngine {
   monitor_json(since: number) {
     return JSON.stringify({ events: [], last_seq: since });
   }
+  keyspace_events_json(since: number) {
+    return JSON.stringify({ events: [], last_seq: since, flags: '' });
+  }
   config_json() {
     return JSON.stringify({ config: { maxmemory: '0' }, writable: ['maxmemory'] });
   }

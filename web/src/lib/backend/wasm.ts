@@ -14,7 +14,16 @@
 import { ApiError } from '../api';
 import { commandLine } from '../bytes';
 import { formatBytes } from '../format';
-import type { BulkJob, ClientsView, EditResult, KeyCount, KeyEdit, MemoryView, MonitorView } from '../api-types';
+import type {
+  BulkJob,
+  ClientsView,
+  EditResult,
+  KeyCount,
+  KeyEdit,
+  KeyspaceEventsView,
+  MemoryView,
+  MonitorView,
+} from '../api-types';
 import type {
   Bytes,
   CommandInfo,
@@ -85,6 +94,7 @@ export interface WasmEngine {
   clients_json(now_ms: number): string;
   kill_client(id: number, now_ms: number): string;
   monitor_json(since: number, now_ms: number): string;
+  keyspace_events_json(since: number): string;
   config_json(): string;
   patch_config(body_json: string, now_ms: number): string;
   console(line: string, now_ms: number): string;
@@ -528,6 +538,10 @@ export class WasmBackend implements Backend {
 
   async monitor(since: number): Promise<MonitorView> {
     return JSON.parse(this.#engine.monitor_json(since, this.#time())) as MonitorView;
+  }
+
+  async keyspaceEvents(since: number): Promise<KeyspaceEventsView> {
+    return JSON.parse(this.#engine.keyspace_events_json(since)) as KeyspaceEventsView;
   }
 
   async commands(): Promise<{ commands: CommandInfo[] }> {
