@@ -5,12 +5,14 @@
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::stream::{Stream, StreamId};
 
 use super::xgroup::{
-    entry_reply, groups_mut, log_effects, modify_stream, no_key_or_group, read_stream, setid_effect, xclaim_effect,
+    entry_reply, groups_mut, lacks_consumer, log_effects, modify_stream, no_key_or_group, read_stream, setid_effect,
+    xclaim_effect,
 };
 
 /// XACK: acknowledges entries of a group, removing them from its pending list; answers how
@@ -195,8 +197,12 @@ pub fn xclaim(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError
         _ => now as u64,
     };
     let now = now as u64;
+    let new_consumer = lacks_consumer(ctx, key, group, consumer);
     let claimed =
         modify_stream(ctx, key, |s| Ok(claim(s, key, group, consumer, min_idle as u64, &ids, time, &opts, now)))?;
+    if new_consumer {
+        ctx.notify(class::STREAM, "xgroup-createconsumer", key);
+    }
     let (replies, effects) = claimed.unwrap_or_default();
     log_effects(ctx, effects);
     Ok(Reply::Array(replies))
@@ -321,8 +327,12 @@ pub fn xautoclaim(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdE
         return Err(no_key_or_group(key, group, ""));
     }
     let now = ctx.now;
+    let new_consumer = lacks_consumer(ctx, key, group, consumer);
     let done =
         modify_stream(ctx, key, |s| Ok(autoclaim(s, key, group, consumer, min_idle, start, count, just_id, now)))?;
+    if new_consumer {
+        ctx.notify(class::STREAM, "xgroup-createconsumer", key);
+    }
     let Some((next, claimed, deleted, effects)) = done else { return Ok(Reply::NilArray) };
     log_effects(ctx, effects);
     Ok(Reply::Array(vec![

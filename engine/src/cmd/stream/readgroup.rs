@@ -8,6 +8,7 @@ use crate::args::Args;
 use crate::blocking::BlockOp;
 use crate::engine::{Ctx, Engine};
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::ValueRef;
@@ -15,8 +16,8 @@ use crate::store::stream::{Stream, StreamId, MAX_ID};
 use crate::store::Locked;
 
 use super::xgroup::{
-    deleted_entry_reply, entry_reply, groups_mut, log_effects, modify_stream, no_key_or_group, read_stream,
-    setid_effect, xclaim_effect,
+    deleted_entry_reply, entry_reply, groups_mut, lacks_consumer, log_effects, modify_stream, no_key_or_group,
+    read_stream, setid_effect, xclaim_effect,
 };
 
 /// What one XREADGROUP asked for, besides its keys and IDs.
@@ -99,7 +100,11 @@ pub fn xreadgroup(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdE
     let mut effects = Vec::new();
     let now = ctx.now;
     for (&key, id) in keys.iter().zip(&ids) {
+        let new_consumer = lacks_consumer(ctx, key, group, consumer);
         let read = modify_stream(ctx, key, |s| Ok(read_one(s, key, &req, *id, now)))?;
+        if new_consumer {
+            ctx.notify(class::STREAM, "xgroup-createconsumer", key);
+        }
         if let Some((entries, cmds)) = read {
             effects.extend(cmds);
             if let Some(entries) = entries {

@@ -8,6 +8,7 @@ use std::mem::size_of;
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::entry::alloc_size;
@@ -159,6 +160,10 @@ pub fn xadd(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
         }
         ctx.session.log_as = Some(log);
     }
+    ctx.notify(class::STREAM, "xadd", key);
+    if trimmed > 0 {
+        ctx.notify(class::STREAM, "xtrim", key);
+    }
     Ok(Reply::Bulk(id.to_bytes()))
 }
 
@@ -195,6 +200,9 @@ pub fn xtrim(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> 
     if ctx.engine.propagation().enabled() {
         ctx.session.log_as = Some(if trimmed > 0 { vec![exact_trim(key, len)] } else { vec![] });
     }
+    if trimmed > 0 {
+        ctx.notify(class::STREAM, "xtrim", key);
+    }
     Ok(Reply::Int(trimmed as i64))
 }
 
@@ -218,6 +226,12 @@ pub fn xdel(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     .unwrap_or(0);
     if deleted == 0 {
         ctx.leave_unchanged(0);
+        // Nothing changed, so nothing is logged (as Redis propagates no such XDEL).
+        if ctx.engine.propagation().enabled() {
+            ctx.session.log_as = Some(vec![]);
+        }
+    } else {
+        ctx.notify(class::STREAM, "xdel", key);
     }
     Ok(Reply::Int(deleted as i64))
 }
@@ -275,6 +289,7 @@ pub fn xsetid(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
     // Redis leaves the largest deleted ID alone when given 0-0.
     let max_deleted = max_deleted.filter(|&m| m != StreamId::new(0, 0));
     crate::cmd::collection::modify(&mut ctx.db, key, now, |s: &mut Stream| s.set_id(id, added, max_deleted))?;
+    ctx.notify(class::STREAM, "xsetid", key);
     Ok(Reply::Ok)
 }
 

@@ -6,6 +6,7 @@ use crate::args::Args;
 use crate::cmd::collection;
 use crate::engine::Ctx;
 use crate::error::CmdError;
+use crate::notify::class;
 use crate::num::parse_i64;
 use crate::reply::Reply;
 use crate::store::stream::{Stream, StreamGroups, StreamId};
@@ -207,6 +208,7 @@ pub fn xgroup_create(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, Cm
     let mut cmd: Vec<Vec<u8>> = ctx.argv.iter().map(|a| a.to_vec()).collect();
     cmd[4] = id.to_bytes();
     log_effects(ctx, vec![cmd]);
+    ctx.notify(class::STREAM, "xgroup-create", key);
     Ok(Reply::Ok)
 }
 
@@ -237,6 +239,7 @@ pub fn xgroup_setid(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, Cmd
     let mut cmd: Vec<Vec<u8>> = ctx.argv.iter().map(|a| a.to_vec()).collect();
     cmd[4] = id.to_bytes();
     log_effects(ctx, vec![cmd]);
+    ctx.notify(class::STREAM, "xgroup-setid", key);
     Ok(Reply::Ok)
 }
 
@@ -262,7 +265,16 @@ pub fn xgroup_destroy(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, C
     }
     // Waiters on this group must learn it is gone (they are answered NOGROUP).
     ctx.engine.store.common.ready.signal(ctx.db.db(), key);
+    ctx.notify(class::STREAM, "xgroup-destroy", key);
     Ok(Reply::Int(1))
+}
+
+/// Whether `group` of the stream at `key` exists and lacks `consumer`: a command about to
+/// create it (XREADGROUP, XCLAIM, XAUTOCLAIM) then publishes `xgroup-createconsumer`, as
+/// Redis does.
+pub(super) fn lacks_consumer(ctx: &mut Ctx<'_>, key: &[u8], group: &[u8], consumer: &[u8]) -> bool {
+    matches!(read_stream(ctx, key), Ok(Some(s))
+        if s.groups.as_ref().and_then(|gs| gs.get(group)).is_some_and(|g| g.consumer(consumer).is_none()))
 }
 
 /// XGROUP CREATECONSUMER: creates a consumer in a group; answers 1, or 0 when it exists.
@@ -279,7 +291,9 @@ pub fn xgroup_createconsumer(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<R
     let created = modify_stream(ctx, key, |s| Ok(groups_mut(s).modify(group, |g| g.create_consumer(consumer, now))))?
         .flatten()
         .unwrap_or(false);
-    if !created {
+    if created {
+        ctx.notify(class::STREAM, "xgroup-createconsumer", key);
+    } else {
         log_effects(ctx, vec![]);
     }
     Ok(Reply::Int(created as i64))
@@ -300,6 +314,8 @@ pub fn xgroup_delconsumer(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Repl
         .flatten();
     if pending.is_none() {
         log_effects(ctx, vec![]);
+    } else {
+        ctx.notify(class::STREAM, "xgroup-delconsumer", key);
     }
     Ok(Reply::Int(pending.unwrap_or(0) as i64))
 }
