@@ -76,7 +76,7 @@ fn same_events_of(test: &str, flags: &str, fixtures: FamilyOp, next: FamilyOp, a
             v.escape_ascii().to_string(),
             r.escape_ascii().to_string(),
             "flags {flags}: {}\n(left: vitrine, right: redis)",
-            show_argv(&argv)
+            show_argv(argv)
         );
     }
 }
