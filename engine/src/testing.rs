@@ -103,6 +103,24 @@ pub fn drain_log(t: &TestEngine) -> Vec<String> {
     out
 }
 
+/// A second connection on `t`'s engine (blocking tests need two), from port `n`.
+pub fn connect(t: &TestEngine, n: u16) -> Session {
+    t.engine.new_session(&format!("127.0.0.1:{n}"), "127.0.0.1:6379", t.now)
+}
+
+/// Feeds `input` to session `s` as a socket would; the replies written, as text.
+pub fn feed_text(t: &TestEngine, s: &mut Session, input: &str) -> String {
+    let mut out = Vec::new();
+    t.engine.feed(s, input.as_bytes(), &mut out, t.now).unwrap();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A blocked session's reply once it has been served, as text (`None` while it waits).
+pub fn retry_text(t: &TestEngine, s: &mut Session) -> Option<String> {
+    let mut out = Vec::new();
+    t.engine.retry_blocked(s, &mut out, t.now).then(|| String::from_utf8_lossy(&out).into_owned())
+}
+
 /// Shorthands for expected replies in tests.
 pub fn ok() -> Reply {
     Reply::Ok

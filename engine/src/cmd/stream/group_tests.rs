@@ -2,8 +2,8 @@
 //! replies are redis-server 7's (7.2's where 7.0 lacks a field).
 
 use crate::reply::Reply;
-use crate::session::Session;
 use crate::testing::{arity, arr, bulk, bulks, err, int, nil, ok, TestEngine, NOT_INT, SYNTAX, WRONGTYPE};
+use crate::testing::{connect, feed_text as feed, retry_text as retry};
 
 /// Appends entry `ms-0` with field `f` = `v<ms>` to stream `key` (created when missing).
 fn add(t: &mut TestEngine, key: &str, ms: u64) {
@@ -395,22 +395,6 @@ fn writes_log_their_effects() {
          *5 $6 XGROUP $14 CREATECONSUMER $1 s $2 g2 $1 c \
          *7 $6 XGROUP $5 SETID $1 s $2 g2 $3 2-0 $11 ENTRIESREAD $1 2 "
     );
-}
-
-/// A second connection on the same engine.
-fn connect(t: &TestEngine, n: u16) -> Session {
-    t.engine.new_session(&format!("127.0.0.1:{n}"), "127.0.0.1:6379", t.now)
-}
-
-fn feed(t: &TestEngine, s: &mut Session, input: &str) -> String {
-    let mut out = Vec::new();
-    t.engine.feed(s, input.as_bytes(), &mut out, t.now).unwrap();
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn retry(t: &TestEngine, s: &mut Session) -> Option<String> {
-    let mut out = Vec::new();
-    t.engine.retry_blocked(s, &mut out, t.now).then(|| String::from_utf8_lossy(&out).into_owned())
 }
 
 #[test]
