@@ -27,14 +27,16 @@ use crate::session::tx::Transaction;
 use crate::session::{ReplyMode, Session};
 use crate::stats::{AllocatorHooks, HostFacts, MemoryFigures, Stats};
 use crate::store::entry::{alloc_size, ENTRY_OVERHEAD, TTL_OVERHEAD};
-use crate::store::{KeyEvent, Locked, RemovalLog, Store, SweepReport};
+use crate::store::{KeyEvent, Locked, Store, SweepReport};
 use crate::table::{self, Command, ADMIN, ALL_SHARDS, DENYOOM, FAST, NOAUTH, READONLY, WRITE};
 use crate::timing::{SlowLogSettings, Timing};
-use crate::tracking::{Sender, Tracking};
+use crate::tracking::Tracking;
 
 mod blocked;
 mod exec;
+mod notified;
 mod snapshot;
+mod tracked;
 
 /// Shards per engine: enough that threads rarely meet on one lock, few enough that SCAN and
 /// sampling stay cheap.
@@ -146,7 +148,7 @@ impl Engine {
         let propagation = Arc::new(Propagation::default());
         let tracking = Arc::new(Tracking::default());
         tracking.seed(seed);
-        let removals = Arc::new(Removals { propagation: propagation.clone(), tracking: tracking.clone() });
+        let removals = Arc::new(tracked::Removals { propagation: propagation.clone(), tracking: tracking.clone() });
         let store = Store::new(
             config.memory_limits().clone(),
             removals,
@@ -1013,50 +1015,6 @@ impl Engine {
         result
     }
 
-    /// Publishes a keyspace event when its class is on: first what the store raised (a lazy
-    /// expiry, a new key) so the order is Redis's, then this one. One relaxed load when off.
-    #[inline]
-    pub(crate) fn notify(&self, class: u32, event: &'static str, db: usize, key: &[u8], now_ms: u64) {
-        let flags = self.store.common.events.flags();
-        if crate::store::events::wanted(flags, class) {
-            let _order = self.notifier.order.lock();
-            self.publish_queued(now_ms);
-            let limit = self.config.pubsub_output_limit();
-            self.notifier.publish(&self.pubsub, flags, class, event, db, key, limit, now_ms);
-        }
-    }
-
-    /// `Ctx::notify_removal` for callers that hold only the locked shards (serving a
-    /// blocked client). Looks the key up only when generic events are on.
-    pub(crate) fn notify_removal(&self, db: &mut Locked<'_>, class: u32, event: &'static str, key: &[u8], now_ms: u64) {
-        let index = db.db();
-        self.notify(class, event, index, key, now_ms);
-        let flags = self.store.common.events.flags();
-        if crate::store::events::wanted(flags, crate::notify::class::GENERIC) && !db.shard(key).contains(key, now_ms) {
-            self.notify(crate::notify::class::GENERIC, "del", index, key, now_ms);
-        }
-    }
-
-    /// Publishes the events the store queued (expired, evicted, hexpired, new, keymiss).
-    #[inline]
-    pub(crate) fn publish_store_events(&self, now_ms: u64) {
-        if self.store.common.events.any() {
-            let _order = self.notifier.order.lock();
-            self.publish_queued(now_ms);
-        }
-    }
-
-    /// Takes and publishes the store's queue; the caller holds `notifier.order`.
-    fn publish_queued(&self, now_ms: u64) {
-        if let Some(events) = self.store.common.events.take() {
-            let flags = self.store.common.events.flags();
-            let limit = self.config.pubsub_output_limit();
-            for e in events {
-                self.notifier.publish(&self.pubsub, flags, e.class, e.event, e.db, &e.key, limit, now_ms);
-            }
-        }
-    }
-
     /// Runs a command's handler on shards already locked: its own (`run`), or a reborrow of
     /// an EXEC's. A write that changes a watched key marks the sessions watching it.
     pub(crate) fn run_locked<'a>(
@@ -1108,68 +1066,6 @@ impl Engine {
             self.feed_monitors(cmd, ctx.session, argv, now_ms);
         }
         result
-    }
-
-    /// Invalidates the keys a successful write modified (those it left as they were, and
-    /// those missing before and after, are not: Redis signals only modified keys).
-    #[cold]
-    #[inline(never)]
-    fn invalidate_written(&self, ctx: &mut Ctx<'_>, tracked: WrittenKeys<'_>) {
-        let (now, unchanged) = (ctx.now, ctx.unchanged);
-        let modified = tracked.into_iter().filter(|&(i, key, existed)| {
-            !(i < 64 && unchanged & (1 << i) != 0) && (existed || ctx.db.shard(key).contains(key, now))
-        });
-        let modified: SmallVec<[&[u8]; 2]> = modified.map(|(_, k, _)| k).collect();
-        let send = self.tracking_sender(now);
-        let session = &mut *ctx.session;
-        self.tracking.invalidate(modified.into_iter(), Some(session.id()), &mut session.tracking.deferred, &send);
-    }
-
-    /// Remembers the keys a read-only command named for its tracking client (default mode),
-    /// whatever it answered, as Redis does; read-only scripts' own keys are not (their
-    /// commands' are).
-    #[cold]
-    #[inline(never)]
-    fn remember_read(&self, cmd: &Command, session: &Session, argv: &[&[u8]]) {
-        if !matches!(cmd.name, "EVAL_RO" | "EVALSHA_RO" | "FCALL_RO") {
-            self.tracking.remember(session.id(), cmd.keys(argv));
-        }
-    }
-
-    /// What sending invalidations needs: the registry and the output limits now.
-    pub(crate) fn tracking_sender(&self, now_ms: u64) -> Sender<'_> {
-        let config = self.config();
-        Sender {
-            clients: &self.clients,
-            normal: config.normal_output_limit(),
-            pubsub: config.pubsub_output_limit(),
-            now_ms,
-        }
-    }
-
-    /// After a command while some client tracks: CLIENT CACHING's flag lasts one command (or
-    /// one transaction; any CLIENT subcommand keeps it, as Redis's `resetClient`), the keys
-    /// the store removed meanwhile and the BCAST prefixes' keys are invalidated, and the
-    /// table is brought back under `tracking-table-max-keys`.
-    #[cold]
-    #[inline(never)]
-    fn after_tracked_command(&self, session: &mut Session, argv: &[&[u8]], now_ms: u64) {
-        if session.tracking.caching && !session.tx.in_multi() && !argv[0].eq_ignore_ascii_case(b"CLIENT") {
-            session.tracking.caching = false;
-        }
-        if self.tracking.any() {
-            let send = self.tracking_sender(now_ms);
-            self.tracking.flush(&send);
-            self.tracking.enforce_limit(self.config().tracking_table_max_keys(), &send);
-        }
-    }
-
-    /// FLUSHDB and FLUSHALL: every tracking client is told its cache is void.
-    pub(crate) fn tracking_flushed(&self, session: &mut Session, now_ms: u64) {
-        if self.tracking.any() {
-            let send = self.tracking_sender(now_ms);
-            self.tracking.flush_all(session.id(), &mut session.tracking.deferred, &send);
-        }
     }
 
     /// Logs a successful write in canonical form, while its shards are still locked (so the
@@ -1287,25 +1183,6 @@ impl Engine {
     /// The most recent evictions and expirations.
     pub(crate) fn recent_events(&self) -> Vec<KeyEvent> {
         self.store.recent_events()
-    }
-}
-
-/// What the store removes on its own goes to the append-only log (`Propagation`) and to
-/// CLIENT TRACKING's queue of keys to invalidate.
-struct Removals {
-    propagation: Arc<Propagation>,
-    tracking: Arc<Tracking>,
-}
-
-impl RemovalLog for Removals {
-    fn removed(&self, db: usize, key: &[u8]) {
-        self.propagation.removed(db, key);
-        self.tracking.note_removed(key);
-    }
-
-    fn removed_fields(&self, db: usize, key: &[u8], fields: &[Box<[u8]>]) {
-        self.propagation.removed_fields(db, key, fields);
-        self.tracking.note_removed(key);
     }
 }
 
