@@ -40,7 +40,8 @@ const DIFFERENT_IN_7_2: &[&str] = &[
 
 /// Rows whose COMMAND DOCS arguments 7.2 restructured (beyond renaming them): CLIENT LIST's ID
 /// and CONFIG GET's parameters became plain multiple arguments, PSUBSCRIBE's pattern too,
-/// ZRANK and ZREVRANK gained WITHSCORE, GETKEYS an argument list; XREAD lost its complexity.
+/// ZRANK and ZREVRANK gained WITHSCORE, GETKEYS an argument list; XREAD lost its complexity,
+/// and XINFO STREAM's `FULL [COUNT count]` became a block without a token of its own.
 const DOCS_DIFFERENT_IN_7_2: &[&str] = &[
     "client|list",
     "config|get",
@@ -50,6 +51,7 @@ const DOCS_DIFFERENT_IN_7_2: &[&str] = &[
     "command|getkeys",
     "command|getkeysandflags",
     "xread",
+    "xinfo|stream",
 ];
 
 /// COMMAND DOCS fields 7.2 added to some commands: history entries, and the deprecation of
