@@ -26,8 +26,10 @@ const pkg = process.env.VITRINE_WASM_PKG ?? path.join(root, 'web/src/lib/wasm/pk
 const wasmPath = path.join(pkg, 'vitrine_wasm_bg.wasm');
 const scriptsDir = path.join(here, 'scripts');
 
-/** The size budget for the .wasm a browser downloads, gzipped. */
-const BUDGET_GZIP_BYTES = 400 * 1024;
+/** The size budget for the .wasm a browser downloads, gzipped. Streams, keyspace notifications
+ * and client tracking (issue 20) took it from under 400 KB to 446 KB; 512 KB leaves room for
+ * the remaining data types while still catching an accidental doubling. */
+const BUDGET_GZIP_BYTES = 512 * 1024;
 
 // The same constants as src/replay.rs.
 const START_MS = 1_700_000_000_000;
