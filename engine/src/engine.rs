@@ -1040,7 +1040,10 @@ impl Engine {
         let mut args = Args::new(&argv[cmd.args_start()..]);
         let result = (cmd.handler)(&mut ctx, &mut args);
         let log_as = ctx.session.log_as.take();
-        if cmd.flags & WRITE != 0 && self.propagation().enabled() {
+        // A read that changed its value (PFCOUNT refreshing its cached cardinality) says
+        // what to log, as Redis propagates a `may-replicate` command that made the data dirty.
+        let read_logs = cmd.flags & WRITE == 0 && log_as.as_ref().is_some_and(|c| !c.is_empty());
+        if (cmd.flags & WRITE != 0 || read_logs) && self.propagation().enabled() {
             if let Ok(reply) = &result {
                 if !reply.is_error() {
                     self.propagate(ctx.session, argv, reply, log_as, now_ms);

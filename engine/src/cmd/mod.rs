@@ -8,6 +8,7 @@ pub mod command;
 pub mod config;
 pub mod functions;
 pub mod hash;
+pub mod hll;
 pub mod keys;
 pub mod list;
 pub mod pubsub;

@@ -487,6 +487,7 @@ impl Config {
                     "set-max-listpack-value" => t.set_max_listpack_value = size,
                     "stream-node-max-entries" => t.stream_node_max_entries = size,
                     "stream-node-max-bytes" => t.stream_node_max_bytes = size,
+                    "hll-sparse-max-bytes" => t.hll_sparse_max_bytes = size,
                     _ => t.list_max_listpack_size = num(),
                 }
                 self.encodings.set(t);

@@ -356,7 +356,7 @@ pub const PARAMS: &[Param] = &[
     p("hash-max-listpack-value", umem(0, LONG_MAX), "64", Encoding, Live, "Longest field or value of a hash kept as a listpack.").alias("hash-max-ziplist-value"),
     p("stream-node-max-bytes", umem(0, LONG_MAX), "4096", Encoding, Live, "Bytes a stream block grows to before a new one starts."),
     p("zset-max-listpack-value", umem(0, LONG_MAX), "64", Encoding, Live, "Longest member of a sorted set kept as a listpack.").alias("zset-max-ziplist-value"),
-    p("hll-sparse-max-bytes", umem(0, LONG_MAX), "3000", Encoding, NoEffect, "Largest sparse HyperLogLog (no HyperLogLog yet)."),
+    p("hll-sparse-max-bytes", umem(0, LONG_MAX), "3000", Encoding, Live, "Bytes a sparse HyperLogLog grows to before it turns dense."),
     p("tracking-table-max-keys", uint(0, LONG_MAX), "1000000", Clients, Live, "Keys the client-tracking table remembers."),
     p("client-query-buffer-limit", umem(1024 * 1024, LONG_MAX), "1073741824", Clients, Live, "Most bytes of one client's unprocessed input."),
     p("maxmemory-clients", Kind::MemoryPercent { min: -100, max: LONG_MAX }, "0", Memory, NoEffect, "Memory all clients' buffers may use together."),

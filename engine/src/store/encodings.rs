@@ -32,6 +32,8 @@ pub struct Thresholds {
     pub stream_node_max_entries: usize,
     /// `stream-node-max-bytes`: a stream block takes no entry past this size; 0 = Redis's 1 GB.
     pub stream_node_max_bytes: usize,
+    /// `hll-sparse-max-bytes`: a sparse HyperLogLog that would grow past this turns dense.
+    pub hll_sparse_max_bytes: usize,
 }
 
 impl Thresholds {
@@ -48,6 +50,7 @@ impl Thresholds {
         list_max_listpack_size: -2,
         stream_node_max_entries: 100,
         stream_node_max_bytes: 4096,
+        hll_sparse_max_bytes: 3000,
     };
 
     /// The limits of one listpack under `list-max-listpack-size`, as Redis's
@@ -96,6 +99,7 @@ pub struct Encodings {
     list_size: AtomicI64,
     stream_entries: AtomicUsize,
     stream_bytes: AtomicUsize,
+    hll_bytes: AtomicUsize,
 }
 
 impl Default for Encodings {
@@ -113,6 +117,7 @@ impl Default for Encodings {
             list_size: AtomicI64::new(d.list_max_listpack_size),
             stream_entries: AtomicUsize::new(d.stream_node_max_entries),
             stream_bytes: AtomicUsize::new(d.stream_node_max_bytes),
+            hll_bytes: AtomicUsize::new(d.hll_sparse_max_bytes),
         }
     }
 }
@@ -131,6 +136,7 @@ impl Encodings {
             list_max_listpack_size: self.list_size.load(Relaxed),
             stream_node_max_entries: self.stream_entries.load(Relaxed),
             stream_node_max_bytes: self.stream_bytes.load(Relaxed),
+            hll_sparse_max_bytes: self.hll_bytes.load(Relaxed),
         }
     }
 
@@ -146,6 +152,7 @@ impl Encodings {
         self.list_size.store(t.list_max_listpack_size, Relaxed);
         self.stream_entries.store(t.stream_node_max_entries, Relaxed);
         self.stream_bytes.store(t.stream_node_max_bytes, Relaxed);
+        self.hll_bytes.store(t.hll_sparse_max_bytes, Relaxed);
         self.generation.store(GENERATIONS.fetch_add(1, Relaxed), Relaxed);
     }
 
