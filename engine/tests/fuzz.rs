@@ -448,3 +448,99 @@ fn pathological_glob_patterns_complete() {
     assert!(!reply.is_error());
     println!("glob: {} pathological patterns against 3000-byte strings, and KEYS/SCAN MATCH completed", patterns.len());
 }
+
+// --- hll21: HyperLogLog strings ------------------------------------------------------------
+
+/// Valid HLL strings to mutate: empty sparse, small sparse, sparse near the promotion, dense.
+fn hll_seeds(engine: &Engine, session: &mut Session) -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for (n, dense) in [(0usize, false), (5, false), (300, false), (50, true), (3000, false)] {
+        let mut argv: Vec<Vec<u8>> = vec![b"PFADD".to_vec(), b"seed".to_vec()];
+        argv.extend((0..n).map(|i| format!("e{i}").into_bytes()));
+        assert!(!engine.call(session, &argv, NOW).is_error());
+        if dense {
+            engine.call(session, &["PFDEBUG", "TODENSE", "seed"], NOW);
+        }
+        match engine.call(session, &["GET", "seed"], NOW) {
+            vitrine_engine::Reply::Bulk(b) => seeds.push(b),
+            other => panic!("GET of an HLL: {other:?}"),
+        }
+        engine.call(session, &["DEL", "seed"], NOW);
+    }
+    seeds
+}
+
+/// An HLL mutation: the generic operators, plus edits aimed at the header and opcodes.
+fn mutate_hll(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
+    let mut data = if rng.below(3) == 0 { mutate(rng, seeds) } else { seeds[rng.below(seeds.len())].clone() };
+    for _ in 0..1 + rng.below(3) {
+        let len = data.len();
+        match rng.below(4) {
+            0 if len > 0 => {
+                // A header byte: magic, encoding, the cache (its stale bit too).
+                let i = rng.below(len.min(16));
+                data[i] = [0, 1, 2, 0x80, 0x7f, 0xff, b'H'][rng.below(7)];
+            }
+            1 if len > 16 => {
+                // An opcode: ZERO, XZERO, VAL of any value and run.
+                let i = 16 + rng.below(len - 16);
+                data[i] = rng.next() as u8;
+            }
+            2 if len > 16 => data.truncate(16 + rng.below(len - 16)),
+            _ => data.push(rng.next() as u8),
+        }
+    }
+    data
+}
+
+/// Mutated HLL strings SET, then PFADD, PFCOUNT (one key and several), PFMERGE and every
+/// PFDEBUG: no panic, every error one of Redis's, and nothing grows past a dense HLL.
+#[test]
+fn hll_commands_on_mutated_hll_strings() {
+    const REDIS_ERRORS: [&str; 4] = [
+        "WRONGTYPE Key is not a valid HyperLogLog string value.",
+        "INVALIDOBJ Corrupted HLL object detected",
+        "ERR HLL encoding is not sparse",
+        "ERR The specified key does not exist",
+    ];
+    let engine = engine();
+    let mut session = engine.new_session("127.0.0.1:1", "127.0.0.1:6379", NOW);
+    let seeds = hll_seeds(&engine, &mut session);
+    let mut rng = Rng(0x2121_4c4c_4859_0021);
+    let n = iters() / 10;
+    for i in 0..n {
+        let input = mutate_hll(&mut rng, &seeds);
+        let element = rng.next().to_le_bytes();
+        let commands: [&[&[u8]]; 9] = [
+            &[b"PFADD", b"x", &element, b"a", b"b"],
+            &[b"PFCOUNT", b"x"],
+            &[b"PFCOUNT", b"x", b"y"],
+            &[b"PFMERGE", b"y", b"x"],
+            &[b"PFDEBUG", b"DECODE", b"x"],
+            &[b"PFDEBUG", b"ENCODING", b"x"],
+            &[b"PFDEBUG", b"TODENSE", b"x"],
+            &[b"PFDEBUG", b"GETREG", b"x"],
+            &[b"GET", b"x"],
+        ];
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            assert!(!engine.call(&mut session, &[&b"SET"[..], b"x", &input], NOW).is_error());
+            for argv in commands {
+                match engine.call(&mut session, argv, NOW) {
+                    vitrine_engine::Reply::Error(e) => {
+                        assert!(REDIS_ERRORS.contains(&e.as_str()), "{:?}: {e}", String::from_utf8_lossy(argv[0]));
+                    }
+                    vitrine_engine::Reply::Bulk(b) if argv[0] == b"GET" => {
+                        // Bounded growth: a PFADD adds at most 3 bytes to a sparse body, or
+                        // turns it into a 12304-byte dense one.
+                        assert!(b.len() <= input.len().max(12304) + 3 * 3, "{} bytes from {}", b.len(), input.len());
+                    }
+                    _ => {}
+                }
+            }
+            engine.call(&mut session, &["DEL", "x", "y"], NOW);
+        }));
+        assert!(r.is_ok(), "iteration {i}: HLL commands panicked on {input:?}");
+    }
+    flush_and_check(&engine);
+    println!("hll: {n} mutated HLL strings through PFADD/PFCOUNT/PFMERGE/PFDEBUG, 0 panics");
+}

@@ -218,7 +218,8 @@ pub fn merge_into(max: &mut [u8; REGISTERS], s: &[u8]) -> Result<(), HllError> {
             i = i.saturating_add(run as usize);
             return true;
         }
-        // A VAL run past the last register stops the walk, as Redis's overflow check.
+        // A VAL run past the last register is corrupt (Redis's overflow check, as patched
+        // for CVE-2025-32023).
         let Some(end) = i.checked_add(run as usize).filter(|e| *e <= REGISTERS) else { return false };
         for m in &mut max[i..end] {
             *m = (*m).max(value);
@@ -244,8 +245,22 @@ fn estimate(histo: &[u64; 64]) -> u64 {
     }
     z += m * sigma(histo[0] as f64 / m);
     const ALPHA_INF: f64 = 0.721_347_520_444_481_7;
-    // llroundl: halves away from zero, as f64::round.
-    (ALPHA_INF * m * m / z).round() as u64
+    llround_to_u64(ALPHA_INF * m * m / z)
+}
+
+/// Redis's `(uint64_t)(double)llroundl(x)` on x86-64: halves away from zero; a result
+/// outside `long long` (all registers at 63 make `x` infinite) is `LLONG_MIN`, which the
+/// conversions carry through as the bit pattern `1 << 63`.
+fn llround_to_u64(x: f64) -> u64 {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    let r = x.round();
+    let ll = if r.is_finite() && (-LIMIT..LIMIT).contains(&r) { r as i64 } else { i64::MIN };
+    let e = ll as f64;
+    if e < 0.0 {
+        (e as i64) as u64
+    } else {
+        e as u64
+    }
 }
 
 fn sigma(mut x: f64) -> f64 {

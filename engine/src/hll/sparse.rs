@@ -184,7 +184,9 @@ pub fn to_dense(s: &mut Vec<u8>) -> Result<bool, HllError> {
     dense[4] = DENSE;
     dense.resize(DENSE_SIZE, 0);
     let mut idx = 0u64;
-    for_each_run(s, |run, value| {
+    // A VAL run past the last register is corrupt even when the runs before it add up:
+    // Debian's redis-server 7.0.15 has the CVE-2025-32023 fix, which refuses it.
+    let complete = for_each_run(s, |run, value| {
         if value == 0 {
             idx += run;
             return true;
@@ -198,7 +200,7 @@ pub fn to_dense(s: &mut Vec<u8>) -> Result<bool, HllError> {
         idx += run;
         true
     });
-    if idx != REGISTERS as u64 {
+    if !complete || idx != REGISTERS as u64 {
         return Err(HllError::Corrupt);
     }
     *s = dense;

@@ -44,6 +44,7 @@ mod config;
 mod databases;
 mod functions;
 mod hashes_sets;
+mod hyperloglog;
 mod introspection;
 mod lists;
 mod notifications;
