@@ -97,9 +97,9 @@ fn merge_takes_the_maximum_register() {
 
 #[test]
 fn cached_cardinality_and_its_stale_bit() {
-    let mut s = hll_of([b"x".to_vec()]);
+    let mut s = new_sparse();
     assert_eq!(cached(&s), Some(0));
-    invalidate(&mut s);
+    add(&mut s, b"x", MAX).expect("valid");
     assert_eq!(cached(&s), None);
     set_cached(&mut s, 1);
     assert_eq!(cached(&s), Some(1));
