@@ -222,7 +222,7 @@ fn a_plain_file_with_garbage_in_the_middle_is_refused_with_its_offset() {
     // refused, named.
     for (cmd, says) in [
         ("*2\r\n$6\r\nSELECT\r\n$2\r\n99\r\n", "DB index is out of range"),
-        ("*2\r\n$5\r\nPFADD\r\n$1\r\nh\r\n", "'PFADD'"),
+        ("*2\r\n$11\r\nNOSUCHCMD21\r\n$1\r\nh\r\n", "'NOSUCHCMD21'"),
     ] {
         let bad = [first.clone(), cmd.as_bytes().to_vec(), first.clone()].concat();
         std::fs::write(dir.aof(), &bad).unwrap();
