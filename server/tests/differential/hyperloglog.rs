@@ -36,7 +36,7 @@ fn random_hyperloglog_commands_match_redis() {
         peers.call(&argv, Check::Exact);
     }
     run_family(&mut peers, "hyperloglog", fixtures, OPS);
-    peers.call(&args!["CONFIG", "SET", "hll-sparse-max-bytes", "3000"], Check::Exact);
+    exact(&mut peers, args!["CONFIG", "SET", "hll-sparse-max-bytes", "3000"]);
 }
 
 /// An HLL built by one server is SET into both and read on: PFCOUNT, PFADD, PFMERGE and the
@@ -48,7 +48,7 @@ fn hlls_move_between_redis_and_vitrine() {
     };
     let mut peers = servers.peers();
     peers.begin("HLLs written by one server, read by the other");
-    peers.call(&args!["FLUSHALL"], Check::Exact);
+    exact(&mut peers, args!["FLUSHALL"]);
     for (round, size) in [1usize, 40, 700, 3000, 20_000].into_iter().enumerate() {
         for from_redis in [true, false] {
             let elements: Vec<Vec<u8>> = (0..size).map(|n| format!("r{round}:{n}").into_bytes()).collect();
@@ -58,23 +58,29 @@ fn hlls_move_between_redis_and_vitrine() {
                 argv.extend(chunk.iter().cloned());
                 writer.call(&argv).expect("PFADD");
             }
-            let bytes = match writer.call(&args!["GET", "src"]).expect("GET") {
+            let (get, del) = (args!["GET", "src"], args!["DEL", "src"]);
+            let bytes = match writer.call(&get).expect("GET") {
                 Resp::Bulk(b) => b,
                 other => panic!("GET of an HLL answered {other:?}"),
             };
-            writer.call(&args!["DEL", "src"]).expect("DEL");
-            peers.call(&args!["SET", "moved", &bytes], Check::Exact);
-            peers.call(&args!["PFDEBUG", "ENCODING", "moved"], Check::Exact);
-            peers.call(&args!["PFCOUNT", "moved"], Check::Exact);
-            peers.call(&args!["GET", "moved"], Check::Exact);
-            peers.call(&args!["PFADD", "moved", "one more", format!("{round}")], Check::Exact);
-            peers.call(&args!["PFCOUNT", "moved", "other"], Check::Exact);
-            peers.call(&args!["PFMERGE", "merged", "moved"], Check::Exact);
-            peers.call(&args!["PFCOUNT", "moved"], Check::Exact);
-            peers.call(&args!["GET", "moved"], Check::Exact);
-            peers.call(&args!["GET", "merged"], Check::Exact);
+            writer.call(&del).expect("DEL");
+            exact(&mut peers, args!["SET", "moved", &bytes]);
+            exact(&mut peers, args!["PFDEBUG", "ENCODING", "moved"]);
+            exact(&mut peers, args!["PFCOUNT", "moved"]);
+            exact(&mut peers, args!["GET", "moved"]);
+            exact(&mut peers, args!["PFADD", "moved", "one more", format!("{round}")]);
+            exact(&mut peers, args!["PFCOUNT", "moved", "other"]);
+            exact(&mut peers, args!["PFMERGE", "merged", "moved"]);
+            exact(&mut peers, args!["PFCOUNT", "moved"]);
+            exact(&mut peers, args!["GET", "moved"]);
+            exact(&mut peers, args!["GET", "merged"]);
         }
     }
+}
+
+/// One command sent to both servers, replies compared exactly.
+fn exact(peers: &mut Peers, argv: Vec<Vec<u8>>) {
+    peers.call(&argv, Check::Exact);
 }
 
 /// Each seed starts with a list among the keys and, for some seeds, a small sparse limit so

@@ -88,8 +88,13 @@ fn events_and_what_is_logged() {
     t.run(&["PFDEBUG", "ENCODING", "d"]);
     t.run(&["PFDEBUG", "TODENSE", "d"]);
     t.run(&["PFDEBUG", "TODENSE", "d"]);
-    let events: Vec<String> =
-        t.engine.notifier.since(after, usize::MAX).iter().map(|e| format!("{} {}", e.event, e.key.escape_ascii())).collect();
+    let events: Vec<String> = t
+        .engine
+        .notifier
+        .since(after, usize::MAX)
+        .iter()
+        .map(|e| format!("{} {}", e.event, e.key.escape_ascii()))
+        .collect();
     // Redis publishes `pfadd` for PFMERGE too; PFCOUNT and PFDEBUG publish nothing.
     assert_eq!(events, ["pfadd h", "pfadd d"]);
     let log = drain_log(&t);
