@@ -119,8 +119,14 @@ pub fn pfcount(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
             hll::set_cached(s, card);
         }
     });
-    // The value changed: Redis signals the key (WATCH) and propagates this PFCOUNT.
+    // The value changed: Redis signals the key (WATCH, client tracking) and propagates this
+    // PFCOUNT, though the command is a read.
     ctx.engine.store.watches.touch(ctx.db.db(), key);
+    if ctx.engine.tracking.any() {
+        let send = ctx.engine.tracking_sender(ctx.now);
+        let session = &mut *ctx.session;
+        ctx.engine.tracking.invalidate(std::iter::once(key), Some(session.id()), &mut session.tracking.deferred, &send);
+    }
     ctx.session.log_as = Some(vec![ctx.argv.iter().map(|a| a.to_vec()).collect()]);
     Ok(Reply::Int(card as i64))
 }

@@ -126,3 +126,28 @@ fn memory_returns_to_baseline_after_growth_and_del() {
     assert_eq!(t.run(&["DEL", "h", "m"]), int(2));
     assert_eq!(t.used_memory(), base);
 }
+
+#[test]
+fn watch_sees_a_cache_refresh_but_not_a_pfadd_that_changed_nothing() {
+    let mut t = TestEngine::default();
+    t.run(&["PFADD", "h", "a"]);
+    let mut other = crate::testing::connect(&t, 2);
+    // A PFADD that raises no register leaves a WATCH intact.
+    t.run(&["WATCH", "h"]);
+    t.engine.call(&mut other, &["PFADD", "h", "a"], t.now);
+    t.run(&["MULTI"]);
+    t.run(&["PING"]);
+    assert_eq!(t.run(&["EXEC"]), Reply::Array(vec![Reply::status("PONG")]));
+    // PFCOUNT writing the cardinality into the value is a change, as in Redis.
+    t.run(&["WATCH", "h"]);
+    assert_eq!(t.engine.call(&mut other, &["PFCOUNT", "h"], t.now), int(1));
+    t.run(&["MULTI"]);
+    t.run(&["PING"]);
+    assert_eq!(t.run(&["EXEC"]), Reply::NilArray);
+    // Once cached, PFCOUNT changes nothing.
+    t.run(&["WATCH", "h"]);
+    t.engine.call(&mut other, &["PFCOUNT", "h"], t.now);
+    t.run(&["MULTI"]);
+    t.run(&["PING"]);
+    assert_eq!(t.run(&["EXEC"]), Reply::Array(vec![Reply::status("PONG")]));
+}
