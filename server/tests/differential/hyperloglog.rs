@@ -35,7 +35,7 @@ fn random_hyperloglog_commands_match_redis() {
     for argv in corrupted_cases() {
         peers.call(&argv, Check::Exact);
     }
-    run_family(&mut peers, "hyperloglog", fixtures, OPS);
+    run_family(&mut peers, "hyperloglog", hll_fixtures, HLL_OPS);
     exact(&mut peers, args!["CONFIG", "SET", "hll-sparse-max-bytes", "3000"]);
 }
 
@@ -85,7 +85,7 @@ fn exact(peers: &mut Peers, argv: Vec<Vec<u8>>) {
 
 /// Each seed starts with a list among the keys and, for some seeds, a small sparse limit so
 /// promotions come early.
-fn fixtures(gen: &mut Gen) -> Vec<Step> {
+pub(crate) fn hll_fixtures(gen: &mut Gen) -> Vec<Step> {
     let limit = gen.pick(&["3000", "3000", "200", "60"]);
     vec![
         Step::Call(args!["CONFIG", "SET", "hll-sparse-max-bytes", limit], Check::Exact),
@@ -93,7 +93,8 @@ fn fixtures(gen: &mut Gen) -> Vec<Step> {
     ]
 }
 
-const OPS: &[(u32, FamilyOp)] = &[
+/// The random operations and their weights (the `notifications` family runs them too).
+pub(crate) const HLL_OPS: &[(u32, FamilyOp)] = &[
     (30, pfadd),
     (6, pfadd_many),
     (15, pfcount),

@@ -122,6 +122,12 @@ fn stream_events_match_redis() {
 }
 
 #[test]
+fn hyperloglog_events_match_redis() {
+    use crate::hyperloglog::{hll_fixtures, HLL_OPS};
+    same_events_of("hyperloglog_events_match_redis", "KEAn", hll_fixtures, |g| g.weighted(HLL_OPS)(g), &[]);
+}
+
+#[test]
 fn keyspace_events_match_redis_kea() {
     same_events("keyspace_events_match_redis_kea", "KEA");
 }
