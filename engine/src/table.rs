@@ -337,12 +337,6 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "INCRBY", 3, WRITE | DENYOOM | FAST, [key(RW | ACCESS | UPDATE, 1)], "string", string::incrby, "key increment", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.";
     "DECRBY", 3, WRITE | DENYOOM | FAST, [key(RW | ACCESS | UPDATE, 1)], "string", string::decrby, "key decrement", "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.";
     "INCRBYFLOAT", 3, WRITE | DENYOOM | FAST, [key(RW | ACCESS | UPDATE, 1)], "string", string::incrbyfloat, "key increment", "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.";
-    // HyperLogLog (cmd::hll)
-    "PFADD", -2, WRITE | DENYOOM | FAST, [key(RW | INSERT, 1)], "hyperloglog", hll::pfadd, "key [element [element ...]]", "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.";
-    "PFCOUNT", -2, READONLY, [range(RW | ACCESS, 1, -1, 1, 0).notes("RW because it may change the internal representation of the key, and propagate to replicas")], "hyperloglog", hll::pfcount, "key [key ...]", "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).";
-    "PFMERGE", -2, WRITE | DENYOOM, [key(RW | ACCESS | INSERT, 1), range(RO | ACCESS, 2, -1, 1, 0)], "hyperloglog", hll::pfmerge, "destkey [sourcekey [sourcekey ...]]", "Merges one or more HyperLogLog values into a single key.";
-    "PFDEBUG", 3, WRITE | DENYOOM | ADMIN, [key(RW | ACCESS, 2)], "hyperloglog", hll::pfdebug, "subcommand key", "Internal commands for debugging HyperLogLog values.";
-    "PFSELFTEST", 1, ADMIN, [], "hyperloglog", hll::pfselftest, "", "An internal command for testing HyperLogLog values.";
     // Keys
     "DEL", -2, WRITE, [range(RM | DELETE, 1, -1, 1, 0)], "generic", keys::del, "key [key ...]", "Deletes one or more keys.";
     "UNLINK", -2, WRITE | FAST, [range(RM | DELETE, 1, -1, 1, 0)], "generic", keys::unlink, "key [key ...]", "Asynchronously deletes one or more keys.";
@@ -514,6 +508,12 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "XCLAIM", -6, WRITE | FAST, [key(RW | UPDATE, 1)], "stream", stream::xclaim, "key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.";
     "XAUTOCLAIM", -6, WRITE | FAST, [key(RW | DELETE, 1)], "stream", stream::xautoclaim, "key group consumer min-idle-time start [COUNT count] [JUSTID]", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.";
     "XINFO", -2, 0, [], "stream", container, "<CONSUMERS key group | GROUPS key | STREAM key [FULL [COUNT count]] | HELP>", "A container for stream introspection commands.", subcommands = XINFO_SUBCOMMANDS;
+    // HyperLogLog (cmd::hll)
+    "PFADD", -2, WRITE | DENYOOM | FAST, [key(RW | INSERT, 1)], "hyperloglog", hll::pfadd, "key [element [element ...]]", "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.";
+    "PFCOUNT", -2, READONLY, [range(RW | ACCESS, 1, -1, 1, 0).notes("RW because it may change the internal representation of the key, and propagate to replicas")], "hyperloglog", hll::pfcount, "key [key ...]", "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).";
+    "PFMERGE", -2, WRITE | DENYOOM, [key(RW | ACCESS | INSERT, 1), range(RO | ACCESS, 2, -1, 1, 0)], "hyperloglog", hll::pfmerge, "destkey [sourcekey [sourcekey ...]]", "Merges one or more HyperLogLog values into a single key.";
+    "PFDEBUG", 3, WRITE | DENYOOM | ADMIN, [key(RW | ACCESS, 2)], "hyperloglog", hll::pfdebug, "subcommand key", "Internal commands for debugging HyperLogLog values.";
+    "PFSELFTEST", 1, ADMIN, [], "hyperloglog", hll::pfselftest, "", "An internal command for testing HyperLogLog values.";
     // Scripting: every shard is locked while a script runs (see `cmd::scripting`).
     "EVAL", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")], "scripting", scripting::eval, "script numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script.";
     "EVALSHA", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1)], "scripting", scripting::evalsha, "sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest.";
