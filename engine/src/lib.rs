@@ -38,6 +38,7 @@ mod config;
 mod counter;
 mod engine;
 mod error;
+mod geo;
 mod glob;
 pub mod inspect;
 mod monitor;
