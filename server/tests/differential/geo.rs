@@ -223,7 +223,7 @@ impl Gen {
         self.pick(GEO_KEYS).to_vec()
     }
 
-    fn member(&mut self) -> Vec<u8> {
+    fn geo_member(&mut self) -> Vec<u8> {
         self.pick(MEMBERS).to_vec()
     }
 
@@ -304,7 +304,7 @@ impl Gen {
     fn from_by(&mut self) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         if self.chance(50) {
-            out.extend([self.casing("FROMMEMBER"), self.member()]);
+            out.extend([self.casing("FROMMEMBER"), self.geo_member()]);
         } else {
             out.push(self.casing("FROMLONLAT"));
             out.extend(self.point());
@@ -327,14 +327,15 @@ const GEO_OPS: &[(u32, FamilyOp)] = &[
     (100, |g| {
         let mut argv = vec![g.gkey()];
         if g.chance(15) {
-            argv.push(g.casing(if g.chance(50) { "NX" } else { "XX" }));
+            let word = if g.chance(50) { "NX" } else { "XX" };
+            argv.push(g.casing(word));
         }
         if g.chance(15) {
             argv.push(g.casing("CH"));
         }
         for _ in 0..g.rng.gen_range(1..4) {
             argv.extend(g.point());
-            argv.push(g.member());
+            argv.push(g.geo_member());
         }
         g.exact("GEOADD", argv)
     }),
@@ -361,7 +362,7 @@ const GEO_OPS: &[(u32, FamilyOp)] = &[
         let ro = g.chance(30);
         let mut argv = vec![g.gkey()];
         if by_member {
-            argv.push(g.member());
+            argv.push(g.geo_member());
         } else {
             argv.extend(g.point());
         }
@@ -370,7 +371,8 @@ const GEO_OPS: &[(u32, FamilyOp)] = &[
         argv.extend(g.search_options(!store));
         let dst = g.gkey();
         if store {
-            argv.extend([g.casing(if g.chance(50) { "STORE" } else { "STOREDIST" }), dst.clone()]);
+            let word = if g.chance(50) { "STORE" } else { "STOREDIST" };
+            argv.extend([g.casing(word), dst.clone()]);
         }
         let name = match (by_member, ro) {
             (false, false) => "GEORADIUS",
@@ -387,20 +389,20 @@ const GEO_OPS: &[(u32, FamilyOp)] = &[
     (30, |g| {
         let mut argv = vec![g.gkey()];
         for _ in 0..g.rng.gen_range(0..4) {
-            argv.push(g.member());
+            argv.push(g.geo_member());
         }
         let name = if g.chance(50) { "GEOPOS" } else { "GEOHASH" };
         g.exact(name, argv)
     }),
     (20, |g| {
-        let mut argv = vec![g.gkey(), g.member(), g.member()];
+        let mut argv = vec![g.gkey(), g.geo_member(), g.geo_member()];
         if g.chance(60) {
             argv.push(g.unit());
         }
         g.exact("GEODIST", argv)
     }),
     (10, |g| {
-        let argv = vec![g.gkey(), g.member(), g.member()];
+        let argv = vec![g.gkey(), g.geo_member(), g.geo_member()];
         g.exact("ZREM", argv)
     }),
 ];
