@@ -25,6 +25,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "clock",
             "script_libs",
             "rdb_codec",
+            "geo",
         ],
     ),
     ("store", &["store"]),

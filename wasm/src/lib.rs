@@ -258,7 +258,9 @@ impl Playground {
     pub fn geo_points_json(&self, key_json: &str, limit: u32, now_ms: f64, db: u32) -> Result<String, String> {
         let key = key_bytes(key_json)?;
         let db = inspect::database(&self.engine, Some(db as usize)).map_err(refused)?;
-        inspect::geo_points(&self.engine, db, &key, Some(limit as usize), ms(now_ms)).map(|p| to_json(&p)).map_err(refused)
+        inspect::geo_points(&self.engine, db, &key, Some(limit as usize), ms(now_ms))
+            .map(|p| to_json(&p))
+            .map_err(refused)
     }
 
     /// `PUT /api/keys/{key}` with the same body (`{"value", "ttl"?, "ttl_ms"?, "nx"?,

@@ -270,10 +270,13 @@ impl Shape {
         let radius_m = self.conversion
             * match self.kind {
                 ShapeKind::Radius(r) => r,
-                ShapeKind::Box { width, height } => ((width / 2.0) * (width / 2.0) + (height / 2.0) * (height / 2.0)).sqrt(),
+                ShapeKind::Box { width, height } => {
+                    ((width / 2.0) * (width / 2.0) + (height / 2.0) * (height / 2.0)).sqrt()
+                }
             };
         let mut steps = estimate_steps(radius_m, self.lat);
-        let at = |steps| encode(LON_RANGE, LAT_RANGE, self.lon, self.lat, steps).unwrap_or(Cell { bits: 0, step: steps });
+        let at =
+            |steps| encode(LON_RANGE, LAT_RANGE, self.lon, self.lat, steps).unwrap_or(Cell { bits: 0, step: steps });
         let mut cell = at(steps);
         let area_of = |c| decode(LON_RANGE, LAT_RANGE, c);
         // A cell too coarse at the edges of the area: one step finer.

@@ -54,7 +54,13 @@ fn is_geohash(score: f64) -> bool {
 
 /// The sorted set at `key` in database `db` as points: refused (404) when there is no such
 /// key, (422) when it holds another type, (400) on a bad limit.
-pub fn geo_points(engine: &Engine, db: usize, key: &[u8], limit: Option<usize>, now_ms: u64) -> Result<GeoPoints, Refusal> {
+pub fn geo_points(
+    engine: &Engine,
+    db: usize,
+    key: &[u8],
+    limit: Option<usize>,
+    now_ms: u64,
+) -> Result<GeoPoints, Refusal> {
     let limit = match limit {
         None => DEFAULT_POINTS,
         Some(n @ 1..=MAX_POINTS) => n,

@@ -17,7 +17,8 @@ use axum::http::{Method, Uri};
 use axum::Json;
 use vitrine_engine::inspect::keys::not_found;
 use vitrine_engine::inspect::{
-    self, DeleteResult, EditResult, GeoPoints, GeoQuery, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite, StreamPage, StreamQuery,
+    self, DeleteResult, EditResult, GeoPoints, GeoQuery, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite, StreamPage,
+    StreamQuery,
 };
 
 use super::error::{ApiError, ApiJson, ApiQuery};

@@ -20,9 +20,13 @@ use super::{coords_reply, distance_reply, parse_double, parse_lon_lat, parse_uni
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Variant {
     /// GEORADIUS (`store` false: GEORADIUS_RO).
-    Radius { store: bool },
+    Radius {
+        store: bool,
+    },
     /// GEORADIUSBYMEMBER (`store` false: GEORADIUSBYMEMBER_RO).
-    ByMember { store: bool },
+    ByMember {
+        store: bool,
+    },
     Search,
     SearchStore,
 }
@@ -320,7 +324,8 @@ fn search(z: &ZSetValue, shape: &Shape, limit: usize) -> Vec<Found> {
             break;
         }
         let (min, max) = geo::score_range(cell);
-        let ranks = z.score_ranks(ScoreBound { value: min, exclusive: false }, ScoreBound { value: max, exclusive: true });
+        let ranks =
+            z.score_ranks(ScoreBound { value: min, exclusive: false }, ScoreBound { value: max, exclusive: true });
         for (member, score) in z.range(ranks.start, ranks.len(), false) {
             if let Some(((lon, lat), dist)) = shape.contains(score) {
                 found.push(Found { member: member.into(), lon, lat, dist, score });
@@ -358,7 +363,13 @@ fn answer(found: Vec<Found>, req: &Request<'_>) -> Reply {
 
 /// The STORE forms: the points as a sorted set at `dst` (scores their geohashes, or their
 /// distances with STOREDIST), or `dst` deleted when none were found.
-fn store(ctx: &mut Ctx<'_>, dst: &[u8], found: Vec<Found>, storedist: bool, variant: Variant) -> Result<Reply, CmdError> {
+fn store(
+    ctx: &mut Ctx<'_>,
+    dst: &[u8],
+    found: Vec<Found>,
+    storedist: bool,
+    variant: Variant,
+) -> Result<Reply, CmdError> {
     let mut seen = std::collections::HashSet::new();
     // A huge area can scan one cell twice (neighbours wrap around the globe); a member is
     // stored once.

@@ -29,10 +29,16 @@ fn geoadd_stores_zadd_scores() {
         t.run(&["GEOADD", "Sicily", "200", "10", "a"]),
         err("ERR invalid longitude,latitude pair 200.000000,10.000000")
     );
-    assert_eq!(t.run(&["GEOADD", "Sicily", "inf", "10", "a"]), err("ERR invalid longitude,latitude pair inf,10.000000"));
+    assert_eq!(
+        t.run(&["GEOADD", "Sicily", "inf", "10", "a"]),
+        err("ERR invalid longitude,latitude pair inf,10.000000")
+    );
     t.run(&["SET", "s", "v"]);
     // Coordinates are checked before the key's type.
-    assert_eq!(t.run(&["GEOADD", "s", "200", "10", "a"]), err("ERR invalid longitude,latitude pair 200.000000,10.000000"));
+    assert_eq!(
+        t.run(&["GEOADD", "s", "200", "10", "a"]),
+        err("ERR invalid longitude,latitude pair 200.000000,10.000000")
+    );
     assert_eq!(t.run(&["GEOADD", "s", "20", "10", "a"]), err(WRONGTYPE));
 }
 
@@ -40,10 +46,16 @@ fn geoadd_stores_zadd_scores() {
 fn geopos_geohash_geodist_reply_as_redis() {
     let mut t = sicily();
     let pos = t.run(&["GEOPOS", "Sicily", "Palermo", "nosuch"]);
-    assert_eq!(pos.to_resp(false), b"*2\r\n*2\r\n$20\r\n13.36138933897018433\r\n$20\r\n38.11555639549629859\r\n*-1\r\n");
+    assert_eq!(
+        pos.to_resp(false),
+        b"*2\r\n*2\r\n$20\r\n13.36138933897018433\r\n$20\r\n38.11555639549629859\r\n*-1\r\n"
+    );
     assert_eq!(pos.to_resp(true), b"*2\r\n*2\r\n,13.36138933897018433\r\n,38.11555639549629859\r\n_\r\n");
     assert_eq!(t.run(&["GEOPOS", "none", "a"]), arr(vec![Reply::NilArray]));
-    assert_eq!(t.run(&["GEOHASH", "Sicily", "Palermo", "Catania", "x"]), arr(vec![bulk("sqc8b49rny0"), bulk("sqdtr74hyu0"), nil()]));
+    assert_eq!(
+        t.run(&["GEOHASH", "Sicily", "Palermo", "Catania", "x"]),
+        arr(vec![bulk("sqc8b49rny0"), bulk("sqdtr74hyu0"), nil()])
+    );
     assert_eq!(t.run(&["GEODIST", "Sicily", "Palermo", "Catania"]), bulk("166274.1516"));
     assert_eq!(t.run(&["GEODIST", "Sicily", "Palermo", "Catania", "km"]), bulk("166.2742"));
     assert_eq!(t.run(&["GEODIST", "Sicily", "Palermo", "Catania", "MI"]), bulk("103.3182"));
@@ -60,9 +72,11 @@ fn geopos_geohash_geodist_reply_as_redis() {
 #[test]
 fn geosearch_replies_in_redis_order() {
     let mut t = sicily();
-    let r = t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYBOX", "400", "400", "km", "WITHCOORD", "WITHDIST"]);
+    let r =
+        t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYBOX", "400", "400", "km", "WITHCOORD", "WITHDIST"]);
     // Bytes from redis-server 7.0.15 over RESP3.
-    let want = "*2\r\n*3\r\n$7\r\nPalermo\r\n$8\r\n190.4424\r\n*2\r\n,13.36138933897018433\r\n,38.11555639549629859\r\n\
+    let want =
+        "*2\r\n*3\r\n$7\r\nPalermo\r\n$8\r\n190.4424\r\n*2\r\n,13.36138933897018433\r\n,38.11555639549629859\r\n\
                 *3\r\n$7\r\nCatania\r\n$7\r\n56.4413\r\n*2\r\n,15.08726745843887329\r\n,37.50266842333162032\r\n";
     assert_eq!(String::from_utf8_lossy(&r.to_resp(true)), want);
     let near = t.run(&["GEOSEARCH", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "200", "km", "DESC", "WITHHASH"]);
@@ -70,7 +84,10 @@ fn geosearch_replies_in_redis_order() {
         near,
         arr(vec![arr(vec![bulk("Catania"), int(3479447370796909)]), arr(vec![bulk("Palermo"), int(3479099956230698)])])
     );
-    assert_eq!(t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "COUNT", "1"]), bulks(&["Catania"]));
+    assert_eq!(
+        t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "COUNT", "1"]),
+        bulks(&["Catania"])
+    );
     assert_eq!(
         t.run(&["geosearch", "Sicily", "BYRADIUS", "1", "km", "ASC", "DESC"]),
         err("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for geosearch")
@@ -79,10 +96,22 @@ fn geosearch_replies_in_redis_order() {
         t.run(&["GEOSEARCH", "Sicily", "FROMMEMBER", "x", "BYRADIUS", "1", "km"]),
         err("ERR could not decode requested zset member")
     );
-    assert_eq!(t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km", "ANY"]), err("ERR the ANY argument requires COUNT argument"));
-    assert_eq!(t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "0", "0", "BYRADIUS", "-1", "km"]), err("ERR radius cannot be negative"));
-    assert_eq!(t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "0", "0", "BYBOX", "x", "1", "km"]), err("ERR need numeric width"));
-    assert_eq!(t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km", "COUNT", "0"]), err("ERR COUNT must be > 0"));
+    assert_eq!(
+        t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km", "ANY"]),
+        err("ERR the ANY argument requires COUNT argument")
+    );
+    assert_eq!(
+        t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "0", "0", "BYRADIUS", "-1", "km"]),
+        err("ERR radius cannot be negative")
+    );
+    assert_eq!(
+        t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "0", "0", "BYBOX", "x", "1", "km"]),
+        err("ERR need numeric width")
+    );
+    assert_eq!(
+        t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km", "COUNT", "0"]),
+        err("ERR COUNT must be > 0")
+    );
     assert_eq!(t.run(&["GEORADIUS_RO", "Sicily", "15", "37", "1", "km", "STORE", "d"]), err(SYNTAX));
     assert_eq!(
         t.run(&["GEORADIUS", "Sicily", "15", "37", "1", "km", "STORE", "d", "WITHDIST"]),
@@ -101,17 +130,29 @@ fn store_forms_write_events_and_log() {
     t.engine.propagation().set_enabled(true);
     let after = t.engine.notifier.last_seq();
     assert_eq!(t.run(&["GEOADD", "g", "1", "2", "m"]), int(1));
-    assert_eq!(t.run(&["GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "300", "km", "STOREDIST"]), int(2));
+    assert_eq!(
+        t.run(&["GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "300", "km", "STOREDIST"]),
+        int(2)
+    );
     assert_eq!(t.run(&["ZRANGE", "d", "0", "-1", "WITHSCORES"]).to_resp(false), {
         let mut want = Vec::new();
-        arr(vec![bulk("Palermo"), Reply::Double(0.0), bulk("Catania"), Reply::Double(166.27415156960032)]).encode(false, &mut want);
+        arr(vec![bulk("Palermo"), Reply::Double(0.0), bulk("Catania"), Reply::Double(166.27415156960032)])
+            .encode(false, &mut want);
         want
     });
     assert_eq!(t.run(&["GEORADIUS", "Sicily", "15", "37", "200", "km", "STORE", "e"]), int(2));
     assert_eq!(t.run(&["GEOSEARCHSTORE", "d", "Sicily", "FROMLONLAT", "100", "0", "BYRADIUS", "1", "km"]), int(0));
-    assert_eq!(t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km"]).to_resp(false).is_empty(), false);
-    let events: Vec<String> =
-        t.engine.notifier.since(after, usize::MAX).iter().map(|e| format!("{} {}", e.event, String::from_utf8_lossy(&e.key))).collect();
+    assert_eq!(
+        t.run(&["GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km"]).to_resp(false).is_empty(),
+        false
+    );
+    let events: Vec<String> = t
+        .engine
+        .notifier
+        .since(after, usize::MAX)
+        .iter()
+        .map(|e| format!("{} {}", e.event, String::from_utf8_lossy(&e.key)))
+        .collect();
     assert_eq!(events, ["zadd g", "geosearchstore d", "georadiusstore e", "del d"]);
     let log: Vec<String> = drain_log(&t).into_iter().filter(|l| l != "SELECT 0").collect();
     assert_eq!(log[0], format!("ZADD g {} m", crate::geo::score_of(1.0, 2.0).unwrap()));
@@ -148,4 +189,19 @@ fn works_in_multi() {
     let Reply::Array(items) = r else { panic!("{r:?}") };
     assert_eq!(items[0], int(1));
     assert_eq!(items[1], arr(vec![coords(0.99999994039535522, 2.0000001856465488)]));
+}
+
+#[cfg(feature = "scripting")]
+#[test]
+fn works_in_scripts_over_both_protocols() {
+    let mut t = sicily();
+    let pos = |t: &mut TestEngine, script: &str| t.run(&["EVAL", script, "1", "Sicily"]);
+    // Answers from redis-server 7.0.15: the human text over RESP2, a double over RESP3.
+    assert_eq!(
+        pos(&mut t, "return redis.call('GEOPOS', KEYS[1], 'Palermo')"),
+        arr(vec![bulks(&["13.36138933897018433", "38.11555639549629859"])])
+    );
+    let r = pos(&mut t, "redis.setresp(3); return redis.call('GEOPOS', KEYS[1], 'Palermo')");
+    assert_eq!(r.to_resp(false), b"*1\r\n*2\r\n$18\r\n13.361389338970184\r\n$18\r\n38.115556395496299\r\n");
+    assert_eq!(pos(&mut t, "return redis.call('GEOADD', KEYS[1], 1, 2, 'x')"), int(1));
 }
