@@ -326,7 +326,7 @@ impl Gen {
     }
 
     /// GEOSEARCH's centre and area.
-    fn from_by(&mut self) -> Vec<Vec<u8>> {
+    fn search_area(&mut self) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         if self.chance(50) {
             out.extend([self.casing("FROMMEMBER"), self.geo_member()]);
@@ -366,13 +366,13 @@ const GEO_OPS: &[(u32, FamilyOp)] = &[
     }),
     (70, |g| {
         let mut argv = vec![g.gkey()];
-        argv.extend(g.from_by());
+        argv.extend(g.search_area());
         argv.extend(g.search_options(true));
         g.exact("GEOSEARCH", argv)
     }),
     (25, |g| {
         let mut argv = vec![g.gkey(), g.gkey()];
-        argv.extend(g.from_by());
+        argv.extend(g.search_area());
         argv.extend(g.search_options(false));
         if g.chance(40) {
             argv.push(g.casing("STOREDIST"));

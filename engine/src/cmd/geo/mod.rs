@@ -89,7 +89,7 @@ pub fn geoadd(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
         options.push(args.bytes()?);
     }
     let triples = args.rest();
-    if triples.len() % 3 != 0 || (nx && xx) {
+    if !triples.len().is_multiple_of(3) || (nx && xx) {
         return Err(CmdError::Syntax);
     }
     // Redis turns the command into ZADD with every point encoded (all checked first).
