@@ -563,7 +563,13 @@ fn geo_commands_on_random_arguments() {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.call(&mut session, &argv, NOW)));
         assert!(r.is_ok(), "iteration {i}: panicked on {argv:?}");
     }
-    // Every point a radius search answers is within the radius (distances print with four decimals).
+    // Every point a radius search answers is within the radius (distances print with four
+    // decimals), on an index of its own.
+    for i in 0..500 {
+        let (lon, lat) = ((rng.next() % 360_000) as f64 / 1e3 - 180.0, (rng.next() % 170_000) as f64 / 1e3 - 85.0);
+        engine.call(&mut session, &["GEOADD", "gr", &lon.to_string(), &lat.to_string(), &format!("p{i}")], NOW);
+    }
+    let mut found = 0;
     for i in 0..200 {
         let radius = 1 + rng.below(5000);
         let (lon, lat) = ((rng.next() % 360) as f64 - 180.0, (rng.next() % 170) as f64 - 85.0);
@@ -585,8 +591,10 @@ fn geo_commands_on_random_arguments() {
             let vitrine_engine::Reply::Bulk(d) = &pair[1] else { panic!("search {i}: {pair:?}") };
             let d: f64 = String::from_utf8_lossy(d).parse().expect("a distance");
             assert!(d <= radius as f64 + 0.0001, "search {i}: {d} km from {lon},{lat} past {radius} km");
+            found += 1;
         }
     }
+    assert!(found > 100, "the radius searches found only {found} points");
     // Mutated RESP encodings of geo commands through feed.
     let seeds: Vec<Vec<u8>> = (0..16)
         .map(|_| {
@@ -607,5 +615,5 @@ fn geo_commands_on_random_arguments() {
     }
     engine.end_session(&session);
     flush_and_check(&engine);
-    println!("geo: {n} random commands, 200 radius checks, {} mutated inputs, 0 panics", n / 4);
+    println!("geo: {n} random commands, {found} points within 200 radii, {} mutated inputs, 0 panics", n / 4);
 }
