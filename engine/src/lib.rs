@@ -22,7 +22,9 @@
 //!   Redis texts) and `ProtocolError`; [`reply`]: `Reply` and its RESP encodings, with
 //!   [`reply_json`] (`Reply::to_json`, binary-safe byte strings) and [`reply_cli`] (replies as
 //!   `redis-cli` prints them); [`resp`]: incremental request decoding with Redis's limits;
-//!   [`counter`]: striped counters; [`hll`]: Redis's HyperLogLog encoding; [`clock`]: the host's monotonic clock (`Clock`).
+//!   [`counter`]: striped counters; [`hll`]: Redis's HyperLogLog encoding; [`clock`]: the host's
+//!   monotonic clock (`Clock`); [`geo`]: geohash cells, neighbours and distances as Redis's geo
+//!   commands compute them.
 //! - [`inspect`] on top: the views the hosts show (stats samples, key pages and detail,
 //!   evictions, the console line, the command table, the settings), built once for the
 //!   server and wasm; the hosts use it, `Engine`, `Session`, `Config` and `Reply`.
@@ -38,6 +40,7 @@ mod config;
 mod counter;
 mod engine;
 mod error;
+mod geo;
 mod glob;
 mod hll;
 pub mod inspect;

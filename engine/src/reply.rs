@@ -1,7 +1,7 @@
 //! `Reply`: what every command returns, and its wire encodings (RESP2 and RESP3).
 
 use crate::error::CmdError;
-use crate::num::{format_double, format_i64};
+use crate::num::{format_double, format_human, format_i64};
 
 /// A command's reply, independent of protocol version. Encode with [`Reply::encode`].
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +25,9 @@ pub enum Reply {
     Set(Vec<Reply>),
     /// A double: RESP3 `,`, a bulk string in RESP2 (formatted as Redis does).
     Double(f64),
+    /// A double in Redis's "human" form (`%.17Lf`, trailing zeros trimmed: GEOPOS's
+    /// coordinates): RESP3 `,`, a bulk string in RESP2.
+    HumanDouble(f64),
     /// A boolean: RESP3 `#t`/`#f`, the integers 1/0 in RESP2.
     Bool(bool),
     /// Verbatim text (`=` with a `txt:` prefix in RESP3), a bulk string in RESP2.
@@ -99,6 +102,14 @@ impl Reply {
             }
             Reply::Double(d) => {
                 let text = format_double(*d);
+                if resp3 {
+                    line(out, b',', text.as_bytes());
+                } else {
+                    encode_bulk(out, text.as_bytes());
+                }
+            }
+            Reply::HumanDouble(d) => {
+                let text = format_human(*d);
                 if resp3 {
                     line(out, b',', text.as_bytes());
                 } else {
@@ -197,5 +208,7 @@ mod tests {
     fn doubles_encode_as_g17_text() {
         assert_eq!(Reply::Double(1.1).to_resp(false), b"$18\r\n1.1000000000000001\r\n");
         assert_eq!(Reply::Double(1e20).to_resp(true), b",1e+20\r\n");
+        assert_eq!(Reply::HumanDouble(13.361389338970184).to_resp(false), b"$20\r\n13.36138933897018433\r\n");
+        assert_eq!(Reply::HumanDouble(-0.0).to_resp(true), b",0\r\n");
     }
 }

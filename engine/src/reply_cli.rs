@@ -131,6 +131,13 @@ fn tty(out: &mut String, reply: &Reply, resp3: bool, prefix: &str) {
         Reply::Bool(b) => {
             let _ = writeln!(out, "(integer) {}", *b as i64);
         }
+        Reply::HumanDouble(d) if resp3 => {
+            let _ = writeln!(out, "(double) {}", crate::num::format_human(*d));
+        }
+        Reply::HumanDouble(d) => {
+            repr(out, crate::num::format_human(*d).as_bytes());
+            out.push('\n');
+        }
         Reply::Double(d) if resp3 => {
             let _ = writeln!(out, "(double) {}", format_double(*d));
         }
@@ -223,6 +230,7 @@ fn raw(out: &mut Vec<u8>, reply: &Reply, resp3: bool) {
         Reply::Bool(b) if resp3 => out.extend_from_slice(if *b { b"(true)" } else { b"(false)" }),
         Reply::Bool(b) => out.extend_from_slice(if *b { b"1" } else { b"0" }),
         Reply::Double(d) => out.extend_from_slice(format_double(*d).as_bytes()),
+        Reply::HumanDouble(d) => out.extend_from_slice(crate::num::format_human(*d).as_bytes()),
         Reply::Many(replies) => {
             for (n, r) in replies.iter().enumerate() {
                 if n > 0 {

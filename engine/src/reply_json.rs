@@ -67,6 +67,8 @@ impl Reply {
                 "type": "map",
                 "value": pairs.iter().map(|(k, v)| json!([k.to_json(), v.to_json()])).collect::<Vec<_>>(),
             }),
+            Reply::HumanDouble(d) if d.is_finite() => json!({ "type": "double", "value": d }),
+            Reply::HumanDouble(d) => json!({ "type": "double", "value": crate::num::format_human(*d) }),
             Reply::Double(d) if d.is_finite() => json!({ "type": "double", "value": d }),
             Reply::Double(d) => json!({ "type": "double", "value": format_double(*d) }),
             Reply::Bool(b) => json!({ "type": "bool", "value": b }),

@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use crate::args::Args;
 use crate::cmd::{
-    client, client_tracking, command, config, functions, hash, hll, keys, list, pubsub, scripting, server, set, stream,
-    string, timing, tx, zset,
+    client, client_tracking, command, config, functions, geo, hash, hll, keys, list, pubsub, scripting, server, set,
+    stream, string, timing, tx, zset,
 };
 use crate::engine::Ctx;
 use crate::error::CmdError;
@@ -472,6 +472,19 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "ZINTERCARD", -3, READONLY, [keynum(RO | ACCESS, 1, 0, 1, 1)], "sorted-set", zset::zintercard, "numkeys key [key ...] [LIMIT limit]", "Returns the number of members of the intersect of multiple sorted sets.";
     "ZRANDMEMBER", -2, READONLY, [key(RO | ACCESS, 1)], "sorted-set", zset::zrandmember, "key [count [WITHSCORES]]", "Returns one or more random members from a sorted set.";
     "ZRANGESTORE", -5, WRITE | DENYOOM, [key(OW | UPDATE, 1), key(RO | ACCESS, 2)], "sorted-set", zset::zrangestore, "dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]", "Stores a range of members from sorted set in a key.";
+    // Geospatial indexes (sorted sets of geohashes)
+    "GEOADD", -5, WRITE | DENYOOM, [key(RW | UPDATE, 1)], "geo", geo::geoadd, "key [NX | XX] [CH] longitude latitude member [longitude latitude member ...]", "Adds one or more members to a geospatial index. The key is created if it doesn't exist.";
+    "GEOPOS", -2, READONLY, [key(RO | ACCESS, 1)], "geo", geo::geopos, "key [member [member ...]]", "Returns the longitude and latitude of members from a geospatial index.";
+    "GEODIST", -4, READONLY, [key(RO | ACCESS, 1)], "geo", geo::geodist, "key member1 member2 [M | KM | FT | MI]", "Returns the distance between two members of a geospatial index.";
+    "GEOHASH", -2, READONLY, [key(RO | ACCESS, 1)], "geo", geo::geohash, "key [member [member ...]]", "Returns members from a geospatial index as geohash strings.";
+    "GEOSEARCH", -7, READONLY, [key(RO | ACCESS, 1)], "geo", geo::geosearch, "key <FROMMEMBER member | FROMLONLAT longitude latitude> <BYRADIUS radius <M | KM | FT | MI> | BYBOX width height <M | KM | FT | MI>> [ASC | DESC] [COUNT count [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]", "Queries a geospatial index for members inside an area of a box or a circle.";
+    "GEOSEARCHSTORE", -8, WRITE | DENYOOM, [key(OW | UPDATE, 1), key(RO | ACCESS, 2)], "geo", geo::geosearchstore, "destination source <FROMMEMBER member | FROMLONLAT longitude latitude> <BYRADIUS radius <M | KM | FT | MI> | BYBOX width height <M | KM | FT | MI>> [ASC | DESC] [COUNT count [ANY]] [STOREDIST]", "Queries a geospatial index for members inside an area of a box or a circle, optionally stores the result.";
+    // The STORE keywords can repeat and the last wins, which their specs cannot say: these
+    // two lock every shard, so whichever key the handler writes is held.
+    "GEORADIUS", -6, WRITE | DENYOOM | ALL_SHARDS, [key(RO | ACCESS, 1), keyword(OW | UPDATE, "STORE", 6, 0, 1, 0), keyword(OW | UPDATE, "STOREDIST", 6, 0, 1, 0)], "geo", geo::georadius, "key longitude latitude radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC] [STORE key | STOREDIST key]", "Queries a geospatial index for members within a distance from a coordinate, optionally stores the result.";
+    "GEORADIUSBYMEMBER", -5, WRITE | DENYOOM | ALL_SHARDS, [key(RO | ACCESS, 1), keyword(OW | UPDATE, "STORE", 5, 0, 1, 0), keyword(OW | UPDATE, "STOREDIST", 5, 0, 1, 0)], "geo", geo::georadiusbymember, "key member radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC] [STORE key | STOREDIST key]", "Queries a geospatial index for members within a distance from a member, optionally stores the result.";
+    "GEORADIUS_RO", -6, READONLY, [key(RO | ACCESS, 1)], "geo", geo::georadius_ro, "key longitude latitude radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC]", "Returns members from a geospatial index that are within a distance from a coordinate.";
+    "GEORADIUSBYMEMBER_RO", -5, READONLY, [key(RO | ACCESS, 1)], "geo", geo::georadiusbymember_ro, "key member radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC]", "Returns members from a geospatial index that are within a distance from a member.";
     "ZSCAN", -3, READONLY, [key(RO | ACCESS, 1)], "sorted-set", zset::zscan, "key cursor [MATCH pattern] [COUNT count]", "Iterates over members and scores of a sorted set.";
     // Transactions (cmd::tx)
     "MULTI", 1, FAST, [], "transactions", tx::multi, "", "Starts a transaction.";

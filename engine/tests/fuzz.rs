@@ -544,3 +544,172 @@ fn hll_commands_on_mutated_hll_strings() {
     flush_and_check(&engine);
     println!("hll: {n} mutated HLL strings through PFADD/PFCOUNT/PFMERGE/PFDEBUG, 0 panics");
 }
+
+// --- geo21: geospatial commands -----------------------------------------------------------------
+
+/// Arguments for the geo commands: coordinates at and past the limits, odd numbers, units,
+/// option words, and members.
+const GEO_WORDS: &[&str] = &[
+    "0",
+    "180",
+    "-180",
+    "180.0000001",
+    "85.05112878",
+    "-85.05112878",
+    "85.06",
+    "13.361389",
+    "38.115556",
+    "1e308",
+    "-1e308",
+    "inf",
+    "-inf",
+    "nan",
+    "1e-320",
+    "",
+    " 1",
+    "0x10",
+    "-0",
+    "20000",
+    "0.0001",
+    "m",
+    "km",
+    "ft",
+    "mi",
+    "KM",
+    "yd",
+    "WITHDIST",
+    "WITHCOORD",
+    "WITHHASH",
+    "COUNT",
+    "ANY",
+    "ASC",
+    "DESC",
+    "STORE",
+    "STOREDIST",
+    "FROMMEMBER",
+    "FROMLONLAT",
+    "BYRADIUS",
+    "BYBOX",
+    "NX",
+    "XX",
+    "CH",
+    "g",
+    "g2",
+    "a",
+    "b",
+    "c",
+];
+const GEO_COMMANDS: &[&str] = &[
+    "GEOADD",
+    "GEOADD",
+    "GEOADD",
+    "GEOPOS",
+    "GEODIST",
+    "GEOHASH",
+    "GEOSEARCH",
+    "GEOSEARCH",
+    "GEOSEARCHSTORE",
+    "GEORADIUS",
+    "GEORADIUS_RO",
+    "GEORADIUSBYMEMBER",
+    "GEORADIUSBYMEMBER_RO",
+    "ZADD",
+];
+
+fn geo_argv(rng: &mut Rng) -> Vec<Vec<u8>> {
+    let name = GEO_COMMANDS[rng.below(GEO_COMMANDS.len())];
+    let mut argv = vec![name.as_bytes().to_vec(), if rng.below(4) == 0 { b"g2".to_vec() } else { b"g".to_vec() }];
+    // Mostly well-formed searches (so the cell arithmetic runs), some arbitrary words.
+    if rng.below(2) == 0 && name.starts_with("GEOSEARCH") {
+        if name == "GEOSEARCHSTORE" {
+            argv.push(b"g".to_vec());
+        }
+        argv.extend([b"FROMLONLAT".to_vec(), GEO_WORDS[rng.below(10)].into(), GEO_WORDS[rng.below(10)].into()]);
+        argv.extend([
+            b"BYBOX".to_vec(),
+            GEO_WORDS[rng.below(22)].into(),
+            GEO_WORDS[rng.below(22)].into(),
+            b"km".to_vec(),
+        ]);
+    } else if name == "GEOADD" && rng.below(2) == 0 {
+        let lon = (rng.next() % 360_000_000) as f64 / 1e6 - 180.0;
+        let lat = (rng.next() % 170_000_000) as f64 / 1e6 - 85.0;
+        argv.extend([lon.to_string().into_bytes(), lat.to_string().into_bytes(), GEO_WORDS[45 + rng.below(3)].into()]);
+    } else if name == "ZADD" {
+        // Scores no GEOADD makes: the geo commands decode them anyway.
+        let score = ["-1", "1e300", "4503599627370496", "0.5", "-inf", "inf", "9007199254740993"][rng.below(7)];
+        argv.extend([score.as_bytes().to_vec(), GEO_WORDS[45 + rng.below(3)].into()]);
+    }
+    for _ in 0..rng.below(9) {
+        argv.push(GEO_WORDS[rng.below(GEO_WORDS.len())].as_bytes().to_vec());
+    }
+    argv
+}
+
+/// Geo commands with random, mostly hostile arguments: no panic, every reply well-formed,
+/// no distance past the radius asked, and FLUSHALL gives back every byte.
+#[test]
+fn geo_commands_on_random_arguments() {
+    let engine = engine();
+    let mut session = engine.new_session("127.0.0.1:1", "127.0.0.1:6379", NOW);
+    let mut rng = Rng(0x6e0_2121_dead_beef);
+    let n = iters() / 2;
+    for i in 0..n {
+        let argv = geo_argv(&mut rng);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.call(&mut session, &argv, NOW)));
+        assert!(r.is_ok(), "iteration {i}: panicked on {argv:?}");
+    }
+    // Every point a radius search answers is within the radius (distances print with four
+    // decimals), on an index of its own.
+    for i in 0..500 {
+        let (lon, lat) = ((rng.next() % 360_000) as f64 / 1e3 - 180.0, (rng.next() % 170_000) as f64 / 1e3 - 85.0);
+        engine.call(&mut session, &["GEOADD", "gr", &lon.to_string(), &lat.to_string(), &format!("p{i}")], NOW);
+    }
+    let mut found = 0;
+    for i in 0..200 {
+        let radius = 1 + rng.below(5000);
+        let (lon, lat) = ((rng.next() % 360) as f64 - 180.0, (rng.next() % 170) as f64 - 85.0);
+        let argv = [
+            "GEOSEARCH",
+            "g",
+            "FROMLONLAT",
+            &lon.to_string(),
+            &lat.to_string(),
+            "BYRADIUS",
+            &radius.to_string(),
+            "km",
+            "WITHDIST",
+        ];
+        let reply = engine.call(&mut session, &argv, NOW);
+        let vitrine_engine::Reply::Array(items) = reply else { panic!("search {i}: {reply:?}") };
+        for item in items {
+            let vitrine_engine::Reply::Array(pair) = item else { panic!("search {i}: {item:?}") };
+            let vitrine_engine::Reply::Bulk(d) = &pair[1] else { panic!("search {i}: {pair:?}") };
+            let d: f64 = String::from_utf8_lossy(d).parse().expect("a distance");
+            assert!(d <= radius as f64 + 0.0001, "search {i}: {d} km from {lon},{lat} past {radius} km");
+            found += 1;
+        }
+    }
+    assert!(found > 100, "the radius searches found only {found} points");
+    // Mutated RESP encodings of geo commands through feed.
+    let seeds: Vec<Vec<u8>> = (0..16)
+        .map(|_| {
+            let argv = geo_argv(&mut rng);
+            let mut bytes = format!("*{}\r\n", argv.len()).into_bytes();
+            for a in &argv {
+                bytes.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+                bytes.extend_from_slice(a);
+                bytes.extend_from_slice(b"\r\n");
+            }
+            bytes
+        })
+        .collect();
+    for i in 0..n / 4 {
+        let input = mutate(&mut rng, &seeds);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_feed(&engine, &input, &[7, 64])));
+        assert!(r.is_ok(), "iteration {i}: feed panicked on {input:?}");
+    }
+    engine.end_session(&session);
+    flush_and_check(&engine);
+    println!("geo: {n} random commands, {found} points within 200 radii, {} mutated inputs, 0 panics", n / 4);
+}

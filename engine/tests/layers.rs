@@ -26,6 +26,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "script_libs",
             "rdb_codec",
             "hll",
+            "geo",
         ],
     ),
     ("store", &["store"]),

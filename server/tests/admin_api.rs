@@ -1259,3 +1259,21 @@ async fn stream_entries_are_paged_by_id() {
     t.get("/api/stream-entries/s/1?order=up").await.expect_error(StatusCode::BAD_REQUEST, "bad_parameter");
     t.get("/api/stream-entries/nope").await.expect_error(StatusCode::NOT_FOUND, "not_found");
 }
+
+#[tokio::test]
+async fn geo_points_show_a_geo_index() {
+    let t = TestApp::new();
+    t.state.call(&["GEOADD", "places/it", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"]);
+    t.state.call(&["ZADD", "plain", "1.5", "a"]);
+    let p = t.get("/api/geo-points/places/it?limit=1").await.expect(StatusCode::OK);
+    assert_eq!(
+        (p["is_geo"].clone(), p["length"].clone(), p["truncated"].clone()),
+        (json!(true), json!(2), json!(true))
+    );
+    assert_eq!(p["points"][0]["member"], json!("Palermo"));
+    assert_eq!(p["points"][0]["longitude"], json!(13.361389338970184));
+    let p = t.get("/api/geo-points/plain").await.expect(StatusCode::OK);
+    assert_eq!((p["is_geo"].clone(), p["points"].clone()), (json!(false), json!([])));
+    t.get("/api/geo-points/plain?limit=0").await.expect_error(StatusCode::BAD_REQUEST, "bad_parameter");
+    t.get("/api/geo-points/nope").await.expect_error(StatusCode::NOT_FOUND, "not_found");
+}

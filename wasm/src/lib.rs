@@ -252,6 +252,17 @@ impl Playground {
         inspect::stream_page(&self.engine, db, &key, &q, ms(now_ms)).map(|p| to_json(&p)).map_err(refused)
     }
 
+    /// `GET /api/geo-points/{key}?db=&limit=`: a sorted set's members as points
+    /// (`{"length", "is_geo", "points", "truncated"}`). Throws the API's message (no such key,
+    /// not a sorted set, a bad limit).
+    pub fn geo_points_json(&self, key_json: &str, limit: u32, now_ms: f64, db: u32) -> Result<String, String> {
+        let key = key_bytes(key_json)?;
+        let db = inspect::database(&self.engine, Some(db as usize)).map_err(refused)?;
+        inspect::geo_points(&self.engine, db, &key, Some(limit as usize), ms(now_ms))
+            .map(|p| to_json(&p))
+            .map_err(refused)
+    }
+
     /// `PUT /api/keys/{key}` with the same body (`{"value", "ttl"?, "ttl_ms"?, "nx"?,
     /// "keep_ttl"?}`); answers the key as `key_json`. Throws where the API answers 4xx/507.
     pub fn put_key(&mut self, key_json: &str, body_json: &str, now_ms: f64, db: u32) -> Result<String, String> {

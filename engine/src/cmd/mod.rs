@@ -7,6 +7,7 @@ pub mod collection;
 pub mod command;
 pub mod config;
 pub mod functions;
+pub mod geo;
 pub mod hash;
 pub mod hll;
 pub mod keys;

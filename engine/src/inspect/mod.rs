@@ -5,6 +5,7 @@
 //! - [`keys`]: key pages (one SCAN step), key detail, writing, editing and deleting a key;
 //! - [`bulk`]: counting the keys a glob matches, and bulk delete/EXPIRE/PERSIST one SCAN batch a step;
 //! - [`events`]: recent evictions and expirations, and the active expiry cycle;
+//! - [`geo`]: a sorted set of geohashes as points (the key view's scatter);
 //! - [`console`]: a console line split as redis-cli does, run, and printed as redis-cli prints;
 //! - [`clients`]: the connections, closing one, and the monitor's recent commands;
 //! - [`commands`]: the command table for help and autocomplete; [`config`]: the settings view;
@@ -35,6 +36,7 @@ pub mod compat;
 pub mod config;
 pub mod console;
 pub mod events;
+pub mod geo;
 pub mod hotkeys;
 pub mod keys;
 pub mod memory;
@@ -59,6 +61,7 @@ pub use compat::{compat, compat_reset, CompatRow, CompatView};
 pub use config::{config_view, hide_secrets, patch_config, ConfigParam, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};
 pub use events::{evictions, expiry_cycle, EventView, EvictionsView, ExpiryReport};
+pub use geo::{geo_points, GeoPointView, GeoPoints, GeoQuery};
 pub use hotkeys::{hot_keys, hot_keys_reset, HotKeyRow, HotKeysView};
 pub use keys::{
     call_in, database, delete_key, edit_key, key_detail, key_page, put_key, DeleteResult, EditResult, KeyDetail,

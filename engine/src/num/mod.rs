@@ -73,6 +73,21 @@ pub fn format_double(d: f64) -> String {
     }
 }
 
+/// Redis's `ld2string` in human mode for a double (GEOPOS's coordinates): `%.17Lf`, then
+/// trailing zeros and a bare point trimmed, and "-0" written "0".
+pub fn format_human(d: f64) -> String {
+    if d.is_infinite() {
+        return if d > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let fixed = format!("{d:.17}");
+    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
+    if trimmed == "-0" {
+        "0".into()
+    } else {
+        trimmed.into()
+    }
+}
+
 /// C's `printf("%.17g", d)` for a finite `d`: 17 significant digits, correctly rounded;
 /// fixed notation when the decimal exponent is in -4..17, else `d.ddde+XX`; trailing zeros
 /// (and a trailing point) removed.

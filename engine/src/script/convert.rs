@@ -46,7 +46,8 @@ pub fn reply_to_lua(lua: &Lua, reply: &Reply, resp3: bool) -> mlua::Result<Value
             }
             Value::Table(t)
         }
-        Reply::Double(d) if resp3 => wrapped(lua, "double", Value::Number(*d))?,
+        Reply::Double(d) | Reply::HumanDouble(d) if resp3 => wrapped(lua, "double", Value::Number(*d))?,
+        Reply::HumanDouble(d) => Value::String(lua.create_string(crate::num::format_human(*d))?),
         Reply::Double(d) => Value::String(lua.create_string(crate::num::format_double(*d))?),
         Reply::Bool(b) if resp3 => Value::Boolean(*b),
         Reply::Bool(true) => Value::Integer(1),

@@ -20,6 +20,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("sorted-set", "Sorted sets"),
     ("stream", "Streams"),
     ("hyperloglog", "HyperLogLog"),
+    ("geo", "Geospatial indexes"),
     ("transactions", "Transactions"),
     ("scripting", "Scripting"),
     ("pubsub", "Pub/sub"),

@@ -17,7 +17,8 @@ use axum::http::{Method, Uri};
 use axum::Json;
 use vitrine_engine::inspect::keys::not_found;
 use vitrine_engine::inspect::{
-    self, DeleteResult, EditResult, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite, StreamPage, StreamQuery,
+    self, DeleteResult, EditResult, GeoPoints, GeoQuery, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite, StreamPage,
+    StreamQuery,
 };
 
 use super::error::{ApiError, ApiJson, ApiQuery};
@@ -31,6 +32,7 @@ pub fn routes(t: &mut RouteTable) {
     t.api(Method::PATCH, "/keys/{*key}", edit_key);
     t.api(Method::DELETE, "/keys/{*key}", delete_key);
     t.api(Method::GET, "/stream-entries/{*key}", stream_entries);
+    t.api(Method::GET, "/geo-points/{*key}", geo_points);
 }
 
 /// `GET /api/keys?match=&type=&cursor=&count=&db=`: one SCAN step of a database
@@ -44,7 +46,7 @@ fn path_key(uri: &Uri) -> Result<Vec<u8>, ApiError> {
     path_key_after(uri, "/keys/")
 }
 
-/// The key named by the path after `prefix` (`/keys/`, `/stream-entries/`).
+/// The key named by the path after `prefix` (`/keys/`, `/stream-entries/`, `/geo-points/`).
 fn path_key_after(uri: &Uri, prefix: &str) -> Result<Vec<u8>, ApiError> {
     let path = uri.path();
     let path = path.strip_prefix("/api").unwrap_or(path);
@@ -82,6 +84,18 @@ async fn stream_entries(
     let key = path_key_after(&uri, "/stream-entries/")?;
     let db = inspect::database(&state.engine, q.db)?;
     Ok(Json(inspect::stream_page(&state.engine, db, &key, &q, now_ms())?))
+}
+
+/// `GET /api/geo-points/{key}?db=&limit=`: a sorted set's members as longitude, latitude
+/// points when every score is a geohash (`inspect::geo_points`).
+async fn geo_points(
+    State(state): State<AppState>,
+    uri: Uri,
+    ApiQuery(q): ApiQuery<GeoQuery>,
+) -> Result<Json<GeoPoints>, ApiError> {
+    let key = path_key_after(&uri, "/geo-points/")?;
+    let db = inspect::database(&state.engine, q.db)?;
+    Ok(Json(inspect::geo_points(&state.engine, db, &key, q.limit, now_ms())?))
 }
 
 /// `PUT /api/keys/{key}?db=` with `{"value": ..., "ttl": seconds}`: sets a string (as

@@ -41,8 +41,11 @@ const DIFFERENT_IN_7_2: &[&str] = &[
 /// Rows whose COMMAND DOCS arguments 7.2 restructured (beyond renaming them): CLIENT LIST's ID
 /// and CONFIG GET's parameters became plain multiple arguments, PSUBSCRIBE's pattern too,
 /// ZRANK and ZREVRANK gained WITHSCORE, GETKEYS an argument list; XREAD lost its complexity,
-/// and XINFO STREAM's `FULL [COUNT count]` became a block without a token of its own.
+/// and XINFO STREAM's `FULL [COUNT count]` became a block without a token of its own;
+/// GEORADIUS's and GEORADIUSBYMEMBER's two STORE keys became one `STORE | STOREDIST` choice.
 const DOCS_DIFFERENT_IN_7_2: &[&str] = &[
+    "georadius",
+    "georadiusbymember",
     "client|list",
     "config|get",
     "psubscribe",

@@ -43,6 +43,7 @@ mod command_table;
 mod config;
 mod databases;
 mod functions;
+mod geo;
 mod hashes_sets;
 mod hyperloglog;
 mod introspection;

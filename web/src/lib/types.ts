@@ -45,6 +45,8 @@ export type {
   StreamEntryView,
   StreamPage,
   WhatIf,
+  GeoPoints,
+  GeoPointView,
 } from './api-types';
 
 /** GET /api/stats: the engine's snapshot, and on the server the append-only file's state. */

@@ -23,7 +23,7 @@ mod tests;
 
 pub use algebra::{zdiff, zdiffstore, zinter, zintercard, zinterstore, zunion, zunionstore};
 pub use member::{zadd, zcard, zincrby, zmscore, zrank, zrem, zrevrank, zscore};
-pub(crate) use parse::strtod;
+pub(crate) use parse::{parse_score, strtod};
 pub(crate) use pop::serve_blocked;
 pub use pop::{bzmpop, bzpopmax, bzpopmin, zmpop, zpopmax, zpopmin};
 pub use random::zrandmember;

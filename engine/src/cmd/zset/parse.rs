@@ -10,7 +10,7 @@ const NOT_LEX_RANGE: &str = "min or max not valid string range item";
 
 /// A score, increment or weight as Redis's `string2d`: the whole argument is one `strtod`
 /// number, with no leading space, no NaN, and no overflow (or underflow to zero).
-pub(super) fn parse_score(s: &[u8]) -> Option<f64> {
+pub(crate) fn parse_score(s: &[u8]) -> Option<f64> {
     if s.first().is_none_or(|&c| is_c_space(c)) {
         return None;
     }

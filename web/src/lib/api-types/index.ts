@@ -22,6 +22,8 @@ export type { DeleteResult } from './DeleteResult';
 export type { Departure } from './Departure';
 export type { EditResult } from './EditResult';
 export type { Effect } from './Effect';
+export type { GeoPointView } from './GeoPointView';
+export type { GeoPoints } from './GeoPoints';
 export type { GhostView } from './GhostView';
 export type { Group } from './Group';
 export type { History } from './History';

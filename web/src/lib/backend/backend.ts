@@ -41,6 +41,7 @@ import type {
   SlowLogView,
   StatsSnapshot,
   StreamPage,
+  GeoPoints,
 } from '../types';
 
 /** One SCAN step's query (GET /api/keys). */
@@ -151,6 +152,8 @@ export interface Backend {
   key(key: Bytes, db?: number): Promise<KeyDetail | null>;
   /** A page of the stream at `key` by ID; rejects when there is no such stream. */
   streamEntries(key: Bytes, q: StreamEntriesQuery, db?: number): Promise<StreamPage>;
+  /** The sorted set at `key` as points when its scores are geohashes (GET /api/geo-points/{key}). */
+  geoPoints(key: Bytes, limit: number, db?: number): Promise<GeoPoints>;
   /** Writes a string key; rejects with ApiError (409 for `nx` on an existing key). */
   putKey(key: Bytes, body: PutKeyBody, db?: number): Promise<KeyDetail>;
   deleteKey(key: Bytes, db?: number): Promise<{ deleted: boolean }>;

@@ -38,6 +38,7 @@ import type {
   SlowLogView,
   StatsSnapshot,
   StreamPage,
+  GeoPoints,
 } from '../types';
 import {
   bulkBody,
@@ -104,6 +105,12 @@ export class HttpBackend implements Backend {
     if (q.cursor) params.set('cursor', q.cursor);
     if (db) params.set('db', String(db));
     return api<StreamPage>(`/api/stream-entries/${keyPath(key)}?${params}`);
+  }
+
+  geoPoints(key: Bytes, limit: number, db = 0): Promise<GeoPoints> {
+    const params = new URLSearchParams({ limit: String(limit) });
+    if (db) params.set('db', String(db));
+    return api<GeoPoints>(`/api/geo-points/${keyPath(key)}?${params}`);
   }
 
   putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {

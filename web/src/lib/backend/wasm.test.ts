@@ -67,6 +67,9 @@ class FakeEngine implements WasmEngine {
     return value === undefined ? 'null' : JSON.stringify({ key, type: 'string', value });
   }
   // Stream pages are pinned against the real engine (wasm-engine.test.ts).
+  geo_points_json(): string {
+    throw new Error('not faked');
+  }
   stream_entries_json(): string {
     throw new Error('not faked');
   }

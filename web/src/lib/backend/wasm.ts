@@ -45,6 +45,7 @@ import type {
   SlowLogView,
   StatsSnapshot,
   StreamPage,
+  GeoPoints,
 } from '../types';
 import { bulkBody } from './backend';
 import type {
@@ -68,6 +69,7 @@ export interface WasmEngine {
   keys_json(pattern: string, type_name: string, cursor: string, count: number, now_ms: number, db: number): string;
   key_json(key_json: string, now_ms: number, db: number): string;
   stream_entries_json(key_json: string, order: string, cursor: string, count: number, now_ms: number, db: number): string;
+  geo_points_json(key_json: string, limit: number, now_ms: number, db: number): string;
   put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
   delete_key(key_json: string, now_ms: number, db: number): string;
   edit_key(key_json: string, body_json: string, now_ms: number, db: number): string;
@@ -398,6 +400,10 @@ export class WasmBackend implements Backend {
 
   async streamEntries(key: Bytes, q: StreamEntriesQuery, db = 0): Promise<StreamPage> {
     return this.#call(() => JSON.parse(this.#engine.stream_entries_json(JSON.stringify(key), q.order, q.cursor, q.count, this.#time(), db)) as StreamPage);
+  }
+
+  async geoPoints(key: Bytes, limit: number, db = 0): Promise<GeoPoints> {
+    return this.#call(() => JSON.parse(this.#engine.geo_points_json(JSON.stringify(key), limit, this.#time(), db)) as GeoPoints);
   }
 
   async putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {
