@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use crate::args::Args;
 use crate::cmd::{
-    client, client_tracking, command, config, functions, hash, keys, list, pubsub, scripting, server, set, stream,
-    string, timing, tx, zset,
+    bitmap, client, client_tracking, command, config, functions, hash, keys, list, pubsub, scripting, server, set,
+    stream, string, timing, tx, zset,
 };
 use crate::engine::Ctx;
 use crate::error::CmdError;
@@ -329,6 +329,14 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "SETRANGE", 4, WRITE | DENYOOM, [key(RW | UPDATE, 1)], "string", string::setrange, "key offset value", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", grow = string::setrange_growth;
     "SUBSTR", 4, READONLY, [key(RO | ACCESS, 1)], "string", string::substr, "key start end", "Returns a substring from a string value.";
     "LCS", -3, READONLY, [range(RO | ACCESS, 1, 1, 1, 0)], "string", string::lcs, "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]", "Finds the longest common substring.";
+    // Bitmaps (on strings)
+    "SETBIT", 4, WRITE | DENYOOM, [key(RW | ACCESS | UPDATE, 1)], "bitmap", bitmap::setbit, "key offset value", "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", grow = bitmap::setbit_growth;
+    "GETBIT", 3, READONLY | FAST, [key(RO | ACCESS, 1)], "bitmap", bitmap::getbit, "key offset", "Returns a bit value by offset.";
+    "BITCOUNT", -2, READONLY, [key(RO | ACCESS, 1)], "bitmap", bitmap::bitcount, "key [start end [BYTE | BIT]]", "Counts the number of set bits (population counting) in a string.";
+    "BITPOS", -3, READONLY, [key(RO | ACCESS, 1)], "bitmap", bitmap::bitpos, "key bit [start [end [BYTE | BIT]]]", "Finds the first set (1) or clear (0) bit in a string.";
+    "BITOP", -4, WRITE | DENYOOM, [key(OW | UPDATE, 2), range(RO | ACCESS, 3, -1, 1, 0)], "bitmap", bitmap::bitop, "<AND | OR | XOR | NOT> destkey key [key ...]", "Performs bitwise operations on multiple strings, and stores the result.";
+    "BITFIELD", -2, WRITE | DENYOOM, [key(RW | UPDATE | ACCESS | VARIABLE_FLAGS, 1).notes("This command allows both access and modification of the key")], "bitmap", bitmap::bitfield, "key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]]", "Performs arbitrary bitfield integer operations on strings.", grow = bitmap::bitfield_growth, getkeys = keyspec::bitfield_keys;
+    "BITFIELD_RO", -2, READONLY | FAST, [key(RO | ACCESS, 1)], "bitmap", bitmap::bitfield_ro, "key [GET encoding offset [GET encoding offset ...]]", "Performs arbitrary read-only bitfield integer operations on strings.";
     "DELIFEQ", 3, WRITE | FAST, [key(RM | ACCESS | DELETE, 1)], "string", string::delifeq, "key value", "Deletes a key only if its value is the given string.";
     "DELEX", -2, WRITE | FAST, [key(RW | DELETE, 1)], "string", string::delex, "key [IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest]", "Conditionally removes the specified key based on value or digest comparison.";
     "DIGEST", 2, READONLY | FAST, [key(RO | ACCESS, 1)], "string", string::digest, "key", "Returns the XXH3 hash of a string value.";

@@ -19,6 +19,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("set", "Sets"),
     ("sorted-set", "Sorted sets"),
     ("stream", "Streams"),
+    ("bitmap", "Bitmaps"),
     ("transactions", "Transactions"),
     ("scripting", "Scripting"),
     ("pubsub", "Pub/sub"),
