@@ -44,6 +44,7 @@ export type {
   SlowLogView,
   StreamEntryView,
   StreamPage,
+  StringBits,
   WhatIf,
 } from './api-types';
 

@@ -38,6 +38,7 @@ import type {
   SlowLogView,
   StatsSnapshot,
   StreamPage,
+  StringBits,
 } from '../types';
 import {
   bulkBody,
@@ -48,6 +49,7 @@ import {
   type KeyFilter,
   type PageQuery,
   type StreamEntriesQuery,
+  type StringBitsQuery,
 } from './backend';
 
 export class HttpBackend implements Backend {
@@ -104,6 +106,12 @@ export class HttpBackend implements Backend {
     if (q.cursor) params.set('cursor', q.cursor);
     if (db) params.set('db', String(db));
     return api<StreamPage>(`/api/stream-entries/${keyPath(key)}?${params}`);
+  }
+
+  stringBits(key: Bytes, q: StringBitsQuery, db = 0): Promise<StringBits> {
+    const params = new URLSearchParams({ offset: String(q.offset), count: String(q.count) });
+    if (db) params.set('db', String(db));
+    return api<StringBits>(`/api/string-bits/${keyPath(key)}?${params}`);
   }
 
   putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {

@@ -45,6 +45,7 @@ import type {
   SlowLogView,
   StatsSnapshot,
   StreamPage,
+  StringBits,
 } from '../types';
 import { bulkBody } from './backend';
 import type {
@@ -57,6 +58,7 @@ import type {
   PlaygroundFeature,
   SessionCommand,
   StreamEntriesQuery,
+  StringBitsQuery,
   TranscriptLine,
 } from './backend';
 
@@ -68,6 +70,7 @@ export interface WasmEngine {
   keys_json(pattern: string, type_name: string, cursor: string, count: number, now_ms: number, db: number): string;
   key_json(key_json: string, now_ms: number, db: number): string;
   stream_entries_json(key_json: string, order: string, cursor: string, count: number, now_ms: number, db: number): string;
+  string_bits_json(key_json: string, offset: number, count: number, now_ms: number, db: number): string;
   put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
   delete_key(key_json: string, now_ms: number, db: number): string;
   edit_key(key_json: string, body_json: string, now_ms: number, db: number): string;
@@ -398,6 +401,10 @@ export class WasmBackend implements Backend {
 
   async streamEntries(key: Bytes, q: StreamEntriesQuery, db = 0): Promise<StreamPage> {
     return this.#call(() => JSON.parse(this.#engine.stream_entries_json(JSON.stringify(key), q.order, q.cursor, q.count, this.#time(), db)) as StreamPage);
+  }
+
+  async stringBits(key: Bytes, q: StringBitsQuery, db = 0): Promise<StringBits> {
+    return this.#call(() => JSON.parse(this.#engine.string_bits_json(JSON.stringify(key), q.offset, q.count, this.#time(), db)) as StringBits);
   }
 
   async putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {
