@@ -27,7 +27,7 @@ fn random_bitmap_commands_match_redis() {
 const BKEYS: &[&[u8]] = &[b"b1", b"b2", b"b3", b"\xffbits", BLIST];
 const BLIST: &[u8] = b"blist";
 
-fn bitmap_fixtures(_: &mut Gen) -> Vec<Step> {
+pub(crate) fn bitmap_fixtures(_: &mut Gen) -> Vec<Step> {
     vec![Step::Call(args!["RPUSH", BLIST, "x"], Check::Exact)]
 }
 
@@ -216,7 +216,7 @@ fn bitmap_edge_cases() -> Vec<Vec<Vec<u8>>> {
     cases
 }
 
-const BITMAP_OPS: &[(u32, FamilyOp)] = &[
+pub(crate) const BITMAP_OPS: &[(u32, FamilyOp)] = &[
     (40, |g| {
         let k = g.bkey();
         let offset = g.bit_offset();
