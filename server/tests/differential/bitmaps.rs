@@ -217,70 +217,9 @@ fn bitmap_edge_cases() -> Vec<Vec<Vec<u8>>> {
 }
 
 pub(crate) const BITMAP_OPS: &[(u32, FamilyOp)] = &[
-    (40, |g| {
+    (185, |g| {
         let k = g.bkey();
-        let offset = g.bit_offset();
-        let bit = if g.chance(95) { g.pick(&["0", "1"]).into() } else { g.int(-1..3) };
-        g.exact("SETBIT", args![k, offset, bit])
-    }),
-    (25, |g| {
-        let k = g.bkey();
-        let offset = g.bit_offset();
-        g.exact("GETBIT", args![k, offset])
-    }),
-    (30, |g| {
-        let k = g.bkey();
-        let mut rest = args![k];
-        if g.chance(75) {
-            rest.push(g.index());
-            rest.push(g.index());
-            if g.chance(60) {
-                rest.push(g.unit());
-            }
-        }
-        g.exact("BITCOUNT", rest)
-    }),
-    (30, |g| {
-        let k = g.bkey();
-        let bit = if g.chance(95) { g.pick(&["0", "1"]).into() } else { g.int(-1..3) };
-        let mut rest = args![k, bit];
-        if g.chance(75) {
-            rest.push(g.index());
-            if g.chance(70) {
-                rest.push(g.index());
-                if g.chance(60) {
-                    rest.push(g.unit());
-                }
-            }
-        }
-        g.exact("BITPOS", rest)
-    }),
-    (20, |g| {
-        let op = g.pick(&["AND", "OR", "XOR", "NOT", "and", "Not"]);
-        let dst = g.bkey();
-        let n = if op.eq_ignore_ascii_case("NOT") && g.chance(90) { 1 } else { g.rng.gen_range(1..4) };
-        let mut rest = args![op, dst];
-        rest.extend((0..n).map(|_| g.bkey()));
-        g.exact("BITOP", rest)
-    }),
-    (40, |g| {
-        let k = g.bkey();
-        let read_only = g.chance(20);
-        let mut rest = args![k];
-        for _ in 0..g.rng.gen_range(0..4) {
-            let word = if read_only && g.chance(90) { "GET" } else { g.pick(&["GET", "SET", "INCRBY", "OVERFLOW"]) };
-            rest.push(g.casing(word));
-            if word == "OVERFLOW" {
-                rest.push(g.pick(&["WRAP", "SAT", "FAIL", "sat", "bad"]).into());
-                continue;
-            }
-            rest.push(g.field_type());
-            rest.push(g.field_offset());
-            if word != "GET" {
-                rest.push(g.field_value());
-            }
-        }
-        g.exact(if read_only { "BITFIELD_RO" } else { "BITFIELD" }, rest)
+        g.bitmap_on(k)
     }),
     (15, |g| {
         let k = g.bkey();
@@ -306,6 +245,78 @@ pub(crate) const BITMAP_OPS: &[(u32, FamilyOp)] = &[
 ];
 
 impl Gen {
+    /// One bitmap command on `k` (BITOP's destination; its sources are more of the same keys,
+    /// or of the main test's keys when `k` is one of those).
+    pub(crate) fn bitmap_on(&mut self, k: Vec<u8>) -> Vec<Step> {
+        let main = !BKEYS.contains(&k.as_slice());
+        let other = |g: &mut Gen| if main { g.key() } else { g.bkey() };
+        match self.rng.gen_range(0..37) {
+            0..=7 => {
+                let offset = self.bit_offset();
+                let bit = if self.chance(95) { self.pick(&["0", "1"]).into() } else { self.int(-1..3) };
+                self.exact("SETBIT", args![k, offset, bit])
+            }
+            8..=12 => {
+                let offset = self.bit_offset();
+                self.exact("GETBIT", args![k, offset])
+            }
+            13..=18 => {
+                let mut rest = args![k];
+                if self.chance(75) {
+                    rest.push(self.index());
+                    rest.push(self.index());
+                    if self.chance(60) {
+                        rest.push(self.unit());
+                    }
+                }
+                self.exact("BITCOUNT", rest)
+            }
+            19..=24 => {
+                let bit = if self.chance(95) { self.pick(&["0", "1"]).into() } else { self.int(-1..3) };
+                let mut rest = args![k, bit];
+                if self.chance(75) {
+                    rest.push(self.index());
+                    if self.chance(70) {
+                        rest.push(self.index());
+                        if self.chance(60) {
+                            rest.push(self.unit());
+                        }
+                    }
+                }
+                self.exact("BITPOS", rest)
+            }
+            25..=28 => {
+                let op = self.pick(&["AND", "OR", "XOR", "NOT", "and", "Not"]);
+                let n = if op.eq_ignore_ascii_case("NOT") && self.chance(90) { 1 } else { self.rng.gen_range(1..4) };
+                let mut rest = args![op, k];
+                rest.extend((0..n).map(|_| other(self)));
+                self.exact("BITOP", rest)
+            }
+            _ => {
+                let read_only = self.chance(20);
+                let mut rest = args![k];
+                for _ in 0..self.rng.gen_range(0..4) {
+                    let word = if read_only && self.chance(90) {
+                        "GET"
+                    } else {
+                        self.pick(&["GET", "SET", "INCRBY", "OVERFLOW"])
+                    };
+                    rest.push(self.casing(word));
+                    if word == "OVERFLOW" {
+                        rest.push(self.pick(&["WRAP", "SAT", "FAIL", "sat", "bad"]).into());
+                        continue;
+                    }
+                    rest.push(self.field_type());
+                    rest.push(self.field_offset());
+                    if word != "GET" {
+                        rest.push(self.field_value());
+                    }
+                }
+                self.exact(if read_only { "BITFIELD_RO" } else { "BITFIELD" }, rest)
+            }
+        }
+    }
+
     fn bkey(&mut self) -> Vec<u8> {
         self.pick(BKEYS).to_vec()
     }
