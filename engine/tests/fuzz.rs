@@ -460,9 +460,10 @@ fn bitmap_argv(rng: &mut Rng) -> Vec<Vec<u8>> {
     let offset = |rng: &mut Rng| -> Vec<u8> {
         match rng.below(12) {
             0 => format!("#{}", rng.below(40)).into_bytes(),
-            1 => ["-1", "#-1", "x", "", "4294967295", "8388608", "9223372036854775807", "#9223372036854775807"][rng.below(8)]
-                .as_bytes()
-                .to_vec(),
+            1 => ["-1", "#-1", "x", "", "4294967295", "8388608", "9223372036854775807", "#9223372036854775807"]
+                [rng.below(8)]
+            .as_bytes()
+            .to_vec(),
             2 => (rng.below(80_000)).to_string().into_bytes(),
             _ => rng.below(300).to_string().into_bytes(),
         }
@@ -492,7 +493,11 @@ fn bitmap_argv(rng: &mut Rng) -> Vec<Vec<u8>> {
             }
         }
         4 => {
-            argv.extend([b"BITOP".to_vec(), ["AND", "OR", "XOR", "NOT", "NAND"][rng.below(5)].as_bytes().to_vec(), key]);
+            argv.extend([
+                b"BITOP".to_vec(),
+                ["AND", "OR", "XOR", "NOT", "NAND"][rng.below(5)].as_bytes().to_vec(),
+                key,
+            ]);
             for _ in 0..rng.below(4) {
                 argv.push([&b"b1"[..], b"b2", b"b3", b"none"][rng.below(4)].to_vec());
             }
@@ -537,10 +542,17 @@ fn bitmap_commands_agree_with_their_bytes() {
         };
         let ones: i64 = bytes.iter().map(|b| b.count_ones() as i64).sum();
         let count = engine.call(&mut session, &[&b"BITCOUNT"[..], key], NOW);
-        assert!(matches!(count, Reply::Int(c) if c == ones) || count.is_error(), "iteration {i}: {argv:?}: BITCOUNT {count:?}, {ones} ones in {bytes:?}");
-        let first = bytes.iter().position(|b| *b != 0).map_or(-1, |at| at as i64 * 8 + bytes[at].leading_zeros() as i64);
+        assert!(
+            matches!(count, Reply::Int(c) if c == ones) || count.is_error(),
+            "iteration {i}: {argv:?}: BITCOUNT {count:?}, {ones} ones in {bytes:?}"
+        );
+        let first =
+            bytes.iter().position(|b| *b != 0).map_or(-1, |at| at as i64 * 8 + bytes[at].leading_zeros() as i64);
         let pos = engine.call(&mut session, &[&b"BITPOS"[..], key, b"1"], NOW);
-        assert!(matches!(pos, Reply::Int(p) if p == first) || pos.is_error(), "iteration {i}: {argv:?}: BITPOS {pos:?}, expected {first}");
+        assert!(
+            matches!(pos, Reply::Int(p) if p == first) || pos.is_error(),
+            "iteration {i}: {argv:?}: BITPOS {pos:?}, expected {first}"
+        );
         if argv[0] == b"SETBIT" && !reply.is_error() {
             let back = engine.call(&mut session, &[&b"GETBIT"[..], key, &argv[2]], NOW);
             assert_eq!(back, Reply::Int(if argv[3] == b"1" { 1 } else { 0 }), "iteration {i}: {argv:?}");

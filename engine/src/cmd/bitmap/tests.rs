@@ -175,3 +175,34 @@ fn growing_and_deleting_bitmaps_returns_memory_to_baseline() {
     }
     assert_eq!(t.used_memory(), base);
 }
+
+#[test]
+fn bitmap_commands_queue_in_multi_and_log_as_one_transaction() {
+    let mut t = TestEngine::default();
+    t.engine.propagation().set_enabled(true);
+    assert_eq!(t.run(&["MULTI"]), ok());
+    for argv in [&["SETBIT", "k", "1", "1"][..], &["BITFIELD", "k", "INCRBY", "u4", "0", "3"], &["BITCOUNT", "k"]] {
+        assert_eq!(t.run(argv), crate::Reply::Status("QUEUED".into()));
+    }
+    assert_eq!(t.run(&["EXEC"]), arr(vec![int(0), arr(vec![int(7)]), int(3)]));
+    assert_eq!(drain_log(&t), ["SELECT 0", "MULTI", "SETBIT k 1 1", "BITFIELD k INCRBY u4 0 3", "EXEC"]);
+}
+
+#[cfg(feature = "scripting")]
+#[test]
+fn read_only_scripts_may_run_bitfield_ro_but_not_bitfield() {
+    let mut t = TestEngine::default();
+    t.run(&["SET", "k", "a"]);
+    let ro = "return redis.call('BITFIELD_RO', KEYS[1], 'GET', 'u8', 0)";
+    assert_eq!(t.run(&["EVAL_RO", ro, "1", "k"]), arr(vec![int(97)]));
+    // As Redis 7.0: BITFIELD is a write command even when it only GETs.
+    let rw = "return redis.call('BITFIELD', KEYS[1], 'GET', 'u8', 0)";
+    match t.run(&["EVAL_RO", rw, "1", "k"]) {
+        crate::Reply::Error(e) => {
+            assert!(e.starts_with("ERR Write commands are not allowed from read-only scripts"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(t.run(&["EVAL", "return redis.call('SETBIT', KEYS[1], 7, 0)", "1", "k"]), int(1));
+    assert_eq!(t.run(&["GET", "k"]), bulk("`"));
+}
