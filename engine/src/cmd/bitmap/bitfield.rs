@@ -84,10 +84,10 @@ fn parse(argv: &[&[u8]], max_len: u64) -> Result<Vec<FieldOp>, CmdError> {
 }
 
 /// The bytes a string needs for every write among `ops` (0 when they only read).
-fn write_len(ops: &[FieldOp]) -> usize {
+fn write_len(ops: &[FieldOp]) -> u64 {
     ops.iter()
         .filter(|op| op.kind != Kind::Get)
-        .map(|op| ((op.offset + u64::from(op.width) - 1) / 8) as usize + 1)
+        .map(|op| (op.offset + u64::from(op.width) - 1) / 8 + 1)
         .max()
         .unwrap_or(0)
 }
@@ -123,7 +123,8 @@ fn apply(s: &mut [u8], op: &FieldOp) -> (Reply, bool) {
 fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, read_only: bool) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let ops = parse(args.rest(), ctx.engine.config().proto_max_bulk_len())?;
-    let len = write_len(&ops);
+    // Offsets were checked against proto-max-bulk-len, so the length fits in memory.
+    let len = usize::try_from(write_len(&ops)).map_err(|_| CmdError::StringTooLong)?;
     if len == 0 {
         if !read_only {
             // Only reads: nothing to log.
@@ -139,8 +140,9 @@ fn run(ctx: &mut Ctx<'_>, args: &mut Args<'_>, read_only: bool) -> Result<Reply,
         let replies = ops
             .iter()
             .map(|op| {
-                let end = (((op.offset + u64::from(op.width) - 1) / 8) as usize + 1).min(s.len());
-                let start = ((op.offset / 8) as usize).min(end);
+                // In u64 until clipped to the string, so a 32-bit `usize` (wasm) cannot wrap.
+                let end = ((op.offset + u64::from(op.width) - 1) / 8 + 1).min(s.len() as u64) as usize;
+                let start = (op.offset / 8).min(end as u64) as usize;
                 scratch.clear();
                 scratch.extend_from_slice(&s[start..end]);
                 let local = FieldOp { offset: op.offset - start as u64 * 8, ..*op };
@@ -199,5 +201,5 @@ pub fn bitfield_ro(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdE
 /// Bytes BITFIELD may add: the farthest byte its SETs and INCRBYs write.
 pub fn bitfield_growth(argv: &[&[u8]]) -> usize {
     // Parsed against the hard 4 GiB cap: a bad argument is refused later by the handler.
-    parse(argv.get(2..).unwrap_or(&[]), 1 << 32).map_or(0, |ops| write_len(&ops))
+    parse(argv.get(2..).unwrap_or(&[]), 1 << 32).map_or(0, |ops| super::growth_bytes(write_len(&ops)))
 }

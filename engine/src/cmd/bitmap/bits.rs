@@ -24,7 +24,7 @@ pub fn setbit(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
         Some(v @ (0 | 1)) => v == 1,
         _ => return Err(CmdError::err("bit is not an integer or out of range")),
     };
-    let len = (offset / 8) as usize + 1;
+    let len = usize::try_from(offset / 8 + 1).map_err(|_| CmdError::StringTooLong)?;
     let (old, changed) = with_grown(ctx, key, len, |s, grew| {
         let old = bit_at(s, offset);
         super::ops::set_bits(s, offset, 1, u64::from(on));
@@ -42,7 +42,7 @@ pub fn setbit(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError>
 
 /// Bytes SETBIT may add: the byte its offset falls in, and those before it.
 pub fn setbit_growth(argv: &[&[u8]]) -> usize {
-    argv.get(2).and_then(|a| parse_i64(a)).map_or(0, |n| (n.max(0) / 8) as usize + 1)
+    argv.get(2).and_then(|a| parse_i64(a)).map_or(0, |n| super::growth_bytes(n.max(0) as u64 / 8 + 1))
 }
 
 /// GETBIT: the bit at an offset (0 past the end or for a missing key).

@@ -42,6 +42,13 @@ fn bit_offset(arg: &[u8], width: Option<u32>, max_len: u64) -> Result<u64, CmdEr
     Ok(n as u64)
 }
 
+/// A growth estimate in bytes, capped at the default `proto-max-bulk-len` (512 MB): an offset
+/// past it is refused by the handler, and the cap keeps the sum dispatch makes from
+/// overflowing a 32-bit `usize` (wasm).
+fn growth_bytes(bytes: u64) -> usize {
+    bytes.min(512 << 20) as usize
+}
+
 /// Runs `f` on the string at `key` zero-padded to at least `len` bytes, creating it when it
 /// is missing. `f` also learns whether the string was created or grew (a change even when
 /// no bit flips).
