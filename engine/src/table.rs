@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use crate::args::Args;
 use crate::cmd::{
-    client, client_tracking, command, config, functions, geo, hash, hll, keys, list, pubsub, scripting, server, set,
-    stream, string, timing, tx, zset,
+    bitmap, client, client_tracking, command, config, functions, geo, hash, hll, keys, list, pubsub, scripting, server,
+    set, stream, string, timing, tx, zset,
 };
 use crate::engine::Ctx;
 use crate::error::CmdError;
@@ -527,6 +527,14 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "PFMERGE", -2, WRITE | DENYOOM, [key(RW | ACCESS | INSERT, 1), range(RO | ACCESS, 2, -1, 1, 0)], "hyperloglog", hll::pfmerge, "destkey [sourcekey [sourcekey ...]]", "Merges one or more HyperLogLog values into a single key.";
     "PFDEBUG", 3, WRITE | DENYOOM | ADMIN, [key(RW | ACCESS, 2)], "hyperloglog", hll::pfdebug, "subcommand key", "Internal commands for debugging HyperLogLog values.";
     "PFSELFTEST", 1, ADMIN, [], "hyperloglog", hll::pfselftest, "", "An internal command for testing HyperLogLog values.";
+    // Bitmaps (on strings)
+    "SETBIT", 4, WRITE | DENYOOM, [key(RW | ACCESS | UPDATE, 1)], "bitmap", bitmap::setbit, "key offset value", "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", grow = bitmap::setbit_growth;
+    "GETBIT", 3, READONLY | FAST, [key(RO | ACCESS, 1)], "bitmap", bitmap::getbit, "key offset", "Returns a bit value by offset.";
+    "BITCOUNT", -2, READONLY, [key(RO | ACCESS, 1)], "bitmap", bitmap::bitcount, "key [start end [BYTE | BIT]]", "Counts the number of set bits (population counting) in a string.";
+    "BITPOS", -3, READONLY, [key(RO | ACCESS, 1)], "bitmap", bitmap::bitpos, "key bit [start [end [BYTE | BIT]]]", "Finds the first set (1) or clear (0) bit in a string.";
+    "BITOP", -4, WRITE | DENYOOM, [key(OW | UPDATE, 2), range(RO | ACCESS, 3, -1, 1, 0)], "bitmap", bitmap::bitop, "<AND | OR | XOR | NOT> destkey key [key ...]", "Performs bitwise operations on multiple strings, and stores the result.";
+    "BITFIELD", -2, WRITE | DENYOOM, [key(RW | UPDATE | ACCESS | VARIABLE_FLAGS, 1).notes("This command allows both access and modification of the key")], "bitmap", bitmap::bitfield, "key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]]", "Performs arbitrary bitfield integer operations on strings.", grow = bitmap::bitfield_growth, getkeys = keyspec::bitfield_keys;
+    "BITFIELD_RO", -2, READONLY | FAST, [key(RO | ACCESS, 1)], "bitmap", bitmap::bitfield_ro, "key [GET encoding offset [GET encoding offset ...]]", "Performs arbitrary read-only bitfield integer operations on strings.";
     // Scripting: every shard is locked while a script runs (see `cmd::scripting`).
     "EVAL", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1).notes("We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")], "scripting", scripting::eval, "script numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script.";
     "EVALSHA", -3, ALL_SHARDS, [keynum(RW | ACCESS | UPDATE, 2, 0, 1, 1)], "scripting", scripting::evalsha, "sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest.";

@@ -713,3 +713,121 @@ fn geo_commands_on_random_arguments() {
     flush_and_check(&engine);
     println!("geo: {n} random commands, {found} points within 200 radii, {} mutated inputs, 0 panics", n / 4);
 }
+
+// --- bits21: bitmaps --------------------------------------------------------------------------
+
+/// One random bitmap command on one of three keys: offsets near the start, far out, `#`
+/// forms, huge and malformed; every field type and overflow mode, bad ones too.
+fn bitmap_argv(rng: &mut Rng) -> Vec<Vec<u8>> {
+    const TYPES: &[&str] = &["u1", "i1", "u8", "i8", "u13", "i32", "u63", "i64", "u64", "i65", "u0", "x8", "i", ""];
+    const WORDS: &[&str] = &["GET", "SET", "INCRBY", "OVERFLOW", "WRAP", "SAT", "FAIL", "BIT", "BYTE", "bogus"];
+    let key = [&b"b1"[..], b"b2", b"b3"][rng.below(3)].to_vec();
+    let offset = |rng: &mut Rng| -> Vec<u8> {
+        match rng.below(12) {
+            0 => format!("#{}", rng.below(40)).into_bytes(),
+            1 => ["-1", "#-1", "x", "", "4294967295", "8388608", "9223372036854775807", "#9223372036854775807"]
+                [rng.below(8)]
+            .as_bytes()
+            .to_vec(),
+            2 => (rng.below(80_000)).to_string().into_bytes(),
+            _ => rng.below(300).to_string().into_bytes(),
+        }
+    };
+    let int = |rng: &mut Rng| -> Vec<u8> {
+        match rng.below(6) {
+            0 => (rng.next() as i64).to_string().into_bytes(),
+            1 => ["9223372036854775807", "-9223372036854775808", "x", "1.5"][rng.below(4)].as_bytes().to_vec(),
+            _ => (rng.below(600) as i64 - 300).to_string().into_bytes(),
+        }
+    };
+    let mut argv: Vec<Vec<u8>> = Vec::new();
+    match rng.below(7) {
+        0 => {
+            argv.extend([b"SETBIT".to_vec(), key, offset(rng)]);
+            argv.push(["0", "1", "2", "-1"][rng.below(4)].as_bytes().to_vec());
+        }
+        1 => argv.extend([b"GETBIT".to_vec(), key, offset(rng)]),
+        2 | 3 => {
+            argv.push(if rng.below(4) == 0 { b"BITCOUNT".to_vec() } else { b"BITPOS".to_vec() });
+            argv.push(key);
+            if argv[0] == b"BITPOS" {
+                argv.push(rng.below(3).to_string().into_bytes());
+            }
+            for _ in 0..rng.below(4) {
+                argv.push(if rng.below(4) == 0 { WORDS[rng.below(WORDS.len())].as_bytes().to_vec() } else { int(rng) });
+            }
+        }
+        4 => {
+            argv.extend([
+                b"BITOP".to_vec(),
+                ["AND", "OR", "XOR", "NOT", "NAND"][rng.below(5)].as_bytes().to_vec(),
+                key,
+            ]);
+            for _ in 0..rng.below(4) {
+                argv.push([&b"b1"[..], b"b2", b"b3", b"none"][rng.below(4)].to_vec());
+            }
+        }
+        _ => {
+            argv.push(if rng.below(5) == 0 { b"BITFIELD_RO".to_vec() } else { b"BITFIELD".to_vec() });
+            argv.push(key);
+            for _ in 0..rng.below(6) {
+                let word = WORDS[rng.below(4)];
+                argv.push(word.as_bytes().to_vec());
+                if word == "OVERFLOW" {
+                    argv.push(WORDS[4 + rng.below(4)].as_bytes().to_vec());
+                    continue;
+                }
+                argv.push(TYPES[rng.below(TYPES.len())].as_bytes().to_vec());
+                argv.push(offset(rng));
+                if word != "GET" {
+                    argv.push(int(rng));
+                }
+            }
+        }
+    }
+    argv
+}
+
+/// Random bitmap commands (and strings written over them): no panic, BITCOUNT and BITPOS
+/// agree with the bytes GET returns, a SETBIT reads back, and FLUSHALL returns the memory.
+#[test]
+fn bitmap_commands_agree_with_their_bytes() {
+    use vitrine_engine::Reply;
+    let engine = engine();
+    let mut session = engine.new_session("127.0.0.1:1", "127.0.0.1:6379", NOW);
+    let mut rng = Rng(0x0b17_5b17_5b17_0b17);
+    let n = iters() / 10;
+    for i in 0..n {
+        let argv = bitmap_argv(&mut rng);
+        let reply = engine.call(&mut session, &argv, NOW);
+        let key = &argv[1];
+        let bytes = match engine.call(&mut session, &[&b"GET"[..], key], NOW) {
+            Reply::Bulk(b) => b,
+            _ => Vec::new(),
+        };
+        let ones: i64 = bytes.iter().map(|b| b.count_ones() as i64).sum();
+        let count = engine.call(&mut session, &[&b"BITCOUNT"[..], key], NOW);
+        assert!(
+            matches!(count, Reply::Int(c) if c == ones) || count.is_error(),
+            "iteration {i}: {argv:?}: BITCOUNT {count:?}, {ones} ones in {bytes:?}"
+        );
+        let first =
+            bytes.iter().position(|b| *b != 0).map_or(-1, |at| at as i64 * 8 + bytes[at].leading_zeros() as i64);
+        let pos = engine.call(&mut session, &[&b"BITPOS"[..], key, b"1"], NOW);
+        assert!(
+            matches!(pos, Reply::Int(p) if p == first) || pos.is_error(),
+            "iteration {i}: {argv:?}: BITPOS {pos:?}, expected {first}"
+        );
+        if argv[0] == b"SETBIT" && !reply.is_error() {
+            let back = engine.call(&mut session, &[&b"GETBIT"[..], key, &argv[2]], NOW);
+            assert_eq!(back, Reply::Int(if argv[3] == b"1" { 1 } else { 0 }), "iteration {i}: {argv:?}");
+        }
+        if rng.below(40) == 0 {
+            let value: Vec<u8> = (0..rng.below(20)).map(|_| rng.next() as u8).collect();
+            engine.call(&mut session, &[&b"SET"[..], key, &value], NOW);
+        }
+    }
+    engine.end_session(&session);
+    flush_and_check(&engine);
+    println!("bitmaps: {n} random commands, BITCOUNT and BITPOS consistent with GET");
+}

@@ -1277,3 +1277,24 @@ async fn geo_points_show_a_geo_index() {
     t.get("/api/geo-points/plain?limit=0").await.expect_error(StatusCode::BAD_REQUEST, "bad_parameter");
     t.get("/api/geo-points/nope").await.expect_error(StatusCode::NOT_FOUND, "not_found");
 }
+
+#[tokio::test]
+async fn string_bits_are_windowed_by_byte() {
+    let t = TestApp::new();
+    t.state.call(&["SETBIT", "b/1", "7", "1"]);
+    t.state.call(&["SETBIT", "b/1", "8", "1"]);
+    t.state.call(&["SETBIT", "b/1", "23", "1"]);
+    let w = t.get("/api/string-bits/b/1?count=2").await.expect(StatusCode::OK);
+    assert_eq!(w["bytes"], json!([1, 128]));
+    assert_eq!(
+        (w["length"].clone(), w["bitcount"].clone(), w["window_bitcount"].clone()),
+        (json!(3), json!(3), json!(2))
+    );
+    assert_eq!(w["next_offset"], json!(2));
+    let w = t.get("/api/string-bits/b%2F1?offset=2").await.expect(StatusCode::OK);
+    assert_eq!((w["bytes"].clone(), w["next_offset"].clone()), (json!([1]), Value::Null));
+    t.get("/api/string-bits/b/1?count=0").await.expect_error(StatusCode::BAD_REQUEST, "bad_parameter");
+    t.get("/api/string-bits/nope").await.expect_error(StatusCode::NOT_FOUND, "not_found");
+    t.state.call(&["RPUSH", "l", "x"]);
+    t.get("/api/string-bits/l").await.expect_error(StatusCode::UNPROCESSABLE_ENTITY, "wrong_type");
+}

@@ -263,6 +263,23 @@ impl Playground {
             .map_err(refused)
     }
 
+    /// `GET /api/string-bits/{key}?db=&offset=&count=`: a window of a string's bytes to show
+    /// as bits (`{"length", "bitcount", "offset", "bytes", "window_bitcount", "next_offset"}`).
+    /// Throws the API's message (no such key, not a string, a bad count).
+    pub fn string_bits_json(
+        &self,
+        key_json: &str,
+        offset: f64,
+        count: u32,
+        now_ms: f64,
+        db: u32,
+    ) -> Result<String, String> {
+        let key = key_bytes(key_json)?;
+        let db = inspect::database(&self.engine, Some(db as usize)).map_err(refused)?;
+        let q = inspect::BitsQuery { db: Some(db), offset: Some(offset.max(0.0) as u64), count: Some(count as usize) };
+        inspect::string_bits(&self.engine, db, &key, &q, ms(now_ms)).map(|p| to_json(&p)).map_err(refused)
+    }
+
     /// `PUT /api/keys/{key}` with the same body (`{"value", "ttl"?, "ttl_ms"?, "nx"?,
     /// "keep_ttl"?}`); answers the key as `key_json`. Throws where the API answers 4xx/507.
     pub fn put_key(&mut self, key_json: &str, body_json: &str, now_ms: f64, db: u32) -> Result<String, String> {

@@ -28,6 +28,7 @@ fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     KeyDetail::export_all(&cfg)?;
     StreamPage::export_all(&cfg)?;
     GeoPoints::export_all(&cfg)?;
+    StringBits::export_all(&cfg)?;
     DeleteResult::export_all(&cfg)?;
     KeyEdit::export_all(&cfg)?;
     EditResult::export_all(&cfg)?;

@@ -3,6 +3,7 @@
 //!
 //! - [`samples`]: the stats snapshot, per-second [`Sample`]s and a clock-free [`SampleRing`];
 //! - [`keys`]: key pages (one SCAN step), key detail, writing, editing and deleting a key;
+//! - [`bits`]: a string's bytes as bits, a window at a time, with its set-bit counts;
 //! - [`bulk`]: counting the keys a glob matches, and bulk delete/EXPIRE/PERSIST one SCAN batch a step;
 //! - [`events`]: recent evictions and expirations, and the active expiry cycle;
 //! - [`geo`]: a sorted set of geohashes as points (the key view's scatter);
@@ -29,6 +30,7 @@
 
 #[cfg(test)]
 mod api_types;
+pub mod bits;
 pub mod bulk;
 pub mod clients;
 pub mod commands;
@@ -54,6 +56,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use ts_rs::TS;
 
+pub use bits::{string_bits, BitsQuery, StringBits};
 pub use bulk::{bulk_job, bulk_step, count_keys, BulkJob, BulkRequest, JobState, KeyCount, KeyFilter};
 pub use clients::{clients, kill_client, monitor, ClientRow, ClientsView, MonitorEventView, MonitorView, TrackingRow};
 pub use commands::{command_counters, command_names, commands_json, help, is_command, CommandCounter};

@@ -348,6 +348,26 @@ pub fn sort_ro_keys(_argv: &[&[u8]]) -> Vec<(usize, u16)> {
     vec![(1, RO | ACCESS)]
 }
 
+/// BITFIELD's (Redis's `bitfieldGetKeys`): read-only while its arguments hold only GETs and
+/// OVERFLOWs up to the first SET or INCRBY; anything else, a bad argument too, counts as a write.
+pub fn bitfield_keys(argv: &[&[u8]]) -> Vec<(usize, u16)> {
+    let mut i = 2;
+    let mut read_only = true;
+    while i < argv.len() {
+        let left = argv.len() - i - 1;
+        let a = argv[i];
+        if a.eq_ignore_ascii_case(b"get") && left >= 2 {
+            i += 3;
+        } else if a.eq_ignore_ascii_case(b"overflow") && left >= 1 {
+            i += 2;
+        } else {
+            read_only = false;
+            break;
+        }
+    }
+    vec![(1, if read_only { RO | ACCESS } else { RW | ACCESS | UPDATE })]
+}
+
 /// SET's: its key's flags depend on GET (read and written) or not (overwritten).
 pub fn set_keys(argv: &[&[u8]]) -> Vec<(usize, u16)> {
     let get = argv.iter().skip(3).any(|a| a.eq_ignore_ascii_case(b"get"));

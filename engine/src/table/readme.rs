@@ -21,6 +21,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("stream", "Streams"),
     ("hyperloglog", "HyperLogLog"),
     ("geo", "Geospatial indexes"),
+    ("bitmap", "Bitmaps"),
     ("transactions", "Transactions"),
     ("scripting", "Scripting"),
     ("pubsub", "Pub/sub"),

@@ -17,8 +17,8 @@ use axum::http::{Method, Uri};
 use axum::Json;
 use vitrine_engine::inspect::keys::not_found;
 use vitrine_engine::inspect::{
-    self, DeleteResult, EditResult, GeoPoints, GeoQuery, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite, StreamPage,
-    StreamQuery,
+    self, BitsQuery, DeleteResult, EditResult, GeoPoints, GeoQuery, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite,
+    StreamPage, StreamQuery, StringBits,
 };
 
 use super::error::{ApiError, ApiJson, ApiQuery};
@@ -33,6 +33,7 @@ pub fn routes(t: &mut RouteTable) {
     t.api(Method::DELETE, "/keys/{*key}", delete_key);
     t.api(Method::GET, "/stream-entries/{*key}", stream_entries);
     t.api(Method::GET, "/geo-points/{*key}", geo_points);
+    t.api(Method::GET, "/string-bits/{*key}", string_bits);
 }
 
 /// `GET /api/keys?match=&type=&cursor=&count=&db=`: one SCAN step of a database
@@ -46,7 +47,8 @@ fn path_key(uri: &Uri) -> Result<Vec<u8>, ApiError> {
     path_key_after(uri, "/keys/")
 }
 
-/// The key named by the path after `prefix` (`/keys/`, `/stream-entries/`, `/geo-points/`).
+/// The key named by the path after `prefix` (`/keys/`, `/stream-entries/`, `/geo-points/`,
+/// `/string-bits/`).
 fn path_key_after(uri: &Uri, prefix: &str) -> Result<Vec<u8>, ApiError> {
     let path = uri.path();
     let path = path.strip_prefix("/api").unwrap_or(path);
@@ -96,6 +98,18 @@ async fn geo_points(
     let key = path_key_after(&uri, "/geo-points/")?;
     let db = inspect::database(&state.engine, q.db)?;
     Ok(Json(inspect::geo_points(&state.engine, db, &key, q.limit, now_ms())?))
+}
+
+/// `GET /api/string-bits/{key}?db=&offset=&count=`: a window of a string's bytes to show as
+/// bits, with the set-bit counts of the string and of the window (`inspect::string_bits`).
+async fn string_bits(
+    State(state): State<AppState>,
+    uri: Uri,
+    ApiQuery(q): ApiQuery<BitsQuery>,
+) -> Result<Json<StringBits>, ApiError> {
+    let key = path_key_after(&uri, "/string-bits/")?;
+    let db = inspect::database(&state.engine, q.db)?;
+    Ok(Json(inspect::string_bits(&state.engine, db, &key, &q, now_ms())?))
 }
 
 /// `PUT /api/keys/{key}?db=` with `{"value": ..., "ttl": seconds}`: sets a string (as

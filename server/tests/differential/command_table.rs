@@ -41,8 +41,9 @@ const DIFFERENT_IN_7_2: &[&str] = &[
 /// Rows whose COMMAND DOCS arguments 7.2 restructured (beyond renaming them): CLIENT LIST's ID
 /// and CONFIG GET's parameters became plain multiple arguments, PSUBSCRIBE's pattern too,
 /// ZRANK and ZREVRANK gained WITHSCORE, GETKEYS an argument list; XREAD lost its complexity,
-/// and XINFO STREAM's `FULL [COUNT count]` became a block without a token of its own;
-/// GEORADIUS's and GEORADIUSBYMEMBER's two STORE keys became one `STORE | STOREDIST` choice.
+/// XINFO STREAM's `FULL [COUNT count]` became a block without a token of its own;
+/// GEORADIUS's and GEORADIUSBYMEMBER's two STORE keys became one `STORE | STOREDIST` choice;
+/// and BITOP's operation a oneof of its four tokens.
 const DOCS_DIFFERENT_IN_7_2: &[&str] = &[
     "georadius",
     "georadiusbymember",
@@ -55,6 +56,7 @@ const DOCS_DIFFERENT_IN_7_2: &[&str] = &[
     "command|getkeysandflags",
     "xread",
     "xinfo|stream",
+    "bitop",
 ];
 
 /// COMMAND DOCS fields 7.2 added to some commands: history entries, and the deprecation of

@@ -141,3 +141,11 @@ fn keyspace_events_match_redis_narrow() {
 fn keyspace_events_match_redis_new_and_miss() {
     same_events("keyspace_events_match_redis_new_and_miss", "KEAnm");
 }
+
+/// Bitmap commands (and strings written over them) with every class on, `new` and `keymiss`
+/// too: `setbit` only when a bit or the length changed, BITOP's `set` or `del`.
+#[test]
+fn bitmap_events_match_redis() {
+    use crate::bitmaps::{bitmap_fixtures, BITMAP_OPS};
+    same_events_of("bitmap_events_match_redis", "KEAnm", bitmap_fixtures, |g| g.weighted(BITMAP_OPS)(g), &[]);
+}

@@ -327,6 +327,7 @@ const OPS: &[(u32, Op)] = &[
     (40, |g, k, v| g.hash_or_set_on_any_key(k, v)),
     (40, |g, k, v| g.list_on_any_key(k, v)),
     (20, |g, k, v| g.transaction(k, v)),
+    (15, |g, k, _| g.bitmap_on(k)),
 ];
 
 impl Gen {

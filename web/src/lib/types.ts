@@ -44,6 +44,7 @@ export type {
   SlowLogView,
   StreamEntryView,
   StreamPage,
+  StringBits,
   WhatIf,
   GeoPoints,
   GeoPointView,

@@ -32,7 +32,7 @@ use crate::store::entry::{Entry, Value, ValueRef};
 
 /// The string an entry holds, or WRONGTYPE.
 #[allow(unreachable_patterns)]
-pub(super) fn str_of(entry: Entry<'_>) -> Result<&[u8], CmdError> {
+pub(crate) fn str_of(entry: Entry<'_>) -> Result<&[u8], CmdError> {
     match entry.value {
         ValueRef::Str(s) => Ok(s),
         _ => Err(CmdError::WrongType),
@@ -41,7 +41,7 @@ pub(super) fn str_of(entry: Entry<'_>) -> Result<&[u8], CmdError> {
 
 /// The string a value holds, for changing in place, or WRONGTYPE.
 #[allow(unreachable_patterns)]
-pub(super) fn str_mut(value: &mut Value) -> Result<&mut Vec<u8>, CmdError> {
+pub(crate) fn str_mut(value: &mut Value) -> Result<&mut Vec<u8>, CmdError> {
     match value {
         Value::Str(s) => Ok(s),
         _ => Err(CmdError::WrongType),
@@ -72,7 +72,7 @@ pub(crate) fn default_expiry_at(engine: &Engine, now: u64) -> u64 {
 
 /// Writes a string with an absolute expiry (0 = none). A time already past deletes the key
 /// instead, so a SET with EXAT/PXAT in the past leaves nothing behind.
-pub(super) fn store(ctx: &mut Ctx<'_>, key: &[u8], value: &[u8], expire_at: u64) {
+pub(crate) fn store(ctx: &mut Ctx<'_>, key: &[u8], value: &[u8], expire_at: u64) {
     let now = ctx.now;
     let shard = ctx.db.shard(key);
     if expire_at != 0 && expire_at <= now {

@@ -69,6 +69,7 @@ export type { StreamConsumerView } from './StreamConsumerView';
 export type { StreamEntryView } from './StreamEntryView';
 export type { StreamGroupView } from './StreamGroupView';
 export type { StreamPage } from './StreamPage';
+export type { StringBits } from './StringBits';
 export type { SubPrefix } from './SubPrefix';
 export type { TrackingFigures } from './TrackingFigures';
 export type { TrackingRow } from './TrackingRow';

@@ -42,6 +42,7 @@ import type {
   StatsSnapshot,
   StreamPage,
   GeoPoints,
+  StringBits,
 } from '../types';
 
 /** One SCAN step's query (GET /api/keys). */
@@ -52,6 +53,14 @@ export interface PageQuery {
   count: number;
   /** The database to scan (0 when absent). */
   db?: number;
+}
+
+/** A window of a string's bytes to show as bits (GET /api/string-bits/{key}). */
+export interface StringBitsQuery {
+  /** The window's first byte. */
+  offset: number;
+  /** Bytes in the window. */
+  count: number;
 }
 
 /** One page of a stream's entries (GET /api/stream-entries/{key}). */
@@ -154,6 +163,8 @@ export interface Backend {
   streamEntries(key: Bytes, q: StreamEntriesQuery, db?: number): Promise<StreamPage>;
   /** The sorted set at `key` as points when its scores are geohashes (GET /api/geo-points/{key}). */
   geoPoints(key: Bytes, limit: number, db?: number): Promise<GeoPoints>;
+  /** A window of the string at `key` as bytes with its set-bit counts; rejects when there is no such string. */
+  stringBits(key: Bytes, q: StringBitsQuery, db?: number): Promise<StringBits>;
   /** Writes a string key; rejects with ApiError (409 for `nx` on an existing key). */
   putKey(key: Bytes, body: PutKeyBody, db?: number): Promise<KeyDetail>;
   deleteKey(key: Bytes, db?: number): Promise<{ deleted: boolean }>;

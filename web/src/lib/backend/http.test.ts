@@ -85,11 +85,13 @@ describe('HttpBackend', () => {
       'GET /api/stream-entries/s%3A1?order=newest&count=25': () => json({ length: 1, entries: [{ id: '1-0', fields: [['f', 'v']] }] }),
       'GET /api/stream-entries/s?order=oldest&count=5&cursor=1-0&db=2': () => json({ length: 1, entries: [] }),
       'GET /api/geo-points/g%3A1?limit=500&db=3': () => json({ length: 1, is_geo: true, truncated: false, points: [{ member: 'm', longitude: 1, latitude: 2 }] }),
+      'GET /api/string-bits/b%3A1?offset=64&count=64&db=3': () => json({ length: 70, bitcount: 4, offset: 64, bytes: [1, 2], window_bitcount: 2, next_offset: null }),
     });
     const b = new HttpBackend();
     expect((await b.streamEntries('s:1', { order: 'newest', cursor: '', count: 25 })).entries[0].id).toBe('1-0');
     expect((await b.streamEntries('s', { order: 'oldest', cursor: '1-0', count: 5 }, 2)).entries).toEqual([]);
     expect((await b.geoPoints('g:1', 500, 3)).points[0].member).toBe('m');
+    expect((await b.stringBits('b:1', { offset: 64, count: 64 }, 3)).bytes).toEqual([1, 2]);
     expect((await b.memory()).db).toBeNull();
     expect((await b.memory(2)).db).toBe(2);
     expect((await b.stats()).keys).toBe(3);

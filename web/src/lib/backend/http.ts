@@ -39,6 +39,7 @@ import type {
   StatsSnapshot,
   StreamPage,
   GeoPoints,
+  StringBits,
 } from '../types';
 import {
   bulkBody,
@@ -49,6 +50,7 @@ import {
   type KeyFilter,
   type PageQuery,
   type StreamEntriesQuery,
+  type StringBitsQuery,
 } from './backend';
 
 export class HttpBackend implements Backend {
@@ -111,6 +113,12 @@ export class HttpBackend implements Backend {
     const params = new URLSearchParams({ limit: String(limit) });
     if (db) params.set('db', String(db));
     return api<GeoPoints>(`/api/geo-points/${keyPath(key)}?${params}`);
+  }
+
+  stringBits(key: Bytes, q: StringBitsQuery, db = 0): Promise<StringBits> {
+    const params = new URLSearchParams({ offset: String(q.offset), count: String(q.count) });
+    if (db) params.set('db', String(db));
+    return api<StringBits>(`/api/string-bits/${keyPath(key)}?${params}`);
   }
 
   putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {

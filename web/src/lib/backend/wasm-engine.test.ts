@@ -91,6 +91,9 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     const entries = await backend.streamEntries('st', { order: 'newest', cursor: '', count: 1 });
     expect(entries).toMatchObject({ length: 2, last_id: '2-0', next_cursor: '2-0', entries: [{ id: '2-0', fields: [['g', 'w']] }] });
     await backend.console('DEL st');
+    await backend.console('SETBIT bits 9 1');
+    expect(await backend.stringBits('bits', { offset: 1, count: 8 })).toEqual({ length: 2, bitcount: 1, offset: 1, bytes: [64], window_bitcount: 1, next_offset: null });
+    await backend.console('DEL bits');
     await expect(backend.keys({ match: '*', type: '', cursor: 'nope', count: 10 })).rejects.toMatchObject({ status: 400 });
     // The memory ledger: its parts add up to the data part of used_memory.
     const m = await backend.memory();

@@ -73,6 +73,10 @@ class FakeEngine implements WasmEngine {
   stream_entries_json(): string {
     throw new Error('not faked');
   }
+  // So are string bits.
+  string_bits_json(): string {
+    throw new Error('not faked');
+  }
   put_key(keyJson: string, bodyJson: string, now: number, db: number) {
     const key = JSON.parse(keyJson) as string;
     const body = JSON.parse(bodyJson) as { value: string; nx?: boolean };

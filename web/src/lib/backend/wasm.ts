@@ -46,6 +46,7 @@ import type {
   StatsSnapshot,
   StreamPage,
   GeoPoints,
+  StringBits,
 } from '../types';
 import { bulkBody } from './backend';
 import type {
@@ -58,6 +59,7 @@ import type {
   PlaygroundFeature,
   SessionCommand,
   StreamEntriesQuery,
+  StringBitsQuery,
   TranscriptLine,
 } from './backend';
 
@@ -70,6 +72,7 @@ export interface WasmEngine {
   key_json(key_json: string, now_ms: number, db: number): string;
   stream_entries_json(key_json: string, order: string, cursor: string, count: number, now_ms: number, db: number): string;
   geo_points_json(key_json: string, limit: number, now_ms: number, db: number): string;
+  string_bits_json(key_json: string, offset: number, count: number, now_ms: number, db: number): string;
   put_key(key_json: string, body_json: string, now_ms: number, db: number): string;
   delete_key(key_json: string, now_ms: number, db: number): string;
   edit_key(key_json: string, body_json: string, now_ms: number, db: number): string;
@@ -404,6 +407,10 @@ export class WasmBackend implements Backend {
 
   async geoPoints(key: Bytes, limit: number, db = 0): Promise<GeoPoints> {
     return this.#call(() => JSON.parse(this.#engine.geo_points_json(JSON.stringify(key), limit, this.#time(), db)) as GeoPoints);
+  }
+
+  async stringBits(key: Bytes, q: StringBitsQuery, db = 0): Promise<StringBits> {
+    return this.#call(() => JSON.parse(this.#engine.string_bits_json(JSON.stringify(key), q.offset, q.count, this.#time(), db)) as StringBits);
   }
 
   async putKey(key: Bytes, body: PutKeyBody, db = 0): Promise<KeyDetail> {
