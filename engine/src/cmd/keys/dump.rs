@@ -119,9 +119,7 @@ pub fn restore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
         argv.push(b"ABSTTL".to_vec());
         ctx.session.log_as = Some(vec![argv]);
     }
-    if deleted {
-        ctx.notify(class::NEW, "new", key);
-    }
+    // (The store publishes `new` for the key it adds, the replaced one being gone first.)
     ctx.notify(class::GENERIC, "restore", key);
     Ok(Reply::Ok)
 }
@@ -170,3 +168,7 @@ impl Engine {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "dump_tests.rs"]
+mod tests;
