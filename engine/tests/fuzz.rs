@@ -537,6 +537,7 @@ fn restore_seeds(engine: &Engine) -> Vec<Vec<u8>> {
 
 /// RESTOREs one payload; checks the reply, the restored key and the memory it holds.
 fn check_restore(engine: &Engine, session: &mut Session, payload: &[u8]) {
+    engine.call(session, &[&b"DEL"[..], b"r"], NOW);
     let before = engine.snapshot(NOW).used_memory;
     let reply = engine.call(session, &[&b"RESTORE"[..], b"r", b"0", payload, b"REPLACE"], NOW);
     match reply {
