@@ -67,6 +67,8 @@ mod timing;
 mod tracking;
 
 pub use clock::Clock;
+/// What `Engine::restore_key` (the admin API's import) restores.
+pub use cmd::keys::RestoreRequest;
 pub use config::{BufferLimit, Config, ConfigFile, SetError};
 pub use engine::Engine;
 pub use error::{CmdError, ProtocolError};

@@ -32,7 +32,10 @@ fn distinct<'a>(r: &Reader<'_>, items: impl Iterator<Item = &'a [u8]>, what: &st
 }
 
 /// Pairs from a flat list (a listpack or ziplist of a hash or sorted set).
-fn pairs(r: &Reader<'_>, items: Option<Vec<Vec<u8>>>, what: &str) -> Result<Vec<(Vec<u8>, Vec<u8>)>, Error> {
+/// Fields and values, or members and scores' texts.
+type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
+
+fn pairs(r: &Reader<'_>, items: Option<Vec<Vec<u8>>>, what: &str) -> Result<Pairs, Error> {
     let Some(items) = items.filter(|i| !i.is_empty() && i.len() % 2 == 0) else { return bad(r, what) };
     let mut out = Vec::with_capacity(items.len() / 2);
     let mut it = items.into_iter();

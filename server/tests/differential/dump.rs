@@ -16,6 +16,11 @@ use rand::Rng;
 
 use crate::harness::*;
 
+/// One command, its reply.
+fn send(c: &mut Conn, argv: Vec<Vec<u8>>) -> Resp {
+    c.call(&argv).expect("reply")
+}
+
 /// A key's contents, read with its type's commands (sets sorted, streams without times).
 fn contents(c: &mut Conn, key: &[u8]) -> Vec<Resp> {
     let mut call = |argv: Vec<Vec<u8>>| c.call(&argv).expect("reply");
@@ -148,7 +153,7 @@ fn build(g: &mut Gen, key: &str) -> (Vec<Vec<Vec<u8>>>, bool) {
 }
 
 fn restore(c: &mut Conn, key: &[u8], payload: Vec<u8>) -> Resp {
-    c.call(&args!["RESTORE", key, "0", payload, "REPLACE"]).expect("reply")
+    send(c, args!["RESTORE", key, "0", payload, "REPLACE"])
 }
 
 #[test]
@@ -158,7 +163,7 @@ fn dump_restore_both_ways() {
     for seed in seeds() {
         let mut g = Gen::new(seed ^ 0xd0_0d);
         for c in [&mut p.vitrine, &mut p.redis] {
-            c.call(&args!["FLUSHALL"]).expect("flush");
+            send(c, args!["FLUSHALL"]);
         }
         for k in 0..12 {
             let key = format!("k{k}");
@@ -167,7 +172,7 @@ fn dump_restore_both_ways() {
                 let (v, r) = (p.vitrine.call(argv).expect("vitrine"), p.redis.call(argv).expect("redis"));
                 assert_eq!(v, r, "seed {seed}: {}", show_argv(argv));
             }
-            let dump = |c: &mut Conn| match c.call(&args!["DUMP", key.as_str()]).expect("reply") {
+            let dump = |c: &mut Conn| match send(c, args!["DUMP", key.as_str()]) {
                 Resp::Bulk(b) => Some(b),
                 _ => None,
             };
@@ -200,7 +205,7 @@ fn dump_restore_both_ways() {
 fn damaged_payloads_get_the_same_errors() {
     let Some(servers) = Servers::start_or_skip("damaged_payloads_get_the_same_errors") else { return };
     let mut p = servers.peers();
-    p.redis.call(&args!["CONFIG", "SET", "sanitize-dump-payload", "yes"]).expect("config");
+    send(&mut p.redis, args!["CONFIG", "SET", "sanitize-dump-payload", "yes"]);
     let mut setup: Vec<Vec<Vec<u8>>> = vec![
         args!["SET", "s", "hello world hello world hello world"],
         args!["RPUSH", "l", "a", "b", "3"],
@@ -222,7 +227,7 @@ fn damaged_payloads_get_the_same_errors() {
     let mut payloads: Vec<Vec<u8>> = vec![b"".to_vec(), b"x".to_vec(), vec![0; 10], b"\x00\x01a\x0a\x00".to_vec()];
     let mut changed: Vec<Vec<u8>> = Vec::new();
     for key in ["s", "l", "i", "z", "h", "x"] {
-        let Resp::Bulk(good) = p.redis.call(&args!["DUMP", key]).expect("dump") else { panic!("no {key}") };
+        let Resp::Bulk(good) = send(&mut p.redis, args!["DUMP", key]) else { panic!("no {key}") };
         let body_len = good.len() - 10;
         let mut flipped = good.clone();
         flipped[body_len / 2] ^= 0x20;

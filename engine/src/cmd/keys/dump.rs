@@ -1,7 +1,7 @@
 //! DUMP and RESTORE: a key's value as Redis's serialization (the RDB value encoding, the RDB
 //! version and a CRC64, see `rdb`), so values move between Vitrine and redis-server in both
-//! directions. Also the session-free `Engine::dump_key` / `Engine::restore_key` the admin
-//! API's export and import use.
+//! directions. Also `Engine::dump_key` (no session) and `Engine::restore_key` (through
+//! dispatch, on the caller's session), which the admin API's export and import use.
 
 use crate::args::Args;
 use crate::engine::{Ctx, Engine};
@@ -31,7 +31,7 @@ pub fn dump(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let key = args.key()?;
     let now = ctx.now;
     Ok(match ctx.db.lookup(key, now) {
-        Some(e) => Reply::Bulk(dump_value(e.value).into()),
+        Some(e) => Reply::Bulk(dump_value(e.value)),
         None => Reply::Nil,
     })
 }
@@ -132,6 +132,20 @@ pub fn restore_growth(argv: &[&[u8]]) -> usize {
     argv.get(3).map_or(0, |p| p.len().saturating_mul(2))
 }
 
+/// What `Engine::restore_key` restores.
+#[derive(Debug, Clone, Copy)]
+pub struct RestoreRequest<'a> {
+    /// The database the key goes to.
+    pub db: usize,
+    pub key: &'a [u8],
+    /// A DUMP payload (of Vitrine or redis-server).
+    pub payload: &'a [u8],
+    /// Absolute expiry, unix ms; 0 for none.
+    pub expire_at_ms: u64,
+    /// Replace an existing key rather than fail with BUSYKEY.
+    pub replace: bool,
+}
+
 impl Engine {
     /// The DUMP payload of `key` in database `db`, without a session (the admin API's
     /// export); `None` when the key is missing. Counts as an access, as DUMP does.
@@ -141,20 +155,12 @@ impl Engine {
         locked.lookup(key, now_ms).map(|e| dump_value(e.value))
     }
 
-    /// RESTOREs `payload` into `key` in database `db` through dispatch (so memory
-    /// admission, the AOF, notifications, WATCH and tracking all see it), with an absolute
-    /// expiry in unix ms (0: none). `session` is the caller's (the admin API's); its
-    /// selected database is left as it was. Errors are Redis's texts.
-    pub fn restore_key(
-        &self,
-        session: &mut Session,
-        db: usize,
-        key: &[u8],
-        payload: &[u8],
-        expire_at_ms: u64,
-        replace: bool,
-        now_ms: u64,
-    ) -> Result<(), String> {
+    /// RESTOREs a payload through dispatch (so memory admission, the AOF, notifications,
+    /// WATCH and tracking all see it), as `RESTORE key <expiry> payload ABSTTL [REPLACE]` in
+    /// database `r.db`. `session` is the caller's (the admin API's); its selected database
+    /// is left as it was. Errors are Redis's texts.
+    pub fn restore_key(&self, session: &mut Session, r: &RestoreRequest<'_>, now_ms: u64) -> Result<(), String> {
+        let RestoreRequest { db, key, payload, expire_at_ms, replace } = *r;
         let saved = session.db;
         session.db = db;
         let ttl = expire_at_ms.to_string();

@@ -4,7 +4,7 @@
 
 use crate::rdb::codec::crc64;
 use crate::testing::{drain_log, err, int, nil, ok, TestEngine, NOT_INT, SYNTAX};
-use crate::Reply;
+use crate::{Reply, RestoreRequest};
 
 fn dump(t: &mut TestEngine, key: &str) -> Vec<u8> {
     match t.run(&["DUMP", key]) {
@@ -198,7 +198,7 @@ fn ttls_replace_and_the_log() {
     assert_eq!(drain_log(&t), ["DEL a"]);
     t.run(&["RPUSH", "l", "x"]);
     assert_eq!(restore(&mut t, "l", "0", &p, &["REPLACE"]), ok());
-    assert_eq!(t.run(&["GET", "l"]), Reply::Bulk(b"v".to_vec().into()));
+    assert_eq!(t.run(&["GET", "l"]), Reply::Bulk(b"v".to_vec()));
 }
 
 #[test]
@@ -247,8 +247,8 @@ fn redis_payloads_restore_byte_for_byte() {
         assert_eq!(t.run(&["TYPE", "k"]), Reply::Status((*kind).into()));
         assert_eq!(dump(&mut t, "k"), p.to_vec(), "{kind}: DUMP gives Redis's bytes back");
     }
-    assert_eq!(t.run(&["XINFO", "GROUPS", "k"]).to_resp(false).len() > 10, true);
-    assert_eq!(t.run(&["LRANGE", "k", "0", "-1"]).is_error(), true);
+    assert!(t.run(&["XINFO", "GROUPS", "k"]).to_resp(false).len() > 10);
+    assert!(t.run(&["LRANGE", "k", "0", "-1"]).is_error());
 }
 
 #[test]
@@ -259,13 +259,13 @@ fn engine_level_dump_and_restore() {
     assert_eq!(t.engine.dump_key(0, b"missing", t.now), None);
     let now = t.now;
     let mut s = t.engine.new_session("admin", "api", now);
-    assert_eq!(t.engine.restore_key(&mut s, 3, b"h", &p, now + 1000, false, now), Ok(()));
-    assert_eq!(
-        t.engine.restore_key(&mut s, 3, b"h", &p, 0, false, now),
-        Err("BUSYKEY Target key name already exists.".into())
-    );
-    assert_eq!(t.engine.restore_key(&mut s, 3, b"h", &p, 0, true, now), Ok(()));
+    let mut r = RestoreRequest { db: 3, key: b"h", payload: &p, expire_at_ms: now + 1000, replace: false };
+    assert_eq!(t.engine.restore_key(&mut s, &r, now), Ok(()));
+    r.expire_at_ms = 0;
+    assert_eq!(t.engine.restore_key(&mut s, &r, now), Err("BUSYKEY Target key name already exists.".into()));
+    r.replace = true;
+    assert_eq!(t.engine.restore_key(&mut s, &r, now), Ok(()));
     assert_eq!(s.db, 0);
     t.run(&["SELECT", "3"]);
-    assert_eq!(t.run(&["HGET", "h", "a"]), Reply::Bulk(b"1".to_vec().into()));
+    assert_eq!(t.run(&["HGET", "h", "a"]), Reply::Bulk(b"1".to_vec()));
 }
