@@ -176,7 +176,3 @@ impl Engine {
         }
     }
 }
-
-#[cfg(test)]
-#[path = "dump_tests.rs"]
-mod tests;

@@ -8,6 +8,8 @@
 
 mod databases;
 mod dump;
+#[cfg(test)]
+mod dump_tests;
 mod expire;
 mod keyspace;
 mod memory;
