@@ -3,7 +3,7 @@
 //! redis-server 7.0 (captured from it) restoring here byte for byte.
 
 use crate::rdb::codec::crc64;
-use crate::testing::{drain_log, err, int, nil, ok, TestEngine, NOT_INT, SYNTAX};
+use crate::testing::{arr, bulk, drain_log, err, int, nil, ok, TestEngine, NOT_INT, SYNTAX};
 use crate::{Reply, RestoreRequest};
 
 fn dump(t: &mut TestEngine, key: &str) -> Vec<u8> {
@@ -270,4 +270,31 @@ fn engine_level_dump_and_restore() {
     assert_eq!(s.db, 0);
     t.run(&["SELECT", "3"]);
     assert_eq!(t.run(&["HGET", "h", "a"]), Reply::Bulk(b"1".to_vec()));
+}
+
+#[test]
+fn hash_field_ttls_travel_in_redis_7_4s_format() {
+    let mut t = TestEngine::default();
+    t.run(&["HSET", "h", "a", "1", "b", "2"]);
+    let at = (t.now + 5000).to_string();
+    assert_eq!(t.run(&["HPEXPIREAT", "h", &at, "FIELDS", "1", "a"]), arr(vec![int(1)]));
+    let p = dump(&mut t, "h");
+    // RDB_TYPE_HASH_METADATA under version 12: redis-server 7.0 refuses it by its version
+    // rather than drop the TTLs; 7.4 and Vitrine restore it whole.
+    assert_eq!(p[0], 24);
+    assert_eq!(p[p.len() - 10..p.len() - 8], [12, 0]);
+    assert_eq!(restore(&mut t, "h2", "0", &p, &[]), ok());
+    assert_eq!(t.run(&["HPEXPIRETIME", "h2", "FIELDS", "2", "a", "b"]), arr(vec![int(t.now as i64 + 5000), int(-1)]));
+    assert_eq!(t.run(&["MEMORY", "USAGE", "h2"]), t.run(&["MEMORY", "USAGE", "h"]));
+    assert_eq!(dump(&mut t, "h2"), p);
+    // Restored after the field's time: it is left out; with no field left, no key.
+    t.advance(6000);
+    assert_eq!(restore(&mut t, "h3", "0", &p, &[]), ok());
+    assert_eq!(t.run(&["HLEN", "h3"]), int(1));
+    assert_eq!(t.run(&["HGET", "h3", "b"]), bulk("2"));
+    t.run(&["HPEXPIREAT", "h3", &(t.now + 10).to_string(), "FIELDS", "1", "b"]);
+    let only_ttl = dump(&mut t, "h3");
+    t.advance(20);
+    assert_eq!(restore(&mut t, "h4", "0", &only_ttl, &[]), ok());
+    assert_eq!(t.run(&["EXISTS", "h4"]), int(0));
 }
