@@ -225,4 +225,25 @@ mod tests {
         assert_eq!(rdb.keys.iter().map(|k| k.db).collect::<Vec<_>>(), [3, 3]);
         assert_eq!(rdb.keys[0].key, b"k");
     }
+
+    #[test]
+    fn a_stream_is_rebuilt_by_restore_of_its_own_bytes() {
+        // XADD x 1-1 f v; XGROUP CREATE x g 0, as redis-server 7.0 DUMPs it (type 19).
+        let value: &[u8] = b"\x01\x10\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x1d\x1d\x00\x00\x00\x0a\x00\x01\x01\x00\x01\x01\x01\x81\x66\x02\x00\x01\x02\x01\x00\x01\x00\x01\x81\x76\x02\x04\x01\xff\x01\x01\x01\x01\x01\x00\x00\x01\x01\x01\x67\x00\x00\x81\xff\xff\xff\xff\xff\xff\xff\xff\x00\x00";
+        let mut f = b"REDIS0010".to_vec();
+        f.extend([19, 1, b'x']);
+        f.extend(value);
+        f.push(OP_EOF);
+        let crc = crc64(&f);
+        f.extend(crc.to_le_bytes());
+        let rdb = parse(&f).unwrap();
+        assert!(matches!(rdb.keys[0].value, Value::Stream(_)));
+        let cmds = commands(&rdb.keys[0], 128);
+        assert_eq!(cmds.len(), 1);
+        assert_eq!(cmds[0][0], b"RESTORE");
+        let payload = &cmds[0][3];
+        assert_eq!(payload[0], 19);
+        assert_eq!(&payload[1..payload.len() - 10], value);
+        assert!(vitrine_engine::rdb::payload::verify(payload, 10).is_some());
+    }
 }
