@@ -51,8 +51,8 @@ mod prefetch;
 mod propagate;
 mod pubsub;
 mod radar;
-/// CRC64 and LZF as Redis's RDB uses them (the server's RDB reader shares them).
-pub mod rdb_codec;
+/// Redis's RDB value encoding (DUMP / RESTORE payloads; the server's RDB reader uses it).
+pub mod rdb;
 mod reply;
 mod reply_cli;
 mod reply_json;
@@ -71,6 +71,8 @@ mod timing;
 mod tracking;
 
 pub use clock::Clock;
+/// What `Engine::restore_key` (the admin API's import) restores.
+pub use cmd::keys::RestoreRequest;
 pub use config::{BufferLimit, Config, ConfigFile, SetError};
 pub use engine::Engine;
 pub use error::{CmdError, ProtocolError};

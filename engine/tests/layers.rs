@@ -24,12 +24,12 @@ const LAYERS: &[(&str, &[&str])] = &[
             "counter",
             "clock",
             "script_libs",
-            "rdb_codec",
             "hll",
             "geo",
         ],
     ),
     ("store", &["store"]),
+    ("the RDB encoding of store values", &["rdb"]),
     ("stats and config", &["stats", "config", "timing"]),
     (
         "sessions and their services",

@@ -43,6 +43,7 @@ mod clients;
 mod command_table;
 mod config;
 mod databases;
+mod dump;
 mod functions;
 mod geo;
 mod hashes_sets;
