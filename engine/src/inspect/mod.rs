@@ -4,6 +4,7 @@
 //! - [`samples`]: the stats snapshot, per-second [`Sample`]s and a clock-free [`SampleRing`];
 //! - [`keys`]: key pages (one SCAN step), key detail, writing, editing and deleting a key;
 //! - [`bulk`]: counting the keys a glob matches, and bulk delete/EXPIRE/PERSIST one SCAN batch a step;
+//! - [`export`]: exporting selected keys as DUMP payloads to a file ([`keys_file`]) and importing one;
 //! - [`events`]: recent evictions and expirations, and the active expiry cycle;
 //! - [`console`]: a console line split as redis-cli does, run, and printed as redis-cli prints;
 //! - [`clients`]: the connections, closing one, and the monitor's recent commands;
@@ -35,8 +36,10 @@ pub mod compat;
 pub mod config;
 pub mod console;
 pub mod events;
+pub mod export;
 pub mod hotkeys;
 pub mod keys;
+pub mod keys_file;
 pub mod memory;
 pub mod notifications;
 pub mod running;
@@ -58,6 +61,8 @@ pub use commands::{command_counters, command_names, commands_json, help, is_comm
 pub use compat::{compat, compat_reset, CompatRow, CompatView};
 pub use config::{config_view, hide_secrets, patch_config, ConfigParam, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};
+pub use export::{export_keys, import_keys, ConflictMode, ExportRequest, ExportedFile, ImportQuery, ImportReport, ImportRow, ImportStatus};
+pub use keys_file::{FileFormat, KeysFile};
 pub use events::{evictions, expiry_cycle, EventView, EvictionsView, ExpiryReport};
 pub use hotkeys::{hot_keys, hot_keys_reset, HotKeyRow, HotKeysView};
 pub use keys::{
