@@ -274,3 +274,160 @@ pub fn import_keys(
     }
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspect::call_in;
+    use crate::testing::TestEngine;
+    use crate::Session;
+    use serde_json::json;
+
+    /// A host's `run`, except that DUMP and RESTORE are stood in for with GET and SET of
+    /// strings (payload `F` + value), so these tests check selection, TTLs and conflict modes
+    /// whatever the payload encoding; the server's tests use the real DUMP and RESTORE.
+    fn fake_run<'a>(
+        engine: &'a Engine,
+        session: &'a mut Session,
+        now: u64,
+    ) -> impl FnMut(usize, &[Vec<u8>]) -> Reply + 'a {
+        move |db, argv| {
+            let mut call = |args: &[&[u8]]| call_in(engine, session, db, args, now);
+            match argv[0].as_slice() {
+                b"DUMP" => match call(&[b"GET", &argv[1]]) {
+                    Reply::Bulk(v) => Reply::Bulk([b"F".as_slice(), &v].concat()),
+                    other => other,
+                },
+                b"RESTORE" => {
+                    let Some(value) = argv[3].strip_prefix(b"F") else {
+                        return Reply::Error("ERR DUMP payload version or checksum are wrong".into());
+                    };
+                    if argv.len() == 4 && call(&[b"EXISTS", &argv[1]]) == Reply::Int(1) {
+                        return Reply::Error("BUSYKEY Target key name already exists.".into());
+                    }
+                    let mut set: Vec<&[u8]> = vec![b"SET", &argv[1], value];
+                    if argv[2] != b"0" {
+                        set.extend([b"PX".as_slice(), &argv[2]]);
+                    }
+                    call(&set)
+                }
+                _ => call(&argv.iter().map(Vec::as_slice).collect::<Vec<_>>()),
+            }
+        }
+    }
+
+    fn export(t: &mut TestEngine, body: serde_json::Value) -> Result<ExportedFile, Refusal> {
+        let req: ExportRequest = serde_json::from_value(body).unwrap();
+        let TestEngine { engine, session, now, .. } = t;
+        export_keys(engine, &req, *now, fake_run(engine, session, *now))
+    }
+
+    fn import(t: &mut TestEngine, db: Option<usize>, mode: ConflictMode, file: &[u8]) -> Result<ImportReport, Refusal> {
+        let q = ImportQuery { db, mode: Some(mode) };
+        let TestEngine { engine, session, now, .. } = t;
+        import_keys(engine, &q, file, *now, fake_run(engine, session, *now))
+    }
+
+    fn statuses(r: &ImportReport) -> Vec<(String, ImportStatus)> {
+        r.keys.iter().map(|k| (String::from_utf8_lossy(&k.key.0).into_owned(), k.status)).collect()
+    }
+
+    #[test]
+    fn exports_a_pattern_with_ttls_and_imports_it_back_after_a_flush() {
+        let mut t = TestEngine::default();
+        t.run(&["SELECT", "2"]);
+        t.run(&["SET", "user:1", "one"]);
+        t.run(&["SET", "user:2", "two", "PX", "60000"]);
+        t.run(&["SET", "other", "x"]);
+        t.run(&["RPUSH", "user:list", "a"]);
+        for format in ["json", "binary"] {
+            let file = export(&mut t, json!({"db": 2, "match": "user:*", "type": "string", "format": format})).unwrap();
+            assert_eq!((file.keys, file.missing), (2, 0));
+            assert!(file.filename.starts_with("vitrine-db2-"), "{}", file.filename);
+            let (decoded, _) = KeysFile::decode(&file.bytes).unwrap();
+            assert_eq!(decoded.db, 2);
+            let ttls: Vec<i64> = decoded.records.iter().map(|r| r.pttl).collect();
+            assert_eq!(ttls, [-1, 60000]);
+
+            t.run(&["FLUSHDB"]);
+            t.advance(1000);
+            // No db: the file's own.
+            let report = import(&mut t, None, ConflictMode::Fail, &file.bytes).unwrap();
+            assert_eq!((report.db, report.restored, report.skipped, report.errors), (2, 2, 0, 0));
+            assert_eq!(t.run(&["GET", "user:1"]), Reply::Bulk(b"one".to_vec()));
+            // The TTL left at export, counted from the import.
+            assert_eq!(t.run(&["PTTL", "user:2"]), Reply::Int(60000));
+            assert_eq!(t.run(&["PTTL", "user:1"]), Reply::Int(-1));
+        }
+    }
+
+    #[test]
+    fn conflict_modes_skip_replace_or_refuse_the_whole_file() {
+        let mut t = TestEngine::default();
+        t.run(&["SET", "a", "old-a"]);
+        t.run(&["SET", "b", "old-b"]);
+        let file = export(&mut t, json!({"keys": ["a", "b", "gone"]})).unwrap();
+        assert_eq!((file.keys, file.missing), (2, 1));
+        t.run(&["SET", "a", "new-a"]);
+        t.run(&["DEL", "b"]);
+
+        let refused = import(&mut t, Some(0), ConflictMode::Fail, &file.bytes).unwrap_err();
+        assert_eq!((refused.status, refused.code), (Status::Conflict, "conflict"));
+        assert!(refused.message.contains("1 of the file's keys exist already (a)"), "{}", refused.message);
+        assert_eq!(t.run(&["EXISTS", "b"]), Reply::Int(0), "fail imports nothing");
+
+        let skip = import(&mut t, Some(0), ConflictMode::Skip, &file.bytes).unwrap();
+        assert_eq!(statuses(&skip), [("a".into(), ImportStatus::Skipped), ("b".into(), ImportStatus::Restored)]);
+        assert_eq!(t.run(&["GET", "a"]), Reply::Bulk(b"new-a".to_vec()));
+
+        let replace = import(&mut t, Some(0), ConflictMode::Replace, &file.bytes).unwrap();
+        assert_eq!((replace.restored, replace.skipped), (2, 0));
+        assert_eq!(t.run(&["GET", "a"]), Reply::Bulk(b"old-a".to_vec()));
+
+        // Into another database.
+        let other = import(&mut t, Some(5), ConflictMode::Skip, &file.bytes).unwrap();
+        assert_eq!((other.db, other.restored), (5, 2));
+        assert!(import(&mut t, Some(99), ConflictMode::Skip, &file.bytes).is_err());
+    }
+
+    #[test]
+    fn a_refused_restore_is_a_row_of_the_report_and_the_rest_goes_on() {
+        let mut t = TestEngine::default();
+        let mut file = KeysFile {
+            db: 0,
+            exported_at_ms: 0,
+            records: vec![
+                Record { key: b"\xffbin".to_vec(), type_name: "string".into(), pttl: -1, payload: b"Fv".to_vec() },
+                Record { key: b"bad".to_vec(), type_name: "string".into(), pttl: -1, payload: b"garbage".to_vec() },
+            ],
+        };
+        file.records.push(Record { key: b"last".to_vec(), ..file.records[0].clone() });
+        let report = import(&mut t, None, ConflictMode::Skip, &file.encode(FileFormat::Binary)).unwrap();
+        assert_eq!((report.restored, report.errors, report.format), (2, 1, FileFormat::Binary));
+        assert_eq!(report.keys[1].error.as_deref(), Some("ERR DUMP payload version or checksum are wrong"));
+        assert_eq!(t.run(&[b"GET".as_slice(), b"\xffbin"]), Reply::Bulk(b"v".to_vec()));
+        let shown = serde_json::to_value(&report).unwrap();
+        assert_eq!(shown["keys"][0]["key"]["base64"], "/2Jpbg==");
+        assert_eq!(shown["keys"][1]["status"], "error");
+    }
+
+    #[test]
+    fn exports_refuse_bad_selections_and_files_past_the_limit() {
+        let mut t = TestEngine::default();
+        let both = export(&mut t, json!({"keys": ["a"], "match": "a*"})).unwrap_err();
+        assert_eq!(both.status, Status::BadRequest);
+        assert!(export(&mut t, json!({"keys": [7]})).is_err());
+        assert!(export(&mut t, json!({"type": "nope"})).is_err());
+        assert!(export(&mut t, json!({"db": 99})).is_err());
+        assert!(serde_json::from_value::<ExportRequest>(json!({"format": "xml"})).is_err());
+        let big = "x".repeat(300_000);
+        for i in 0..4 {
+            t.run(&["SET", &format!("big:{i}"), &big]);
+        }
+        let e = export(&mut t, json!({"match": "big:*"})).unwrap_err();
+        assert_eq!(e.code, "too_large");
+        assert_eq!(export(&mut t, json!({"match": "big:1"})).unwrap().keys, 1);
+        let empty = export(&mut t, json!({"match": "none:*", "format": "binary"})).unwrap();
+        assert_eq!(KeysFile::decode(&empty.bytes).unwrap().0.records.len(), 0);
+    }
+}
