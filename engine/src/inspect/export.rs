@@ -199,7 +199,10 @@ pub fn export_keys(
         return Err(Refusal::new(
             Status::Unprocessable,
             "too_large",
-            format!("the export is {} bytes, more than the import limit of {MAX_FILE_BYTES}; select fewer keys", bytes.len()),
+            format!(
+                "the export is {} bytes, more than the import limit of {MAX_FILE_BYTES}; select fewer keys",
+                bytes.len()
+            ),
         ));
     }
     Ok(ExportedFile {

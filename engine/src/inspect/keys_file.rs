@@ -172,7 +172,8 @@ impl KeysFile {
     }
 
     fn encode_binary(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(24 + self.records.iter().map(|r| 21 + r.key.len() + r.payload.len()).sum::<usize>());
+        let mut out =
+            Vec::with_capacity(24 + self.records.iter().map(|r| 21 + r.key.len() + r.payload.len()).sum::<usize>());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.db.to_le_bytes());
         out.extend_from_slice(&self.exported_at_ms.to_le_bytes());
@@ -241,7 +242,10 @@ fn decode_json(bytes: &[u8]) -> Result<KeysFile, Refusal> {
         return Err(invalid(format!("format must be \"{FORMAT_NAME}\"")));
     }
     if file.version != VERSION {
-        return Err(invalid(format!("version {} is not supported (this server reads version {VERSION})", file.version)));
+        return Err(invalid(format!(
+            "version {} is not supported (this server reads version {VERSION})",
+            file.version
+        )));
     }
     check_count(file.keys.len())?;
     let records = file
@@ -251,8 +255,9 @@ fn decode_json(bytes: &[u8]) -> Result<KeysFile, Refusal> {
         .map(|(i, r)| {
             let key = bytes_from_json(&r.key)
                 .ok_or_else(|| invalid(format!("key {i}: key must be a string or {{\"base64\": \"...\"}}")))?;
-            let payload =
-                BASE64.decode(r.payload.as_bytes()).map_err(|e| invalid(format!("key {i}: payload is not base64: {e}")))?;
+            let payload = BASE64
+                .decode(r.payload.as_bytes())
+                .map_err(|e| invalid(format!("key {i}: payload is not base64: {e}")))?;
             Ok(Record { key, type_name: r.type_name, pttl: r.pttl, payload })
         })
         .collect::<Result<Vec<_>, Refusal>>()?;
@@ -268,7 +273,11 @@ struct Reader<'a> {
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], Refusal> {
         let end = self.at.checked_add(n).filter(|&end| end <= self.bytes.len()).ok_or_else(|| {
-            invalid(format!("the file is truncated: {what} needs {n} bytes at offset {}, {} are left", self.at, self.bytes.len() - self.at))
+            invalid(format!(
+                "the file is truncated: {what} needs {n} bytes at offset {}, {} are left",
+                self.at,
+                self.bytes.len() - self.at
+            ))
         })?;
         let out = &self.bytes[self.at..end];
         self.at = end;

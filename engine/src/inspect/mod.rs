@@ -61,14 +61,17 @@ pub use commands::{command_counters, command_names, commands_json, help, is_comm
 pub use compat::{compat, compat_reset, CompatRow, CompatView};
 pub use config::{config_view, hide_secrets, patch_config, ConfigParam, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};
-pub use export::{export_keys, import_keys, ConflictMode, ExportRequest, ExportedFile, ImportQuery, ImportReport, ImportRow, ImportStatus};
-pub use keys_file::{FileFormat, KeysFile};
 pub use events::{evictions, expiry_cycle, EventView, EvictionsView, ExpiryReport};
+pub use export::{
+    export_keys, import_keys, ConflictMode, ExportRequest, ExportedFile, ImportQuery, ImportReport, ImportRow,
+    ImportStatus,
+};
 pub use hotkeys::{hot_keys, hot_keys_reset, HotKeyRow, HotKeysView};
 pub use keys::{
     call_in, database, delete_key, edit_key, key_detail, key_page, put_key, DeleteResult, EditResult, KeyDetail,
     KeyEdit, KeyPage, KeyQuery, KeyRow, KeyWrite,
 };
+pub use keys_file::{FileFormat, KeysFile};
 pub use memory::{memory, MemoryView};
 pub use notifications::{keyspace_events, KeyspaceEventView, KeyspaceEventsView};
 pub use running::{kill_running_script, running_script, RunningScriptView};

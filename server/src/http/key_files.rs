@@ -51,10 +51,9 @@ async fn with_session<T: Send + 'static>(
 /// `"format": "json"|"binary"`: the file, as an attachment; `X-Vitrine-Keys` and
 /// `X-Vitrine-Missing` count the keys in it and those named that did not exist.
 async fn export(State(state): State<AppState>, ApiJson(req): ApiJson<ExportRequest>) -> Result<Response, ApiError> {
-    let file = with_session(&state, "exporting keys", move |engine, run, now| {
-        inspect::export_keys(engine, &req, now, run)
-    })
-    .await??;
+    let file =
+        with_session(&state, "exporting keys", move |engine, run, now| inspect::export_keys(engine, &req, now, run))
+            .await??;
     let mut headers = HeaderMap::new();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(file.format.content_type()));
     // The file name is ours (digits and ASCII), so it needs no quoting beyond the quotes.
@@ -92,8 +91,9 @@ async fn import(
         ),
         _ => ApiError::bad_request("bad_body", e.body_text()),
     })?;
-    let report =
-        with_session(&state, "importing keys", move |engine, run, now| inspect::import_keys(engine, &q, &body, now, run))
-            .await??;
+    let report = with_session(&state, "importing keys", move |engine, run, now| {
+        inspect::import_keys(engine, &q, &body, now, run)
+    })
+    .await??;
     Ok(Json(report))
 }

@@ -282,7 +282,11 @@ async fn hold_until_durable(
     let path = req.uri().path();
     // Nested under `/api`, the router sees the rest of the path.
     let path = path.strip_prefix("/api").unwrap_or(path);
-    let shows_keys = path == "/keys" || path.starts_with("/keys/") || path == "/command" || path == "/flush" || path == "/key-import";
+    let shows_keys = path == "/keys"
+        || path.starts_with("/keys/")
+        || path == "/command"
+        || path == "/flush"
+        || path == "/key-import";
     let response = next.run(req).await;
     if !shows_keys {
         return response;
