@@ -47,8 +47,8 @@ mod prefetch;
 mod propagate;
 mod pubsub;
 mod radar;
-/// CRC64 and LZF as Redis's RDB uses them (the server's RDB reader shares them).
-pub mod rdb_codec;
+/// Redis's RDB value encoding (DUMP / RESTORE payloads; the server's RDB reader uses it).
+pub mod rdb;
 mod reply;
 mod reply_cli;
 mod reply_json;

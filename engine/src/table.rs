@@ -354,6 +354,8 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "RENAME", 3, WRITE, [key(RW | ACCESS | DELETE, 1), key(OW | UPDATE, 2)], "generic", keys::rename, "key newkey", "Renames a key and overwrites the destination.";
     "RENAMENX", 3, WRITE | FAST, [key(RW | ACCESS | DELETE, 1), key(OW | INSERT, 2)], "generic", keys::renamenx, "key newkey", "Renames a key only when the target key name doesn't exist.";
     "COPY", -3, WRITE | DENYOOM, [key(RO | ACCESS, 1), key(OW | UPDATE, 2)], "generic", keys::copy, "source destination [DB destination-db] [REPLACE]", "Copies the value of a key to a new key.";
+    "DUMP", 2, READONLY, [key(RO | ACCESS, 1)], "generic", keys::dump, "key", "Returns a serialized representation of the value stored at a key.";
+    "RESTORE", -4, WRITE | DENYOOM, [key(OW | UPDATE, 1)], "generic", keys::restore, "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]", "Creates a key from the serialized representation of a value.", grow = keys::restore_growth;
     "MOVE", 3, WRITE | FAST, [key(RW | ACCESS | UPDATE, 1)], "generic", keys::move_key, "key db", "Moves a key to another database.";
     "SWAPDB", 3, WRITE | FAST, [], "server", keys::swapdb, "index1 index2", "Swaps two Redis databases.";
     "KEYS", 2, READONLY | SLOW, [], "generic", keys::keys, "pattern", "Returns all key names that match a pattern.";

@@ -13,21 +13,10 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaves",
-        &[
-            "num",
-            "glob",
-            "error",
-            "reply",
-            "reply_json",
-            "reply_cli",
-            "resp",
-            "counter",
-            "clock",
-            "script_libs",
-            "rdb_codec",
-        ],
+        &["num", "glob", "error", "reply", "reply_json", "reply_cli", "resp", "counter", "clock", "script_libs"],
     ),
     ("store", &["store"]),
+    ("the RDB encoding of store values", &["rdb"]),
     ("stats and config", &["stats", "config", "timing"]),
     (
         "sessions and their services",

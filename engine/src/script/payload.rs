@@ -5,17 +5,14 @@
 //! Reading also takes the opcode 246 of 7.0's release candidates. Errors are Redis's texts
 //! (without `ERR `), never a panic: the payload is client data.
 
-use crate::rdb_codec::{crc64, lzf_compress, lzf_decompress};
+use crate::rdb::payload::{frame, verify as verify_frame};
+use crate::rdb::primitives::{save_string, Reader};
 
 /// The RDB version Redis 7.0 writes; payloads from a newer one are refused.
-const RDB_VERSION: u16 = 10;
+const RDB_VERSION: u16 = crate::rdb::RDB_VERSION;
 const OPCODE_FUNCTION2: u8 = 245;
 /// 7.0-rc1/rc2's record: name, engine, optional description, then the code without shebang.
 const OPCODE_FUNCTION: u8 = 246;
-const ENC_INT8: u8 = 0;
-const ENC_INT16: u8 = 1;
-const ENC_INT32: u8 = 2;
-const ENC_LZF: u8 = 3;
 
 /// The payload of these libraries' codes.
 pub fn dump<'a>(codes: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
@@ -24,40 +21,35 @@ pub fn dump<'a>(codes: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
         out.push(OPCODE_FUNCTION2);
         save_string(&mut out, code);
     }
-    out.extend_from_slice(&RDB_VERSION.to_le_bytes());
-    let crc = crc64(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
+    frame(out)
 }
 
 /// Checks a payload's version and checksum (Redis's `verifyDumpPayload`).
 pub fn verify(p: &[u8]) -> bool {
-    if p.len() < 10 {
-        return false;
-    }
-    let footer = &p[p.len() - 10..];
-    if u16::from_le_bytes([footer[0], footer[1]]) > RDB_VERSION {
-        return false;
-    }
-    crc64(&p[..p.len() - 8]).to_le_bytes() == footer[2..]
+    verify_frame(p, RDB_VERSION).is_some()
+}
+
+/// A reader error as the text FUNCTION RESTORE answers with.
+fn fail(why: &'static str) -> impl Fn(crate::rdb::Error) -> String {
+    move |_| why.to_string()
 }
 
 /// The libraries' codes in a verified payload, in its order.
 pub fn read(p: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     let body = &p[..p.len().saturating_sub(10)];
-    let mut r = Reader { p: body, at: 0 };
+    let mut r = Reader::new(body);
     let mut codes = Vec::new();
-    while r.at < body.len() {
-        let code = match r.byte().ok_or("can not read data type")? {
-            OPCODE_FUNCTION2 => r.string().ok_or("Failed loading library payload")?,
+    while r.remaining() > 0 {
+        let code = match r.u8().map_err(fail("can not read data type"))? {
+            OPCODE_FUNCTION2 => r.string().map_err(fail("Failed loading library payload"))?,
             OPCODE_FUNCTION => {
-                let name = r.string().ok_or("Failed loading library name")?;
-                let engine = r.string().ok_or("Failed loading engine name")?;
-                let has_desc = r.len().ok_or("Failed loading library description indicator")?.0;
+                let name = r.string().map_err(fail("Failed loading library name"))?;
+                let engine = r.string().map_err(fail("Failed loading engine name"))?;
+                let has_desc = r.length().map_err(fail("Failed loading library description indicator"))?;
                 if has_desc != 0 {
-                    r.string().ok_or("Failed loading library description")?;
+                    r.string().map_err(fail("Failed loading library description"))?;
                 }
-                let blob = r.string().ok_or("Failed loading library blob")?;
+                let blob = r.string().map_err(fail("Failed loading library blob"))?;
                 [&b"#!"[..], &engine, b" name=", &name, b"\n", &blob].concat()
             }
             _ => return Err("given type is not a function".into()),
@@ -67,94 +59,10 @@ pub fn read(p: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     Ok(codes)
 }
 
-/// An RDB string: its length, or a compressed or integer encoding (Redis's
-/// `rdbSaveRawString`; a library's code starts with `#!`, so it is never an integer).
-fn save_string(out: &mut Vec<u8>, s: &[u8]) {
-    if s.len() > 20 {
-        if let Some(packed) = lzf_compress(s, s.len() - 4) {
-            out.push(0xC0 | ENC_LZF);
-            save_len(out, packed.len() as u64);
-            save_len(out, s.len() as u64);
-            out.extend_from_slice(&packed);
-            return;
-        }
-    }
-    save_len(out, s.len() as u64);
-    out.extend_from_slice(s);
-}
-
-fn save_len(out: &mut Vec<u8>, n: u64) {
-    if n < 1 << 6 {
-        out.push(n as u8);
-    } else if n < 1 << 14 {
-        out.extend_from_slice(&[0x40 | (n >> 8) as u8, n as u8]);
-    } else if n <= u32::MAX as u64 {
-        out.push(0x80);
-        out.extend_from_slice(&(n as u32).to_be_bytes());
-    } else {
-        out.push(0x81);
-        out.extend_from_slice(&n.to_be_bytes());
-    }
-}
-
-struct Reader<'a> {
-    p: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn byte(&mut self) -> Option<u8> {
-        let b = *self.p.get(self.at)?;
-        self.at += 1;
-        Some(b)
-    }
-
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        let end = self.at.checked_add(n)?;
-        let s = self.p.get(self.at..end)?;
-        self.at = end;
-        Some(s)
-    }
-
-    /// A length, or `(encoding, true)` for a special encoding.
-    fn len(&mut self) -> Option<(u64, bool)> {
-        let b = self.byte()?;
-        Some(match b >> 6 {
-            0 => ((b & 0x3F) as u64, false),
-            1 => ((((b & 0x3F) as u64) << 8) | self.byte()? as u64, false),
-            3 => ((b & 0x3F) as u64, true),
-            _ if b == 0x80 => (u32::from_be_bytes(self.take(4)?.try_into().ok()?) as u64, false),
-            _ if b == 0x81 => (u64::from_be_bytes(self.take(8)?.try_into().ok()?), false),
-            _ => return None,
-        })
-    }
-
-    fn string(&mut self) -> Option<Vec<u8>> {
-        let (n, encoded) = self.len()?;
-        if !encoded {
-            return Some(self.take(usize::try_from(n).ok()?)?.to_vec());
-        }
-        match n as u8 {
-            ENC_INT8 => Some((self.byte()? as i8).to_string().into_bytes()),
-            ENC_INT16 => Some(i16::from_le_bytes(self.take(2)?.try_into().ok()?).to_string().into_bytes()),
-            ENC_INT32 => Some(i32::from_le_bytes(self.take(4)?.try_into().ok()?).to_string().into_bytes()),
-            ENC_LZF => {
-                let (clen, e1) = self.len()?;
-                let (len, e2) = self.len()?;
-                if e1 || e2 {
-                    return None;
-                }
-                let packed = self.take(usize::try_from(clen).ok()?)?;
-                lzf_decompress(packed, usize::try_from(len).ok()?)
-            }
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rdb::codec::crc64;
 
     #[test]
     fn payloads_round_trip_and_bad_ones_are_refused() {

@@ -173,6 +173,22 @@ impl Common {
         }
     }
 
+    /// Stamps for a key RESTORE creates with IDLETIME (seconds since its last access, under
+    /// an LRU policy) or FREQ (its LFU counter, under an LFU policy), as Redis's
+    /// `objectSetLRUOrLFU`: the option the policy does not use is ignored.
+    pub(crate) fn restored_stamps(&self, now_ms: u64, idle_s: Option<u64>, freq: Option<u8>) -> Stamps {
+        let mut stamps = self.new_stamps(now_ms);
+        if self.limits.policy().is_lfu() {
+            if let Some(f) = freq {
+                stamps.lfu = f;
+            }
+        } else if let Some(idle) = idle_s {
+            let idle_ms = u32::try_from(idle.saturating_mul(1000)).unwrap_or(u32::MAX);
+            stamps.atime = stamps.atime.wrapping_sub(idle_ms);
+        }
+        stamps
+    }
+
     pub(crate) fn touch(&self, stamps: &mut Stamps, now_ms: u64) {
         stamps.seq = self.clock.tick() as u32;
         stamps.atime = self.rel_ms(now_ms);

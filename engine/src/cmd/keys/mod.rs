@@ -7,6 +7,7 @@
 //! the OBJECT and MEMORY subcommands; `sort` SORT and SORT_RO. DEL, UNLINK, EXISTS, TYPE, RENAME and TOUCH live here.
 
 mod databases;
+mod dump;
 mod expire;
 mod keyspace;
 mod memory;
@@ -16,6 +17,7 @@ mod sort;
 mod tests;
 
 pub use databases::{copy, move_key, select, swapdb};
+pub use dump::{dump, restore, restore_growth};
 pub use expire::{expire, expireat, expiretime, persist, pexpire, pexpireat, pexpiretime, pttl, ttl};
 pub(crate) use keyspace::parse_cursor;
 pub use keyspace::{dbsize, flushall, flushdb, keys, randomkey, scan};

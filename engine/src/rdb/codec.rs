@@ -1,6 +1,5 @@
-//! Building blocks of Redis's RDB format that the engine (FUNCTION DUMP / RESTORE's payload)
-//! and the server (its RDB reader) share: the CRC64 Redis checksums with, and LZF, the
-//! compression of its long strings.
+//! The CRC64 Redis checksums RDB files and DUMP payloads with, and LZF, the compression of
+//! long strings in both.
 
 /// Redis's CRC64: Jones polynomial, reflected, no final xor.
 pub fn crc64(data: &[u8]) -> u64 {
@@ -198,5 +197,9 @@ mod tests {
         // Incompressible input does not fit in len - 4.
         let noise: Vec<u8> = (0..200u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
         assert_eq!(lzf_compress(&noise, noise.len() - 4), None);
+        // "aaaaaaaaaa": one literal 'a', then a back reference of 9 bytes at distance 1.
+        let packed = [0x00, b'a', 0xe0, 0x00, 0x00];
+        assert_eq!(lzf_decompress(&packed, 10).as_deref(), Some(&b"aaaaaaaaaa"[..]));
+        assert_eq!(lzf_decompress(&packed, 9), None);
     }
 }
