@@ -479,8 +479,8 @@ fn key_files_mutated_then_imported() {
         .map(|format| {
             let req = ExportRequest { format, ..ExportRequest::default() };
             export_keys(&source, &req, NOW, |db, argv| call_in(&source, &mut session, db, argv, NOW))
-            .expect("export")
-            .bytes
+                .expect("export")
+                .bytes
         })
         .collect();
     let target = engine();
