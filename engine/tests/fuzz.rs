@@ -449,6 +449,144 @@ fn pathological_glob_patterns_complete() {
     println!("glob: {} pathological patterns against 3000-byte strings, and KEYS/SCAN MATCH completed", patterns.len());
 }
 
+// --- dump21: RESTORE payloads ---------------------------------------------------------------
+//
+// Valid DUMP payloads of every type and encoding (built by commands, plus encodings only
+// older Redis writes: a ziplist list, a zipmap hash), their bodies mutated by the operators
+// above and framed again with a right CRC64, so every mutation reaches the value decoder.
+// Each RESTORE must answer OK or `Bad data format`, never panic; what it restores must be
+// readable; its accounted memory stays within what the payload can justify; FLUSHALL brings
+// `used_memory` back to zero.
+
+/// Payload bodies (type byte and value, no footer) of one key of each type and encoding.
+fn restore_seeds(engine: &Engine) -> Vec<Vec<u8>> {
+    let mut s = engine.new_session("127.0.0.1:3", "127.0.0.1:6379", NOW);
+    let long: Vec<String> = (0..200).map(|i| format!("member-{i}-{}", "y".repeat(i % 70))).collect();
+    let mut cmds: Vec<Vec<String>> = vec![
+        vec!["SET".into(), "str".into(), "abc".repeat(30)],
+        vec!["SET".into(), "int".into(), "-70000".into()],
+        vec!["RPUSH".into(), "list".into(), "a".into(), "12".into(), "-5000".into(), "x".repeat(70)],
+        vec!["SADD".into(), "intset".into(), "1".into(), "300".into(), "-70000".into()],
+        vec!["SADD".into(), "set".into(), "a".into(), "bb".into()],
+        vec!["ZADD".into(), "zset".into(), "1.5".into(), "a".into(), "-inf".into(), "b".into()],
+        vec!["HSET".into(), "hash".into(), "f".into(), "v".into(), "n".into(), "1".into()],
+        vec!["HSET".into(), "ttlhash".into(), "f".into(), "v".into(), "g".into(), "w".into()],
+        vec![
+            "HPEXPIREAT".into(),
+            "ttlhash".into(),
+            (NOW + 100_000).to_string(),
+            "FIELDS".into(),
+            "1".into(),
+            "f".into(),
+        ],
+    ];
+    for (name, cmd) in [("biglist", "RPUSH"), ("bigset", "SADD"), ("bighash", "HSET")] {
+        let mut c = vec![cmd.to_string(), name.into()];
+        c.extend(long.iter().cloned());
+        cmds.push(c);
+    }
+    let mut z = vec!["ZADD".to_string(), "bigzset".into()];
+    for (i, m) in long.iter().enumerate() {
+        z.extend([format!("{}", i as f64 * 0.7), m.clone()]);
+    }
+    cmds.push(z);
+    for i in 0..30 {
+        let f = if i % 4 == 0 { "other" } else { "f" };
+        cmds.push(vec!["XADD".into(), "stream".into(), format!("{}-{}", 5 + i / 2, i % 2), f.into(), i.to_string()]);
+    }
+    cmds.push(vec!["XDEL".into(), "stream".into(), "5-1".into()]);
+    cmds.push(vec!["XGROUP".into(), "CREATE".into(), "stream".into(), "g".into(), "0".into()]);
+    cmds.push(vec![
+        "XREADGROUP".into(),
+        "GROUP".into(),
+        "g".into(),
+        "c".into(),
+        "COUNT".into(),
+        "3".into(),
+        "STREAMS".into(),
+        "stream".into(),
+        ">".into(),
+    ]);
+    for c in &cmds {
+        let reply = engine.call(&mut s, c, NOW);
+        assert!(!reply.is_error(), "{c:?}: {reply:?}");
+    }
+    let mut bodies = Vec::new();
+    for key in [
+        "str", "int", "list", "intset", "set", "zset", "hash", "ttlhash", "biglist", "bigset", "bighash", "bigzset",
+        "stream",
+    ] {
+        let payload = engine.dump_key(0, key.as_bytes(), NOW).expect("key exists");
+        bodies.push(payload[..payload.len() - 10].to_vec());
+    }
+    // A ziplist list ("ab", 5) and a zipmap hash {f: vw}, as Redis before 3.2 / 2.6 wrote them.
+    let mut zl = vec![0u8; 10];
+    zl.extend([0, 0x02, b'a', b'b', 4, 0xF6, 0xFF]);
+    let total = zl.len() as u32;
+    zl[..4].copy_from_slice(&total.to_le_bytes());
+    zl[4..8].copy_from_slice(&14u32.to_le_bytes());
+    zl[8] = 2;
+    let mut list = vec![10u8, zl.len() as u8];
+    list.extend(&zl);
+    bodies.push(list);
+    bodies.push(vec![9, 8, 1, 1, b'f', 2, 0, b'v', b'w', 0xFF]);
+    flush_and_check(engine);
+    engine.end_session(&s);
+    bodies
+}
+
+/// RESTOREs one payload; checks the reply, the restored key and the memory it holds.
+fn check_restore(engine: &Engine, session: &mut Session, payload: &[u8]) {
+    engine.call(session, &[&b"DEL"[..], b"r"], NOW);
+    let before = engine.snapshot(NOW).used_memory;
+    let reply = engine.call(session, &[&b"RESTORE"[..], b"r", b"0", payload, b"REPLACE"], NOW);
+    match reply {
+        vitrine_engine::Reply::Ok => {
+            for read in [&[&b"TYPE"[..], b"r"][..], &[b"DUMP", b"r"], &[b"MEMORY", b"USAGE", b"r"]] {
+                assert!(!engine.call(session, read, NOW).is_error());
+            }
+            let used = engine.snapshot(NOW).used_memory.saturating_sub(before);
+            assert!(used <= payload.len() as u64 * 4096 + 65_536, "{used} bytes from a {}-byte payload", payload.len());
+        }
+        vitrine_engine::Reply::Error(e) => assert_eq!(&*e, "ERR Bad data format"),
+        other => panic!("RESTORE answered {other:?}"),
+    }
+}
+
+#[test]
+fn restore_on_mutated_payloads() {
+    let engine = engine();
+    let seeds = restore_seeds(&engine);
+    let mut session = engine.new_session("127.0.0.1:4", "127.0.0.1:6379", NOW);
+    // Every seed restores as it is, in both Redis 7.0's version and 7.4's.
+    for body in &seeds {
+        let payload = vitrine_engine::rdb::payload::frame(body.clone());
+        let reply = engine.call(&mut session, &[&b"RESTORE"[..], b"r", b"0", &payload, b"REPLACE"], NOW);
+        assert_eq!(reply, vitrine_engine::Reply::Ok, "seed {:?}", &body[..body.len().min(40)]);
+    }
+    let mut rng = Rng(0x0d0d_5eed_0d0d_5eed);
+    // A quarter of the other targets' count: each input is a whole RESTORE and three reads.
+    let n = iters() / 4;
+    let mut accepted = 0;
+    for i in 0..n {
+        let body = mutate(&mut rng, &seeds);
+        let version = if rng.below(8) == 0 { 12 } else { 10 };
+        let payload = vitrine_engine::rdb::payload::frame_version(body, version);
+        let r =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_restore(&engine, &mut session, &payload)));
+        assert!(r.is_ok(), "iteration {i}: RESTORE panicked on {payload:?}");
+        if engine.call(&mut session, &[&b"EXISTS"[..], b"r"], NOW) == vitrine_engine::Reply::Int(1) {
+            accepted += 1;
+        }
+        if i % 1000 == 999 {
+            flush_and_check(&engine);
+        }
+    }
+    flush_and_check(&engine);
+    engine.end_session(&session);
+    println!("restore: {n} mutated payloads, {accepted} restored, 0 panics");
+}
+
 // ---------------------------------------------------------------------------------------------
 // export21: key files (inspect::keys_file) and their import (inspect::import_keys).
 // ---------------------------------------------------------------------------------------------

@@ -26,7 +26,10 @@ pub fn build(v: &Value, now_ms: u64) -> Option<Stored> {
         }
         Value::ZSet(items) => {
             let mut z = ZSetValue::new();
-            z.expect_members(items.len(), items.first().map_or(0, |(m, _)| m.len()));
+            // Redis's loader picks the encoding for the whole set up front (by count and
+            // longest member), so no score takes a trip through a listpack's text first
+            // (which would turn -0 into 0).
+            z.expect_members(items.len(), items.iter().map(|(m, _)| m.len()).max().unwrap_or(0));
             for (m, score) in items {
                 z.insert(m, *score);
             }

@@ -263,7 +263,7 @@ mod tests {
         let mut w = Writer::new();
         w.push(b"5");
         w.push(b"ab");
-        assert_eq!(w.finish(), vec![12, 0, 0, 0, 2, 0, 5, 1, 0x82, b'a', b'b', 3, 0xff]);
+        assert_eq!(w.finish(), vec![13, 0, 0, 0, 2, 0, 5, 1, 0x82, b'a', b'b', 3, 0xff]);
     }
 
     #[test]

@@ -181,7 +181,8 @@ pub fn read(r: &mut Reader<'_>, kind: u8) -> Result<StreamData, Error> {
                 return r.err("a repeated consumer");
             }
             let seen_time = r.millis()?;
-            let active_time = if kind >= types::STREAM_LISTPACKS_3 { Some(r.millis()?) } else { None };
+            // Before 7.2 there was no active time: Redis 7.2 takes the seen time for it.
+            let active_time = Some(if kind >= types::STREAM_LISTPACKS_3 { r.millis()? } else { seen_time });
             let n = r.count(16)?;
             let mut cpel = Vec::with_capacity(n);
             for _ in 0..n {

@@ -42,6 +42,7 @@ mod clients;
 mod command_table;
 mod config;
 mod databases;
+mod dump;
 mod functions;
 mod hashes_sets;
 mod introspection;

@@ -87,8 +87,10 @@ pub fn restore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
     if ttl < 0 {
         return Err(CmdError::err("Invalid TTL value, must be >= 0"));
     }
-    let (body, _) = payload::verify(data, RDB_VERSION_MAX).ok_or_else(|| CmdError::err(BAD_PAYLOAD))?;
-    let decoded = rdb::decode::read_body(body).map_err(|_| CmdError::err(BAD_FORMAT))?;
+    payload::verify(data, RDB_VERSION_MAX).ok_or_else(|| CmdError::err(BAD_PAYLOAD))?;
+    // Read from the whole payload, footer included, as Redis does: a value cut short
+    // reads on into the version and checksum (so `\0` * 10 is an empty string there too).
+    let decoded = rdb::decode::read_body(data).map_err(|_| CmdError::err(BAD_FORMAT))?;
     let value = rdb::build::build(&decoded, now);
     let shard = ctx.db.shard(key);
     let deleted = o.replace && shard.contains(key, now) && shard.remove(key).is_some();
@@ -119,9 +121,7 @@ pub fn restore(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
         argv.push(b"ABSTTL".to_vec());
         ctx.session.log_as = Some(vec![argv]);
     }
-    if deleted {
-        ctx.notify(class::NEW, "new", key);
-    }
+    // (The store publishes `new` for the key it adds, the replaced one being gone first.)
     ctx.notify(class::GENERIC, "restore", key);
     Ok(Reply::Ok)
 }
@@ -170,3 +170,7 @@ impl Engine {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "dump_tests.rs"]
+mod tests;
