@@ -79,6 +79,24 @@ pub struct BulkStepView {
     pub commands: Vec<Vec<inspect::Bytes>>,
 }
 
+/// What `export_keys` made: the file (as text when it is UTF-8, as a JSON file is) and its
+/// name, and what `X-Vitrine-Keys`/`X-Vitrine-Missing` say on the server.
+#[derive(Debug, Serialize)]
+pub struct ExportView {
+    pub filename: String,
+    pub content_type: &'static str,
+    pub keys: usize,
+    pub missing: usize,
+    pub file: inspect::Bytes,
+}
+
+/// What `import_keys` did: the report, and the RESTOREs it ran (recorded as session lines).
+#[derive(Debug, Serialize)]
+pub struct ImportView {
+    pub report: inspect::ImportReport,
+    pub commands: Vec<Vec<inspect::Bytes>>,
+}
+
 /// What `fill` did.
 #[derive(Debug, Serialize)]
 pub struct FillResult {
@@ -112,6 +130,12 @@ fn to_json<T: Serialize>(view: &T) -> String {
 /// A refused request as the exception the playground throws: the API error's message.
 fn refused(r: Refusal) -> String {
     r.message
+}
+
+/// A refused request as JSON `{"error": {"code", "message"}}`, so the web's `wasmError` gives
+/// the status the API would (a 409 conflict, a 422 invalid file).
+fn refused_coded(r: Refusal) -> String {
+    serde_json::json!({ "error": { "code": r.code, "message": r.message } }).to_string()
 }
 
 /// A key in its JSON form (`"text"` or `{"base64": "..."}`), as JSON text.
@@ -377,6 +401,44 @@ impl Playground {
             job.cancel(ms(now_ms));
         }
         to_json(&self.bulk)
+    }
+
+    /// `POST /api/key-export` with the same body (`{"db", "keys"|"match"/"type", "format"}`):
+    /// the file, its name and counts (see `ExportView`). Throws where the API answers 4xx.
+    pub fn export_keys(&mut self, body_json: &str, now_ms: f64) -> Result<String, String> {
+        let req: inspect::ExportRequest = serde_json::from_str(body_json).map_err(|e| format!("invalid body: {e}"))?;
+        let now = ms(now_ms);
+        let (engine, session) = (&self.engine, &mut self.session);
+        let file = inspect::export_keys(engine, &req, now, |db, argv| inspect::call_in(engine, session, db, argv, now))
+            .map_err(refused_coded)?;
+        Ok(to_json(&ExportView {
+            filename: file.filename,
+            content_type: file.format.content_type(),
+            keys: file.keys,
+            missing: file.missing,
+            file: inspect::Bytes(file.bytes),
+        }))
+    }
+
+    /// `POST /api/key-import?db=&mode=` with the file's bytes: `{"report","commands"}`.
+    /// `mode` is `skip`, `replace` or `fail`; `db` < 0 imports into the file's own database.
+    /// Throws where the API answers 4xx (a file that is not one, `fail` with a key there).
+    pub fn import_keys(&mut self, file: &[u8], db: i32, mode: &str, now_ms: f64) -> Result<String, String> {
+        let mode = serde_json::from_value(Json::String(mode.to_string()))
+            .map_err(|_| "mode must be skip, replace or fail".to_string())?;
+        let q = inspect::ImportQuery { db: usize::try_from(db).ok(), mode: Some(mode) };
+        let now = ms(now_ms);
+        let (engine, session) = (&self.engine, &mut self.session);
+        let mut commands = Vec::new();
+        let report = inspect::import_keys(engine, &q, file, now, |db, argv| {
+            let reply = inspect::call_in(engine, session, db, argv, now);
+            if !matches!(reply, Reply::Error(_)) {
+                commands.push(argv.iter().map(|a| inspect::Bytes(a.clone())).collect());
+            }
+            reply
+        })
+        .map_err(refused_coded)?;
+        Ok(to_json(&ImportView { report, commands }))
     }
 
     /// `GET /api/evictions/recent`: the latest evictions and expirations, newest first, with

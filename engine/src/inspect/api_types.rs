@@ -34,6 +34,7 @@ fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     EditResult::export_all(&cfg)?;
     KeyCount::export_all(&cfg)?;
     BulkJob::export_all(&cfg)?;
+    ImportReport::export_all(&cfg)?;
     EvictionsView::export_all(&cfg)?;
     ConsoleReply::export_all(&cfg)?;
     ConfigView::export_all(&cfg)?;

@@ -145,7 +145,10 @@ fn bad(message: impl Into<String>) -> Refusal {
 }
 
 /// The glob (`None` for every key) and type (lower case) of a filter, validated.
-fn parse_filter(pattern: Option<&str>, type_name: Option<&str>) -> Result<(Option<String>, Option<String>), Refusal> {
+pub(crate) fn parse_filter(
+    pattern: Option<&str>,
+    type_name: Option<&str>,
+) -> Result<(Option<String>, Option<String>), Refusal> {
     let pattern = pattern.filter(|p| !p.is_empty() && *p != "*").map(str::to_string);
     let type_name = type_name.filter(|t| !t.is_empty()).map(str::to_ascii_lowercase);
     if let Some(t) = &type_name {
@@ -178,7 +181,7 @@ pub fn count_keys(engine: &Engine, filter: &KeyFilter, now_ms: u64, budget: usiz
     }
 }
 
-fn matches(pattern: Option<&str>, type_name: Option<&str>, key: &[u8], key_type: &str) -> bool {
+pub(crate) fn matches(pattern: Option<&str>, type_name: Option<&str>, key: &[u8], key_type: &str) -> bool {
     type_name.is_none_or(|t| t == key_type) && pattern.is_none_or(|p| glob::matches(p.as_bytes(), key))
 }
 

@@ -5,6 +5,7 @@
 //! - [`keys`]: key pages (one SCAN step), key detail, writing, editing and deleting a key;
 //! - [`bits`]: a string's bytes as bits, a window at a time, with its set-bit counts;
 //! - [`bulk`]: counting the keys a glob matches, and bulk delete/EXPIRE/PERSIST one SCAN batch a step;
+//! - [`export`]: exporting selected keys as DUMP payloads to a file ([`keys_file`]) and importing one;
 //! - [`events`]: recent evictions and expirations, and the active expiry cycle;
 //! - [`geo`]: a sorted set of geohashes as points (the key view's scatter);
 //! - [`console`]: a console line split as redis-cli does, run, and printed as redis-cli prints;
@@ -38,9 +39,11 @@ pub mod compat;
 pub mod config;
 pub mod console;
 pub mod events;
+pub mod export;
 pub mod geo;
 pub mod hotkeys;
 pub mod keys;
+pub mod keys_file;
 pub mod memory;
 pub mod notifications;
 pub mod running;
@@ -64,12 +67,17 @@ pub use compat::{compat, compat_reset, CompatRow, CompatView};
 pub use config::{config_view, hide_secrets, patch_config, ConfigParam, ConfigView};
 pub use console::{console_line, console_line_with, split_line, ConsoleReply};
 pub use events::{evictions, expiry_cycle, EventView, EvictionsView, ExpiryReport};
+pub use export::{
+    export_keys, import_keys, ConflictMode, ExportRequest, ExportedFile, ImportQuery, ImportReport, ImportRow,
+    ImportStatus,
+};
 pub use geo::{geo_points, GeoPointView, GeoPoints, GeoQuery};
 pub use hotkeys::{hot_keys, hot_keys_reset, HotKeyRow, HotKeysView};
 pub use keys::{
     call_in, database, delete_key, edit_key, key_detail, key_page, put_key, DeleteResult, EditResult, KeyDetail,
     KeyEdit, KeyPage, KeyQuery, KeyRow, KeyWrite,
 };
+pub use keys_file::{FileFormat, KeysFile};
 pub use memory::{memory, MemoryView};
 pub use notifications::{keyspace_events, KeyspaceEventView, KeyspaceEventsView};
 pub use running::{kill_running_script, running_script, RunningScriptView};

@@ -7,7 +7,7 @@
 //! cannot drift apart.
 //!
 //! Modules: [`stats`] (snapshot, history, SSE stream, recent evictions), [`keys`] (browse,
-//! read, write, edit, delete), [`key_jobs`] (bulk delete/TTL jobs), [`timing`] (slow log, latency), [`radar`] (compatibility radar, hot keys), [`running`] (the running script, the busy guard), [`scripts`] (what Lua scripts do), [`admin`] (console command, config, flush, command table),
+//! read, write, edit, delete), [`key_jobs`] (bulk delete/TTL jobs), [`key_files`] (export and import of selected keys), [`timing`] (slow log, latency), [`radar`] (compatibility radar, hot keys), [`running`] (the running script, the busy guard), [`scripts`] (what Lua scripts do), [`admin`] (console command, config, flush, command table),
 //! [`bench_api`] (the benchmark runner's routes), [`metrics`], [`security`] (token, Host and
 //! cross-site checks), [`dashboard`] (static files), [`error`] (`ApiError`), [`accept`] (the
 //! accept loop, header timeout and connection cap).
@@ -18,6 +18,7 @@ pub mod bench_api;
 pub mod clients;
 pub mod dashboard;
 pub mod error;
+pub mod key_files;
 pub mod key_jobs;
 pub mod keys;
 pub mod memory;
@@ -215,6 +216,7 @@ pub fn route_table() -> RouteTable {
     stats::routes(&mut t);
     keys::routes(&mut t);
     key_jobs::routes(&mut t);
+    key_files::routes(&mut t);
     admin::routes(&mut t);
     clients::routes(&mut t);
     bench_api::routes(&mut t);
@@ -280,7 +282,11 @@ async fn hold_until_durable(
     let path = req.uri().path();
     // Nested under `/api`, the router sees the rest of the path.
     let path = path.strip_prefix("/api").unwrap_or(path);
-    let shows_keys = path == "/keys" || path.starts_with("/keys/") || path == "/command" || path == "/flush";
+    let shows_keys = path == "/keys"
+        || path.starts_with("/keys/")
+        || path == "/command"
+        || path == "/flush"
+        || path == "/key-import";
     let response = next.run(req).await;
     if !shows_keys {
         return response;

@@ -22,6 +22,8 @@ export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is, with its content type (a key file's bytes), instead of `body`. */
+  raw?: { data: Uint8Array; type: string };
   signal?: AbortSignal;
   headers?: Record<string, string>;
 }
@@ -55,8 +57,11 @@ export async function request(path: string, options: RequestOptions = {}, who: A
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     const sent = who.token;
     if (sent) headers.Authorization = `Bearer ${sent}`;
-    let body: string | undefined;
-    if (options.body !== undefined) {
+    let body: BodyInit | undefined;
+    if (options.raw !== undefined) {
+      headers['Content-Type'] = options.raw.type;
+      body = options.raw.data as Uint8Array<ArrayBuffer>;
+    } else if (options.body !== undefined) {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(options.body);
     }

@@ -13,6 +13,9 @@ import type { BenchApi } from '../bench.svelte';
 import type {
   BulkJob,
   ClientsView,
+  ConflictMode,
+  FileFormat,
+  ImportReport,
   EditResult,
   KeyCount,
   KeyEdit,
@@ -92,6 +95,36 @@ export function bulkBody(r: BulkRequest): Record<string, unknown> {
   if (r.type) body.type = r.type;
   if (r.db) body.db = r.db;
   if (r.action === 'expire') body.ttl = r.ttl;
+  return body;
+}
+
+/** What POST /api/key-export exports: the keys named, or those matching `match`/`type`. */
+export interface ExportRequest {
+  db: number;
+  format: FileFormat;
+  keys?: Bytes[];
+  match?: string;
+  type?: string;
+}
+
+/** An exported key file, ready to download. */
+export interface ExportedFile {
+  filename: string;
+  contentType: string;
+  /** Keys in the file, and keys named that did not exist (left out). */
+  keys: number;
+  missing: number;
+  data: Uint8Array;
+}
+
+/** The body of POST /api/key-export (and the wasm `export_keys`): the default match and type left out. */
+export function exportBody(r: ExportRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { db: r.db, format: r.format };
+  if (r.keys) body.keys = r.keys;
+  else {
+    if (r.match && r.match !== '*') body.match = r.match;
+    if (r.type) body.type = r.type;
+  }
   return body;
 }
 
@@ -181,6 +214,17 @@ export interface Backend {
   bulkJob(id: number): Promise<BulkJob>;
   /** Cancels a bulk job after its current batch. */
   cancelBulk(id: number): Promise<BulkJob>;
+  /**
+   * Exports keys as a file of DUMP payloads (POST /api/key-export); rejects with the API's
+   * message (too many keys, too large).
+   */
+  exportKeys(r: ExportRequest): Promise<ExportedFile>;
+  /**
+   * Imports a key file (JSON or binary) into database `db` (the file's own when absent) with
+   * RESTORE (POST /api/key-import); rejects when the file is not one, or under `fail` when a
+   * key exists (409, nothing imported).
+   */
+  importKeys(file: Uint8Array, mode: ConflictMode, db?: number): Promise<ImportReport>;
   /** Recent evictions and expirations, newest first. */
   recentEvents(): Promise<RecentEvents>;
   /** What-if memory: the miss-ratio curve and the ghost record's horizon (GET /api/evictions/what-if). */

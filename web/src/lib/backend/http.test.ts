@@ -50,6 +50,32 @@ afterEach(() => {
 });
 
 describe('HttpBackend', () => {
+  it('downloads an export with its name and counts, and posts a key file as raw bytes', async () => {
+    const sent: { path: string; type: string | undefined; body: unknown }[] = [];
+    vi.stubGlobal('fetch', async (path: string, init: RequestInit) => {
+      const headers = init.headers as Record<string, string>;
+      sent.push({ path, type: headers['Content-Type'], body: init.body });
+      if (path === '/api/key-export') {
+        return new Response(new Uint8Array([86, 84]), {
+          status: 200,
+          headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': 'attachment; filename="vitrine-db2-9.vtrkeys"', 'X-Vitrine-Keys': '3', 'X-Vitrine-Missing': '1' },
+        });
+      }
+      if (path.startsWith('/api/key-import')) return json({ db: 2, restored: 1 });
+      return json({ error: { code: 'too_many_keys', message: 'more than 10000 keys match' } }, 422);
+    });
+    const b = new HttpBackend();
+    const f = await b.exportKeys({ db: 2, format: 'binary', match: 'user:*', type: '' });
+    expect(f).toMatchObject({ filename: 'vitrine-db2-9.vtrkeys', keys: 3, missing: 1, contentType: 'application/octet-stream' });
+    expect([...f.data]).toEqual([86, 84]);
+    expect(JSON.parse(String(sent[0].body))).toEqual({ db: 2, format: 'binary', match: 'user:*' });
+    expect(await b.importKeys(new Uint8Array([86, 84]), 'fail', 2)).toEqual({ db: 2, restored: 1 });
+    expect(sent[1]).toMatchObject({ path: '/api/key-import?mode=fail&db=2', type: 'application/octet-stream' });
+    expect(sent[1].body).toEqual(new Uint8Array([86, 84]));
+    await b.importKeys(new TextEncoder().encode('{"format":"vitrine-keys"}'), 'skip');
+    expect(sent[2]).toMatchObject({ path: '/api/key-import?mode=skip', type: 'application/json' });
+  });
+
   it('edits keys, counts and runs bulk jobs on their routes', async () => {
     const calls = serve({
       'PATCH /api/keys/h?db=2': () => json({ command: ['HSET', 'h', 'f', 'v'], reply: { type: 'int', value: 1 }, key: null }),

@@ -1,7 +1,7 @@
 // HttpBackend: a running vitrine's admin API (api.ts: the token flow and ApiError) and its
 // stats stream (sse.ts: Server-Sent Events over fetch).
 
-import { ApiError, api } from '../api';
+import { ApiError, api, errorFrom, request } from '../api';
 import { auth, type Auth } from '../auth.svelte';
 import { httpBenchApi, type BenchApi } from '../bench.svelte';
 import { keyPath } from '../bytes';
@@ -9,6 +9,8 @@ import { streamEvents } from '../sse';
 import type {
   BulkJob,
   ClientsView,
+  ConflictMode,
+  ImportReport,
   EditResult,
   KeyCount,
   KeyEdit,
@@ -43,7 +45,10 @@ import type {
 } from '../types';
 import {
   bulkBody,
+  exportBody,
   type Backend,
+  type ExportRequest,
+  type ExportedFile,
   type BackendLabel,
   type BulkRequest,
   type FeedSource,
@@ -139,6 +144,28 @@ export class HttpBackend implements Backend {
     if (f.type) params.set('type', f.type);
     if (f.db) params.set('db', String(f.db));
     return api<KeyCount>(`/api/key-count?${params}`);
+  }
+
+  async exportKeys(r: ExportRequest): Promise<ExportedFile> {
+    const res = await request('/api/key-export', { method: 'POST', body: exportBody(r) });
+    if (!res.ok) throw await errorFrom(res);
+    const disposition = res.headers.get('Content-Disposition') ?? '';
+    const named = /filename="([^"]+)"/.exec(disposition);
+    return {
+      filename: named?.[1] ?? `vitrine-db${r.db}.${r.format === 'binary' ? 'vtrkeys' : 'json'}`,
+      contentType: res.headers.get('Content-Type') ?? 'application/octet-stream',
+      keys: Number(res.headers.get('X-Vitrine-Keys') ?? 0),
+      missing: Number(res.headers.get('X-Vitrine-Missing') ?? 0),
+      data: new Uint8Array(await res.arrayBuffer()),
+    };
+  }
+
+  importKeys(file: Uint8Array, mode: ConflictMode, db?: number): Promise<ImportReport> {
+    const params = new URLSearchParams({ mode });
+    if (db !== undefined) params.set('db', String(db));
+    // The server tells the formats apart by their first bytes; the type only has to be one a form cannot send.
+    const type = file[0] === 0x7b || file[0] === 0x20 ? 'application/json' : 'application/octet-stream';
+    return api<ImportReport>(`/api/key-import?${params}`, { method: 'POST', raw: { data: file, type } });
   }
 
   startBulk(r: BulkRequest): Promise<BulkJob> {

@@ -104,6 +104,15 @@ class FakeEngine implements WasmEngine {
   bulk_cancel(): string {
     throw 'not in the fake';
   }
+  export_keys(body: string): string {
+    const { db } = JSON.parse(body) as { db: number };
+    return JSON.stringify({ filename: `vitrine-db${db}-1.json`, content_type: 'application/json', keys: 1, missing: 0, file: '{"keys":[]}' });
+  }
+  import_keys(file: Uint8Array, db: number, mode: string): string {
+    if (file.length === 0) throw JSON.stringify({ error: { code: 'invalid_file', message: 'not a keys file' } });
+    const report = { db: db < 0 ? 2 : db, mode, format: 'binary', restored: 1, skipped: 0, errors: 0, keys: [{ key: 'k', type: 'string', status: 'restored', error: null }] };
+    return JSON.stringify({ report, commands: [['RESTORE', 'k', '0', { base64: '/w==' }]] });
+  }
   what_if_json(now: number) {
     return JSON.stringify({ now_ms: now, points: [] });
   }
@@ -322,6 +331,18 @@ describe('WasmBackend', () => {
     expect(await backend.command(['SET', 'k', 'a b'])).toEqual({ type: 'status', value: 'OK' });
     expect(engine().data.get('k')).toBe('a b');
     expect(backend.playground.lines).toEqual(['SET k "a b"']);
+  });
+
+  it('exports a key file as bytes, and records the RESTOREs an import ran as lines in its database', async () => {
+    const { backend } = make();
+    const file = await backend.exportKeys({ db: 4, format: 'json', match: 'user:*' });
+    expect(file).toMatchObject({ filename: 'vitrine-db4-1.json', keys: 1, missing: 0 });
+    expect(new TextDecoder().decode(file.data)).toBe('{"keys":[]}');
+    const report = await backend.importKeys(new Uint8Array([1]), 'replace');
+    expect(report).toMatchObject({ db: 2, mode: 'replace', restored: 1 });
+    expect(backend.playground.lines).toEqual([{ db: 2, line: 'RESTORE k 0 "\\xff"' }]);
+    await expect(backend.importKeys(new Uint8Array(), 'skip', 0)).rejects.toMatchObject({ status: 422, message: 'not a keys file' });
+    expect(backend.playground.lines).toHaveLength(1);
   });
 
   it('reads and writes keys in the database asked for, and records the lines that do the same', async () => {

@@ -12,11 +12,13 @@
 // (`console_in`), so no SELECT lands in the session, its transcript or its share links.
 
 import { ApiError } from '../api';
-import { commandLine } from '../bytes';
+import { commandLine, toBytes } from '../bytes';
 import { formatBytes } from '../format';
 import type {
   BulkJob,
   ClientsView,
+  ConflictMode,
+  ImportReport,
   EditResult,
   KeyCount,
   KeyEdit,
@@ -48,7 +50,7 @@ import type {
   GeoPoints,
   StringBits,
 } from '../types';
-import { bulkBody } from './backend';
+import { bulkBody, exportBody, type ExportRequest, type ExportedFile } from './backend';
 import type {
   Backend,
   BackendLabel,
@@ -81,6 +83,10 @@ export interface WasmEngine {
   /** `{"job","commands"}` after up to `batches` SCAN batches. */
   bulk_step(now_ms: number, batches: number): string;
   bulk_cancel(now_ms: number): string;
+  /** `{"filename","content_type","keys","missing","file"}` (`file` as Bytes). */
+  export_keys(body_json: string, now_ms: number): string;
+  /** `{"report","commands"}`; `db` < 0 for the file's own database. */
+  import_keys(file: Uint8Array, db: number, mode: string, now_ms: number): string;
   evictions_json(now_ms: number): string;
   what_if_json(now_ms: number): string;
   slowlog_json(count?: number): string;
@@ -204,6 +210,9 @@ const STATUS: Record<string, number> = {
   not_found: 404,
   conflict: 409,
   invalid_body: 422,
+  invalid_file: 422,
+  too_many_keys: 422,
+  too_large: 422,
   command_error: 422,
   config_error: 422,
   oom: 507,
@@ -434,6 +443,27 @@ export class WasmBackend implements Backend {
     const r = this.#call(() => JSON.parse(this.#engine.edit_key(JSON.stringify(key), JSON.stringify(edit), this.#time(), db)) as EditResult);
     this.#recordIn(db, commandLine(r.command));
     return r;
+  }
+
+  async exportKeys(r: ExportRequest): Promise<ExportedFile> {
+    const v = this.#call(
+      () =>
+        JSON.parse(this.#engine.export_keys(JSON.stringify(exportBody(r)), this.#time())) as {
+          filename: string;
+          content_type: string;
+          keys: number;
+          missing: number;
+          file: Bytes;
+        },
+    );
+    return { filename: v.filename, contentType: v.content_type, keys: v.keys, missing: v.missing, data: toBytes(v.file) };
+  }
+
+  /** Imports with RESTORE; the RESTOREs that ran are recorded in the session as lines, so a replay restores the keys too. */
+  async importKeys(file: Uint8Array, mode: ConflictMode, db?: number): Promise<ImportReport> {
+    const r = this.#call(() => JSON.parse(this.#engine.import_keys(file, db ?? -1, mode, this.#time())) as { report: ImportReport; commands: Bytes[][] });
+    for (const argv of r.commands) this.#recordIn(r.report.db, commandLine(argv));
+    return r.report;
   }
 
   async countKeys(f: KeyFilter): Promise<KeyCount> {
