@@ -408,9 +408,7 @@ impl Playground {
     pub fn export_keys(&mut self, body_json: &str, now_ms: f64) -> Result<String, String> {
         let req: inspect::ExportRequest = serde_json::from_str(body_json).map_err(|e| format!("invalid body: {e}"))?;
         let now = ms(now_ms);
-        let (engine, session) = (&self.engine, &mut self.session);
-        let file = inspect::export_keys(engine, &req, now, |db, argv| inspect::call_in(engine, session, db, argv, now))
-            .map_err(refused_coded)?;
+        let file = inspect::export_keys(&self.engine, &req, now).map_err(refused_coded)?;
         Ok(to_json(&ExportView {
             filename: file.filename,
             content_type: file.format.content_type(),

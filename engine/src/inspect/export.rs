@@ -3,20 +3,20 @@
 //! playground and a server, two servers, or a server and itself after a FLUSHDB.
 //!
 //! Each key travels as its `DUMP` payload (see [`super::keys_file`] for the two file formats).
-//! Both directions run ordinary commands through the host's `run(db, argv)` callback: `DUMP` to export,
-//! `RESTORE key ttl payload [REPLACE]` to import, so an import is admitted against maxmemory,
-//! logged to the append-only file, published as keyspace events and counted, like any client's
-//! RESTORE. The type and TTL an export records come from a look at the key that does not touch
-//! it.
+//! An export reads each key's type, TTL and payload with a look that does not touch it. An
+//! import runs `RESTORE key ttl payload [REPLACE]` through the host's `run(db, argv)` callback,
+//! so it is admitted against maxmemory, logged to the append-only file, published as keyspace
+//! events and counted, like any client's RESTORE.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use ts_rs::TS;
 
 use super::bulk::{matches, parse_filter};
-use super::keys::{command_error, database};
+use super::keys::database;
 use super::keys_file::{FileFormat, KeysFile, Record, MAX_FILE_BYTES, MAX_KEYS};
 use super::{Bytes, Refusal, Status};
+use crate::cmd::keys::dump_value;
 use crate::reply::Reply;
 use crate::reply_json::bytes_from_json;
 use crate::Engine;
@@ -150,38 +150,28 @@ fn selection(engine: &Engine, db: usize, req: &ExportRequest, now_ms: u64) -> Re
     }
 }
 
-/// Exports the keys `req` selects as a file: the type and TTL of each from a look that does
-/// not touch it, its payload from `DUMP` run by `run`. A key that does not exist (or expires
-/// before its DUMP) is left out; refused when the file would pass [`MAX_FILE_BYTES`].
-pub fn export_keys(
-    engine: &Engine,
-    req: &ExportRequest,
-    now_ms: u64,
-    mut run: impl FnMut(usize, &[Vec<u8>]) -> Reply,
-) -> Result<ExportedFile, Refusal> {
+/// Exports the keys `req` selects as a file: the type, TTL and `DUMP` payload of each, read
+/// with a look that does not touch it (no keyspace hit, no LRU/LFU update: exporting from the
+/// dashboard must not change what the dashboard shows). A key that does not exist is left
+/// out; refused when the file would pass [`MAX_FILE_BYTES`].
+pub fn export_keys(engine: &Engine, req: &ExportRequest, now_ms: u64) -> Result<ExportedFile, Refusal> {
     let db = database(engine, req.db)?;
     let keys = selection(engine, db, req, now_ms)?;
     let mut file = KeysFile { db: db as u32, exported_at_ms: now_ms, records: Vec::with_capacity(keys.len()) };
     let (mut missing, mut size) = (0, 0usize);
     for key in keys {
+        // The payload's compact encodings follow the configured limits, as DUMP's do.
+        engine.config().encodings().enter();
         let facts = {
             let mut locked = engine.store().lock_keys(db, [key.as_slice()]);
             locked.peek(&key, now_ms).map(|e| {
                 let pttl = if e.expire_at == 0 { -1 } else { e.expire_at.saturating_sub(now_ms).max(1) as i64 };
-                (e.value.type_name(), pttl)
+                (e.value.type_name(), pttl, dump_value(e.value))
             })
         };
-        let Some((type_name, pttl)) = facts else {
+        let Some((type_name, pttl, payload)) = facts else {
             missing += 1;
             continue;
-        };
-        let payload = match run(db, &[b"DUMP".to_vec(), key.clone()]) {
-            Reply::Bulk(p) => p.to_vec(),
-            Reply::Error(text) => return Err(command_error(text)),
-            _ => {
-                missing += 1;
-                continue;
-            }
         };
         // Base64 makes the JSON file a third larger than its payloads.
         size += 64 + (key.len() + payload.len()) * 4 / 3;
@@ -283,52 +273,17 @@ mod tests {
     use super::*;
     use crate::inspect::call_in;
     use crate::testing::TestEngine;
-    use crate::Session;
     use serde_json::json;
-
-    /// A host's `run`, except that DUMP and RESTORE are stood in for with GET and SET of
-    /// strings (payload `F` + value), so these tests check selection, TTLs and conflict modes
-    /// whatever the payload encoding; the server's tests use the real DUMP and RESTORE.
-    fn fake_run<'a>(
-        engine: &'a Engine,
-        session: &'a mut Session,
-        now: u64,
-    ) -> impl FnMut(usize, &[Vec<u8>]) -> Reply + 'a {
-        move |db, argv| {
-            let mut call = |args: &[&[u8]]| call_in(engine, session, db, args, now);
-            match argv[0].as_slice() {
-                b"DUMP" => match call(&[b"GET", &argv[1]]) {
-                    Reply::Bulk(v) => Reply::Bulk([b"F".as_slice(), &v].concat()),
-                    other => other,
-                },
-                b"RESTORE" => {
-                    let Some(value) = argv[3].strip_prefix(b"F") else {
-                        return Reply::Error("ERR DUMP payload version or checksum are wrong".into());
-                    };
-                    if argv.len() == 4 && call(&[b"EXISTS", &argv[1]]) == Reply::Int(1) {
-                        return Reply::Error("BUSYKEY Target key name already exists.".into());
-                    }
-                    let mut set: Vec<&[u8]> = vec![b"SET", &argv[1], value];
-                    if argv[2] != b"0" {
-                        set.extend([b"PX".as_slice(), &argv[2]]);
-                    }
-                    call(&set)
-                }
-                _ => call(&argv.iter().map(Vec::as_slice).collect::<Vec<_>>()),
-            }
-        }
-    }
 
     fn export(t: &mut TestEngine, body: serde_json::Value) -> Result<ExportedFile, Refusal> {
         let req: ExportRequest = serde_json::from_value(body).unwrap();
-        let TestEngine { engine, session, now, .. } = t;
-        export_keys(engine, &req, *now, fake_run(engine, session, *now))
+        export_keys(&t.engine, &req, t.now)
     }
 
     fn import(t: &mut TestEngine, db: Option<usize>, mode: ConflictMode, file: &[u8]) -> Result<ImportReport, Refusal> {
         let q = ImportQuery { db, mode: Some(mode) };
         let TestEngine { engine, session, now, .. } = t;
-        import_keys(engine, &q, file, *now, fake_run(engine, session, *now))
+        import_keys(engine, &q, file, *now, |db, argv| call_in(engine, session, db, argv, *now))
     }
 
     fn statuses(r: &ImportReport) -> Vec<(String, ImportStatus)> {
@@ -362,6 +317,12 @@ mod tests {
             assert_eq!(t.run(&["PTTL", "user:2"]), Reply::Int(60000));
             assert_eq!(t.run(&["PTTL", "user:1"]), Reply::Int(-1));
         }
+        // An export does not touch what it reads: no keyspace hit, no access time.
+        t.advance(5000);
+        let hits = t.engine.snapshot(t.now).hits;
+        export(&mut t, json!({"db": 2, "match": "user:*"})).unwrap();
+        assert_eq!(t.engine.snapshot(t.now).hits, hits);
+        assert_eq!(t.run(&["OBJECT", "IDLETIME", "user:1"]), Reply::Int(5));
     }
 
     #[test]
@@ -396,11 +357,14 @@ mod tests {
     #[test]
     fn a_refused_restore_is_a_row_of_the_report_and_the_rest_goes_on() {
         let mut t = TestEngine::default();
+        t.run(&["SET", "v", "v"]);
+        let Reply::Bulk(v_payload) = t.run(&["DUMP", "v"]) else { panic!("DUMP of a string") };
+        t.run(&["DEL", "v"]);
         let mut file = KeysFile {
             db: 0,
             exported_at_ms: 0,
             records: vec![
-                Record { key: b"\xffbin".to_vec(), type_name: "string".into(), pttl: -1, payload: b"Fv".to_vec() },
+                Record { key: b"\xffbin".to_vec(), type_name: "string".into(), pttl: -1, payload: v_payload.to_vec() },
                 Record { key: b"bad".to_vec(), type_name: "string".into(), pttl: -1, payload: b"garbage".to_vec() },
             ],
         };
@@ -423,7 +387,17 @@ mod tests {
         assert!(export(&mut t, json!({"type": "nope"})).is_err());
         assert!(export(&mut t, json!({"db": 99})).is_err());
         assert!(serde_json::from_value::<ExportRequest>(json!({"format": "xml"})).is_err());
-        let big = "x".repeat(300_000);
+        // Payloads are LZF-compressed, so the big values are pseudo-random text.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let big: String = (0..300_000)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                alphabet[(seed % 64) as usize] as char
+            })
+            .collect();
         for i in 0..4 {
             t.run(&["SET", &format!("big:{i}"), &big]);
         }

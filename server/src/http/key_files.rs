@@ -52,8 +52,7 @@ async fn with_session<T: Send + 'static>(
 /// `X-Vitrine-Missing` count the keys in it and those named that did not exist.
 async fn export(State(state): State<AppState>, ApiJson(req): ApiJson<ExportRequest>) -> Result<Response, ApiError> {
     let file =
-        with_session(&state, "exporting keys", move |engine, run, now| inspect::export_keys(engine, &req, now, run))
-            .await??;
+        with_session(&state, "exporting keys", move |engine, _, now| inspect::export_keys(engine, &req, now)).await??;
     let mut headers = HeaderMap::new();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(file.format.content_type()));
     // The file name is ours (digits and ASCII), so it needs no quoting beyond the quotes.

@@ -19,7 +19,7 @@ mod sort;
 mod tests;
 
 pub use databases::{copy, move_key, select, swapdb};
-pub use dump::{dump, restore, restore_growth, RestoreRequest};
+pub use dump::{dump, dump_value, restore, restore_growth, RestoreRequest};
 pub use expire::{expire, expireat, expiretime, persist, pexpire, pexpireat, pexpiretime, pttl, ttl};
 pub(crate) use keyspace::parse_cursor;
 pub use keyspace::{dbsize, flushall, flushdb, keys, randomkey, scan};
