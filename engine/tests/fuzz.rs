@@ -999,9 +999,7 @@ fn key_files_mutated_then_imported() {
         .into_iter()
         .map(|format| {
             let req = ExportRequest { format, ..ExportRequest::default() };
-            export_keys(&source, &req, NOW, |db, argv| call_in(&source, &mut session, db, argv, NOW))
-                .expect("export")
-                .bytes
+            export_keys(&source, &req, NOW).expect("export").bytes
         })
         .collect();
     let target = engine();
