@@ -4,12 +4,7 @@
 
 mod common;
 
-use common::aof::Dir;
-use common::Server;
-
-fn start(dir: &Dir) -> Server {
-    Server::start(&["--dir", dir.arg(), "--appendonly", "yes", "--appendfsync", "always"])
-}
+use common::aof::{start, Dir};
 
 fn query(c: &mut redis::Connection, args: &[&str]) -> redis::Value {
     let mut cmd = redis::cmd(args[0]);

@@ -7,16 +7,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::aof::Dir;
+use common::aof::{conn, start, Dir};
 use common::Server;
-
-fn start(dir: &Dir) -> Server {
-    Server::start(&["--dir", dir.arg(), "--appendonly", "yes", "--appendfsync", "always"])
-}
-
-fn conn(server: &Server) -> redis::Connection {
-    redis::Client::open(server.url()).unwrap().get_connection().unwrap()
-}
 
 fn info(c: &mut redis::Connection, section: &str) -> String {
     redis::cmd("INFO").arg(section).query(c).unwrap()

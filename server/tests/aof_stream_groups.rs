@@ -6,17 +6,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::aof::Dir;
-use common::Server;
+use common::aof::{conn, start, Dir};
 use redis::Value;
-
-fn start(dir: &Dir) -> Server {
-    Server::start(&["--dir", dir.arg(), "--appendonly", "yes", "--appendfsync", "always"])
-}
-
-fn conn(server: &Server) -> redis::Connection {
-    redis::Client::open(server.url()).unwrap().get_connection().unwrap()
-}
 
 fn run(c: &mut redis::Connection, args: &[&str]) -> Value {
     let mut cmd = redis::cmd(args[0]);

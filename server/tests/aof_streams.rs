@@ -4,24 +4,7 @@
 
 mod common;
 
-use common::aof::{typed_value, wait_for_first_rewrite, Dir};
-use common::Server;
-
-fn start(dir: &Dir) -> Server {
-    Server::start(&["--dir", dir.arg(), "--appendonly", "yes", "--appendfsync", "always"])
-}
-
-fn conn(server: &Server) -> redis::Connection {
-    redis::Client::open(server.url()).unwrap().get_connection().unwrap()
-}
-
-fn cmd(c: &mut redis::Connection, args: &[&str]) -> redis::Value {
-    let mut cmd = redis::cmd(args[0]);
-    for a in &args[1..] {
-        cmd.arg(*a);
-    }
-    cmd.query(c).unwrap_or_else(|e| panic!("{args:?}: {e}"))
-}
+use common::aof::{cmd, conn, start, typed_value, wait_for_first_rewrite, Dir};
 
 /// What a stream shows: its type, length and entries.
 fn state(c: &mut redis::Connection, key: &str) -> String {

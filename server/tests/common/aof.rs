@@ -87,3 +87,23 @@ pub fn wait_for_first_rewrite(c: &mut redis::Connection) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// A server with the append-only file on in `dir`, fsynced before each reply
+/// (`appendfsync always`), as the AOF tests of each type start it.
+pub fn start(dir: &Dir) -> super::Server {
+    super::Server::start(&["--dir", dir.arg(), "--appendonly", "yes", "--appendfsync", "always"])
+}
+
+/// A blocking redis-rs connection to `server`.
+pub fn conn(server: &super::Server) -> redis::Connection {
+    redis::Client::open(server.url()).unwrap().get_connection().unwrap()
+}
+
+/// Runs one command, panicking with its arguments when it fails.
+pub fn cmd(c: &mut redis::Connection, args: &[&str]) -> redis::Value {
+    let mut cmd = redis::cmd(args[0]);
+    for a in &args[1..] {
+        cmd.arg(*a);
+    }
+    cmd.query(c).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
