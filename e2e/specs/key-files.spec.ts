@@ -1,6 +1,7 @@
 // The Keys page's export and import, on both backends: the keys a pattern selects are exported
 // to a file (JSON, then binary) that the browser downloads, deleted, and imported back from
-// that file with a confirmation and a per-key report; values and TTLs come back.
+// that file with a confirmation and a per-key report; values and TTLs come back. Ticking keys
+// in the results exports those alone.
 
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
@@ -62,5 +63,27 @@ for (const target of TARGETS) {
         expect(errors).toEqual([]);
       });
     }
+
+    test('only the ticked keys are exported when some are ticked', async ({ page, redis }) => {
+      await target.write(page, redis, [
+        ['SET', 'pick:a', '1'],
+        ['SET', 'pick:b', '2'],
+        ['SET', 'pick:c', '3'],
+      ]);
+      await target.open(page, 'Keys');
+      await search(page, 'pick:*');
+      await page.getByRole('button', { name: 'Export / import' }).click();
+      const card = page.getByRole('region', { name: 'Export and import' });
+      await page.getByRole('checkbox', { name: 'Export pick:a' }).check();
+      await page.getByRole('checkbox', { name: 'Export pick:c' }).check();
+      await expect(card.getByLabel('What is exported')).toContainText('Exports the 2 keys ticked');
+      const downloading = page.waitForEvent('download');
+      await card.getByRole('button', { name: 'Export…' }).click();
+      const file = JSON.parse((await readFile((await (await downloading).path())!)).toString('utf8'));
+      expect(file.keys.map((k: { key: string }) => k.key).sort()).toEqual(['pick:a', 'pick:c']);
+      await card.getByRole('button', { name: 'Clear the ticks' }).click();
+      await expect(card.getByLabel('What is exported')).toContainText('Exports every key matching');
+      await expect(page.getByRole('checkbox', { name: 'Export pick:a' })).not.toBeChecked();
+    });
   });
 }
