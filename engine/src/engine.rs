@@ -120,6 +120,9 @@ pub struct Engine {
     pub(crate) monitors: Monitors,
     /// Unknown commands and refused options, per client library (the compatibility radar).
     pub(crate) radar: Radar,
+    /// ACL users, their permissions and the ACL log (`acl`).
+    #[allow(dead_code)] // until dispatch checks permissions (issue 22, part B)
+    pub(crate) acl: crate::acl::Acl,
     pause: Pause,
     /// The host's wall clock in microseconds (MONITOR's timestamps); without one, the
     /// command's millisecond time.
@@ -175,6 +178,7 @@ impl Engine {
             start_ms: now_ms,
             monitors: Monitors::default(),
             radar: Radar::default(),
+            acl: crate::acl::Acl::new(),
             pause: Pause::default(),
             micros: OnceLock::new(),
             #[cfg(feature = "scripting")]

@@ -30,6 +30,7 @@
 //!   server and wasm; the hosts use it, `Engine`, `Session`, `Config` and `Reply`.
 //! - [`testing`]: the test harness (public for integration tests, benches and fuzz targets).
 
+pub(crate) mod acl;
 mod args;
 mod blocking;
 pub(crate) mod busy;

@@ -35,7 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "sessions and their services",
         &["session", "clients", "monitor", "pubsub", "notify", "blocking", "propagate", "busy", "tracking"],
     ),
-    ("families, table and dispatch", &["cmd", "args", "table", "engine", "prefetch", "radar", "script"]),
+    ("families, table and dispatch", &["acl", "cmd", "args", "table", "engine", "prefetch", "radar", "script"]),
     ("host views and the test harness", &["inspect", "testing"]),
 ];
 
