@@ -32,6 +32,7 @@ use crate::table::{self, Command, ADMIN, ALL_SHARDS, DENYOOM, FAST, NOAUTH, READ
 use crate::timing::{SlowLogSettings, Timing};
 use crate::tracking::Tracking;
 
+mod acl;
 mod blocked;
 mod exec;
 mod notified;
