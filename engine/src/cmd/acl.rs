@@ -59,7 +59,7 @@ pub fn getuser(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
 /// `channels`, and `selectors` (a map each).
 fn getuser_reply(user: &User) -> Reply {
     let flags = user.flags().into_iter().map(Reply::bulk).collect();
-    let passwords = user.passwords.iter().map(|h| Reply::bulk(hex(h))).collect();
+    let passwords = user.password_hexes().into_iter().map(Reply::bulk).collect();
     let mut fields = vec![(Reply::bulk("flags"), Reply::Set(flags)), (Reply::bulk("passwords"), Reply::Array(passwords))];
     fields.extend(selector_fields(user.root()));
     let selectors = user.selectors.iter().skip(1).map(|s| Reply::Map(selector_fields(s))).collect();
@@ -75,7 +75,7 @@ fn selector_fields(s: &Selector) -> Vec<(Reply, Reply)> {
     ]
 }
 
-/// Lower-case hex, as Redis shows password hashes and GENPASS's passwords.
+/// Lower-case hex, as GENPASS's passwords.
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

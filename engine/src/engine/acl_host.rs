@@ -72,7 +72,7 @@ impl Engine {
     pub(crate) fn acl_load_file(&self) -> Result<Vec<Vec<u8>>, CmdError> {
         let file = self.config().acl_file().ok_or_else(|| CmdError::err(NO_ACLFILE))?;
         let path = file.path();
-        let text = file.read().map_err(|why| CmdError::err(format!("Error loading ACLs, opening file '{path}': {why}")))?;
+        let text = file.read().map_err(|why| CmdError::err(file::open_error(&path, &why)))?;
         let users = file::parse(&path, &text, self.config().acl_pubsub_all()).map_err(CmdError::err)?;
         let before: Vec<Vec<u8>> =
             self.acl.users().iter().filter(|u| u.name != b"default").map(|u| u.name.clone()).collect();
