@@ -177,7 +177,7 @@ pub fn genpass(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
     let chars = (bits as usize).div_ceil(4);
     let mut random = vec![0u8; chars.div_ceil(2)];
     if !ctx.engine.config().fill_random(&mut random) {
-        return Err(CmdError::err("ACL GENPASS needs a random source and this host gave none"));
+        return Err(CmdError::err("ACL GENPASS needs a random source and this host has none working"));
     }
     let mut text = hex(&random);
     text.truncate(chars);

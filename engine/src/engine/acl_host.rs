@@ -21,9 +21,10 @@ impl Engine {
         self.acl.auth_required()
     }
 
-    /// Lends the engine the host's random source, a CSPRNG (ACL GENPASS). The first one set
-    /// stays; without one GENPASS refuses rather than make a guessable password.
-    pub fn set_entropy(&self, fill: fn(&mut [u8])) {
+    /// Lends the engine the host's random source, a CSPRNG (ACL GENPASS): it fills the
+    /// buffer or answers false. The first one set stays; without one GENPASS refuses rather
+    /// than make a guessable password.
+    pub fn set_entropy(&self, fill: fn(&mut [u8]) -> bool) {
         self.config().set_entropy(fill);
     }
 
