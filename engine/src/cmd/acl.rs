@@ -196,17 +196,15 @@ pub fn log(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let mut count = LOG_DEFAULT_COUNT;
     if let Some(arg) = args.peek() {
         if arg.eq_ignore_ascii_case(b"RESET") {
-            ctx.engine.acl().log.lock().entries.clear();
+            ctx.engine.acl().log.lock().reset();
             return Ok(Reply::Ok);
         }
         count = args.int()?.max(0) as usize;
     }
     let now = ctx.now;
-    let log = ctx.engine.acl().log.lock();
-    let entries = log
-        .entries
+    let entries = ctx.engine.acl().log.lock().entries(count);
+    let entries = entries
         .iter()
-        .take(count)
         .map(|e| {
             // Redis: (now - ctime) / 1000 as a double, printed with 17 significant digits.
             let age = now.saturating_sub(e.updated_ms) as f64 / 1000.0;
