@@ -186,7 +186,8 @@ impl Server {
         let http_task = tokio::spawn(http::serve(http_listener, http_state.clone(), shutdown_rx.clone()));
         http_state.set_ready(true);
         let cfg = engine.config();
-        if let Some(warning) = guard::protected_mode_warning(&resp_addrs, cfg.protected_mode(), engine.auth_required()) {
+        if let Some(warning) = guard::protected_mode_warning(&resp_addrs, cfg.protected_mode(), engine.auth_required())
+        {
             warn!("{warning}");
         }
         info!(

@@ -60,7 +60,8 @@ pub fn getuser(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
 fn getuser_reply(user: &User) -> Reply {
     let flags = user.flags().into_iter().map(Reply::bulk).collect();
     let passwords = user.password_hexes().into_iter().map(Reply::bulk).collect();
-    let mut fields = vec![(Reply::bulk("flags"), Reply::Set(flags)), (Reply::bulk("passwords"), Reply::Array(passwords))];
+    let mut fields =
+        vec![(Reply::bulk("flags"), Reply::Set(flags)), (Reply::bulk("passwords"), Reply::Array(passwords))];
     fields.extend(selector_fields(user.root()));
     let selectors = user.selectors.iter().skip(1).map(|s| Reply::Map(selector_fields(s))).collect();
     fields.push((Reply::bulk("selectors"), Reply::Array(selectors)));

@@ -17,7 +17,10 @@ const NO_ACLFILE: &str = "ERR This Redis instance is not configured to use an AC
      order to store users in the Redis configuration.";
 
 fn alice(t: &mut TestEngine) {
-    assert_eq!(t.run(&["ACL", "SETUSER", "alice", "on", ">p1", "~k*", "%R~r*", "&ch*", "+@string", "(~x* +get)"]), ok());
+    assert_eq!(
+        t.run(&["ACL", "SETUSER", "alice", "on", ">p1", "~k*", "%R~r*", "&ch*", "+@string", "(~x* +get)"]),
+        ok()
+    );
 }
 
 #[test]
@@ -47,7 +50,9 @@ fn list_users_whoami_and_deluser() {
     assert_eq!(
         t.run(&["ACL", "LIST"]),
         bulks(&[
-            &format!("user alice on #{P1_HASH} ~k* %R~r* resetchannels &ch* -@all +@string (~x* resetchannels -@all +get)"),
+            &format!(
+                "user alice on #{P1_HASH} ~k* %R~r* resetchannels &ch* -@all +@string (~x* resetchannels -@all +get)"
+            ),
             "user default on nopass ~* &* +@all",
         ])
     );
@@ -113,7 +118,8 @@ fn genpass_length_errors_and_the_hosts_random_source() {
     assert_eq!(len(&mut t, &["ACL", "GENPASS", "1"]), 1);
     assert_eq!(len(&mut t, &["ACL", "GENPASS", "4096"]), 1024);
     assert_eq!(t.run(&["ACL", "GENPASS", "5"]), bulk("c1"), "from the host's bytes");
-    let bits = "ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096";
+    let bits =
+        "ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096";
     for bad in ["0", "-1", "4097"] {
         assert_eq!(t.run(&["ACL", "GENPASS", bad]), err(bits), "{bad}");
     }

@@ -85,7 +85,9 @@ impl Engine {
     pub(crate) fn acl_save_file(&self) -> Result<(), CmdError> {
         let file = self.config().acl_file().ok_or_else(|| CmdError::err(NO_ACLFILE))?;
         file.write(&file::render(&self.acl.users())).map_err(|_| {
-            CmdError::err("There was an error trying to save the ACLs. Please check the server logs for more information")
+            CmdError::err(
+                "There was an error trying to save the ACLs. Please check the server logs for more information",
+            )
         })
     }
 }

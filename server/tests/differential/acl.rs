@@ -46,7 +46,17 @@ const USERS: &[&[&str]] = &[
     &["r", "on", ">p1", "~*", "+@read"],
     &["adm", "on", "nopass", "~*", "&*", "+@all", "-@admin"],
     &["g", "on", "nopass", "-@all", "+get"],
-    &["mix", "on", "#2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", ">a", ">b", "~k*", "%R~r*", "&ch*", "+@string"],
+    &[
+        "mix",
+        "on",
+        "#2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+        ">a",
+        ">b",
+        "~k*",
+        "%R~r*",
+        "&ch*",
+        "+@string",
+    ],
     &["sel", "on", "nopass", "-@all", "(~x* +get)", "(%W~w* +@write)"],
     &["rw", "%R~c", "%W~c", "+@hash"],
     &["z", "reset"],
@@ -91,7 +101,10 @@ fn acl_users_and_errors_match_redis() {
     // as a set.
     let rules = ["ACL", "SETUSER", "many", "on", "nopass", "+@read", "-@dangerous", "+set", "-get", "+config|get"];
     call(&mut peers, &rules);
-    call(&mut peers, &["ACL", "SETUSER", "fa", "on", "nopass", "-@all", "+select|0", "+select|1", "+client|list", "allkeys"]);
+    call(
+        &mut peers,
+        &["ACL", "SETUSER", "fa", "on", "nopass", "-@all", "+select|0", "+select|1", "+client|list", "allkeys"],
+    );
     call(&mut peers, &["ACL", "SETUSER", "fb", "on", "nopass", "-@all", "+select|0", "+client|list", "+select"]);
     let list: Vec<Vec<u8>> = args!["ACL", "LIST"];
     let v = sorted_words(peers.vitrine.call(&list).expect("vitrine"));
@@ -126,21 +139,80 @@ fn sorted_words(reply: Resp) -> Vec<Vec<Vec<u8>>> {
 /// Rows Vitrine has that Redis 7.0.15 has not (7.2's CLIENT rows, and newer Redis's hash
 /// field expiry and string digest commands).
 const VITRINE_ONLY: &[&str] = &[
-    "client|no-touch", "client|setinfo", "delex", "delifeq", "digest", "hexpire", "hexpireat", "hexpiretime", "hgetdel",
-    "hgetex", "hpersist", "hpexpire", "hpexpireat", "hpexpiretime", "hpttl", "hsetex", "httl",
+    "client|no-touch",
+    "client|setinfo",
+    "delex",
+    "delifeq",
+    "digest",
+    "hexpire",
+    "hexpireat",
+    "hexpiretime",
+    "hgetdel",
+    "hgetex",
+    "hpersist",
+    "hpexpire",
+    "hpexpireat",
+    "hpexpiretime",
+    "hpttl",
+    "hsetex",
+    "httl",
 ];
 
 /// Redis 7.0.15's rows Vitrine does not implement (modules, cluster, replication, persistence,
 /// debugging, ...): listed so that a row added to either side shows here.
 const REDIS_ONLY: &[&str] = &[
-    "asking", "bgsave", "cluster", "cluster|addslots", "cluster|addslotsrange", "cluster|bumpepoch",
-    "cluster|count-failure-reports", "cluster|countkeysinslot", "cluster|delslots", "cluster|delslotsrange",
-    "cluster|failover", "cluster|flushslots", "cluster|forget", "cluster|getkeysinslot", "cluster|help", "cluster|info",
-    "cluster|keyslot", "cluster|links", "cluster|meet", "cluster|myid", "cluster|nodes", "cluster|replicas",
-    "cluster|replicate", "cluster|reset", "cluster|saveconfig", "cluster|set-config-epoch", "cluster|setslot",
-    "cluster|shards", "cluster|slaves", "cluster|slots", "debug", "failover", "lolwut", "migrate", "module",
-    "module|help", "module|list", "module|load", "module|loadex", "module|unload", "psync", "readonly", "readwrite",
-    "replconf", "replicaof", "restore-asking", "role", "save", "script|debug", "slaveof", "sync", "wait",
+    "asking",
+    "bgsave",
+    "cluster",
+    "cluster|addslots",
+    "cluster|addslotsrange",
+    "cluster|bumpepoch",
+    "cluster|count-failure-reports",
+    "cluster|countkeysinslot",
+    "cluster|delslots",
+    "cluster|delslotsrange",
+    "cluster|failover",
+    "cluster|flushslots",
+    "cluster|forget",
+    "cluster|getkeysinslot",
+    "cluster|help",
+    "cluster|info",
+    "cluster|keyslot",
+    "cluster|links",
+    "cluster|meet",
+    "cluster|myid",
+    "cluster|nodes",
+    "cluster|replicas",
+    "cluster|replicate",
+    "cluster|reset",
+    "cluster|saveconfig",
+    "cluster|set-config-epoch",
+    "cluster|setslot",
+    "cluster|shards",
+    "cluster|slaves",
+    "cluster|slots",
+    "debug",
+    "failover",
+    "lolwut",
+    "migrate",
+    "module",
+    "module|help",
+    "module|list",
+    "module|load",
+    "module|loadex",
+    "module|unload",
+    "psync",
+    "readonly",
+    "readwrite",
+    "replconf",
+    "replicaof",
+    "restore-asking",
+    "role",
+    "save",
+    "script|debug",
+    "slaveof",
+    "sync",
+    "wait",
 ];
 
 #[test]
@@ -153,13 +225,18 @@ fn acl_cat_dryrun_genpass_and_log_match_redis() {
     for cat in cats {
         let Resp::Bulk(cat) = cat else { panic!() };
         let argv = vec![b"ACL".to_vec(), b"CAT".to_vec(), cat.clone()];
-        let v: BTreeSet<Vec<u8>> = names(peers.vitrine.call(&argv).expect("vitrine")).intersection(&both).cloned().collect();
-        let r: BTreeSet<Vec<u8>> = names(peers.redis.call(&argv).expect("redis")).intersection(&both).cloned().collect();
+        let v: BTreeSet<Vec<u8>> =
+            names(peers.vitrine.call(&argv).expect("vitrine")).intersection(&both).cloned().collect();
+        let r: BTreeSet<Vec<u8>> =
+            names(peers.redis.call(&argv).expect("redis")).intersection(&both).cloned().collect();
         assert_eq!(v, r, "ACL CAT {}", String::from_utf8_lossy(&cat));
     }
 
     peers.begin("acl dryrun");
-    call(&mut peers, &["ACL", "SETUSER", "d", "on", "nopass", "~x*", "&a*", "-@all", "+get", "+set", "+config|get", "+psubscribe"]);
+    call(
+        &mut peers,
+        &["ACL", "SETUSER", "d", "on", "nopass", "~x*", "&a*", "-@all", "+get", "+set", "+config|get", "+psubscribe"],
+    );
     for line in [
         &["d", "get", "x1"][..],
         &["d", "get", "y"],
@@ -232,7 +309,26 @@ fn noperm_texts_match_redis() {
     let Some(servers) = Servers::start_or_skip("noperm_texts_match_redis") else { return };
     let mut admin = servers.peers();
     admin.begin("noperm setup");
-    call(&mut admin, &["ACL", "SETUSER", "ro", "on", ">pw", "~k*", "&ch", "-@all", "+@read", "+multi", "+exec", "+subscribe", "+client|info", "+eval", "+auth"]);
+    call(
+        &mut admin,
+        &[
+            "ACL",
+            "SETUSER",
+            "ro",
+            "on",
+            ">pw",
+            "~k*",
+            "&ch",
+            "-@all",
+            "+@read",
+            "+multi",
+            "+exec",
+            "+subscribe",
+            "+client|info",
+            "+eval",
+            "+auth",
+        ],
+    );
     call(&mut admin, &["SET", "k1", "v"]);
     let mut peers = servers.peers();
     peers.begin("noperm");
