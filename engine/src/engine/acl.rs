@@ -37,11 +37,7 @@ impl Engine {
 
     /// The session's user state for `user`, read at the registry's current epoch.
     pub(crate) fn session_user_state(&self, user: Arc<User>) -> SessionUser {
-        SessionUser {
-            free: user.is_unrestricted(),
-            epoch: self.acl.epoch(),
-            user: Some(user as Arc<dyn Any + Send + Sync>),
-        }
+        SessionUser { free: user.is_unrestricted(), epoch: self.acl.epoch(), user: Some(user as Arc<dyn Any + Send + Sync>) }
     }
 
     /// Makes `session` act as `user` (AUTH, HELLO ... AUTH, RESET, a host signing in), and
@@ -155,14 +151,7 @@ impl Engine {
     /// Logs a failed authentication (AUTH, HELLO ... AUTH, a host's sign-in): `object` is the
     /// command as typed, `username` the name tried. Dispatch counts the WRONGPASS itself;
     /// hosts' sign-ins are counted here (`count`).
-    pub(crate) fn log_auth_failure(
-        &self,
-        object: &[u8],
-        username: &[u8],
-        client_info: String,
-        now_ms: u64,
-        count: bool,
-    ) {
+    pub(crate) fn log_auth_failure(&self, object: &[u8], username: &[u8], client_info: String, now_ms: u64, count: bool) {
         if count {
             self.stats().acl_access_denied_auth.fetch_add(1, Relaxed);
         }
@@ -201,9 +190,7 @@ impl Engine {
             upcoming.iter().any(|p| if pattern { *p == channel } else { crate::glob::matches(p, channel) })
         };
         for client in self.clients.all() {
-            if **client.user.lock() != *name
-                || client.sub.load(Relaxed) + client.psub.load(Relaxed) + client.ssub.load(Relaxed) == 0
-            {
+            if **client.user.lock() != *name || client.sub.load(Relaxed) + client.psub.load(Relaxed) + client.ssub.load(Relaxed) == 0 {
                 continue;
             }
             if self.pubsub.any_subscription(client.id, |channel, pattern| !allowed(channel, pattern)) {
@@ -310,12 +297,7 @@ impl Engine {
 /// The row `argv` names (a subcommand row when the container has one by that name), or
 /// DRYRUN's error quoting `argv[0]` as typed.
 fn lookup(argv: &[&[u8]]) -> Result<(usize, &'static Command), CmdError> {
-    let not_found = || {
-        CmdError::err(format!(
-            "Command '{}' not found",
-            String::from_utf8_lossy(argv.first().copied().unwrap_or_default())
-        ))
-    };
+    let not_found = || CmdError::err(format!("Command '{}' not found", String::from_utf8_lossy(argv.first().copied().unwrap_or_default())));
     let (index, cmd) = argv.first().and_then(|name| table::lookup(name)).ok_or_else(not_found)?;
     if cmd.is_container() && argv.len() > 1 {
         return table::lookup_subcommand(index, cmd, argv[1]).ok_or_else(not_found);
