@@ -33,9 +33,9 @@ impl Engine {
         &self.acl
     }
 
-    /// `acllog-max-len` (part C's parameter; 128, Redis's default, until it lands).
+    /// `acllog-max-len`.
     pub(crate) fn acllog_max_len(&self) -> usize {
-        128
+        self.config().acllog_max_len()
     }
 
     /// The session's user state for `user`, read at the registry's current epoch.
