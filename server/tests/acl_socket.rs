@@ -51,15 +51,16 @@ fn users_authenticate_and_are_refused_on_the_wire() {
     send(&mut h, &cmd(&["HELLO", "3", "AUTH", "reader", "pw"]));
     expect(&mut h, b"%8\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n");
 
-    // The admin sees the refusals: newest first, the failed HELLO with its object as typed.
-    send(&mut admin, &cmd(&["ACL", "LOG", "1"]));
-    expect(&mut admin, b"*1\r\n*14\r\n$5\r\ncount\r\n:1\r\n$6\r\nreason\r\n$4\r\nauth\r\n$7\r\ncontext\r\n$8\r\ntoplevel\r\n$6\r\nobject\r\n$5\r\nHELLO\r\n$8\r\nusername\r\n$6\r\nreader\r\n");
     // Both of the reader's connections show it in CLIENT LIST.
     send(&mut admin, &cmd(&["CLIENT", "LIST"]));
     let header = read_line(&mut admin);
     let len: usize = String::from_utf8_lossy(&header[1..]).trim().parse().expect("a bulk length");
     let list = String::from_utf8_lossy(&read_n(&mut admin, len + 2)).into_owned();
     assert_eq!(list.matches(" user=reader ").count(), 2, "{list}");
+    // The admin sees the refusals: newest first, the failed HELLO with its object as typed
+    // (age-seconds and client-info follow; the connection is not used after).
+    send(&mut admin, &cmd(&["ACL", "LOG", "1"]));
+    expect(&mut admin, b"*1\r\n*14\r\n$5\r\ncount\r\n:1\r\n$6\r\nreason\r\n$4\r\nauth\r\n$7\r\ncontext\r\n$8\r\ntoplevel\r\n$6\r\nobject\r\n$5\r\nHELLO\r\n$8\r\nusername\r\n$6\r\nreader\r\n");
 }
 
 #[test]
