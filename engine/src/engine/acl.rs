@@ -13,6 +13,9 @@ use crate::error::CmdError;
 use crate::session::{Session, SessionUser};
 use crate::table::{self, Command};
 
+#[cfg(test)]
+mod tests;
+
 /// Where a denied command was refused, which decides its error text.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Place {
