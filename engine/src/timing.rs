@@ -375,7 +375,11 @@ mod tests {
         assert_eq!(cut[31], b"... (10 more arguments)");
         assert_eq!(slowlog_argv(&[b"GET", b"k"]), vec![b"GET".to_vec(), b"k".to_vec()]);
         let setuser = slowlog_argv(&[b"acl", b"setuser", b"bob", b">secret"]);
-        assert_eq!(setuser, [&b"acl"[..], b"setuser", b"(redacted)", b"(redacted)"], "ACL SETUSER's rules hold passwords");
+        assert_eq!(
+            setuser,
+            [&b"acl"[..], b"setuser", b"(redacted)", b"(redacted)"],
+            "ACL SETUSER's rules hold passwords"
+        );
     }
 
     #[test]

@@ -337,7 +337,8 @@ fn info_headers(t: &mut TestEngine, args: &[&str]) -> (Vec<String>, String) {
 fn info_has_redis_7_0s_sections_in_order_and_the_fields_clients_check() {
     let mut t = TestEngine::default();
     t.run(&["SET", "k", "v"]);
-    let default = ["Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Errorstats"];
+    let default =
+        ["Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Errorstats"];
     let (headers, text) = info_headers(&mut t, &["INFO"]);
     assert_eq!(headers, [&default[..], &["Cluster", "Keyspace"]].concat());
     assert_eq!(info_headers(&mut t, &["INFO", "default"]).0, headers);
@@ -349,8 +350,14 @@ fn info_has_redis_7_0s_sections_in_order_and_the_fields_clients_check() {
         assert!(text.contains(&format!("\r\n{field}\r\n")), "{field}");
     }
     // Redis 7.2's counters, in its order at the end of Stats.
-    let denied = ["acl_access_denied_auth:0", "acl_access_denied_cmd:0", "acl_access_denied_key:0", "acl_access_denied_channel:0"];
-    let at: Vec<usize> = denied.iter().map(|f| text.find(&format!("\r\n{f}\r\n")).unwrap_or_else(|| panic!("{f}"))).collect();
+    let denied = [
+        "acl_access_denied_auth:0",
+        "acl_access_denied_cmd:0",
+        "acl_access_denied_key:0",
+        "acl_access_denied_channel:0",
+    ];
+    let at: Vec<usize> =
+        denied.iter().map(|f| text.find(&format!("\r\n{f}\r\n")).unwrap_or_else(|| panic!("{f}"))).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
     t.run(&["ACL", "SETUSER", "ro", "on", "nopass", "~k*", "+get"]);
     t.run(&["AUTH", "ro", "x"]);
