@@ -17,6 +17,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use crate::command_table::{both_have, names};
 use crate::harness::*;
 
 /// SETUSER lines whose errors must be Redis's, byte for byte.
@@ -379,18 +380,6 @@ fn command_list_and_count_match_redis_but_for_the_listed_rows() {
     let redis_only_top = REDIS_ONLY.iter().filter(|n| !n.contains('|')).count() as i64;
     let vitrine_only_top = VITRINE_ONLY.iter().filter(|n| !n.contains('|')).count() as i64;
     assert_eq!(v_count, r_count - redis_only_top + vitrine_only_top, "COUNT differs by the listed commands");
-}
-
-fn names(reply: Resp) -> BTreeSet<Vec<u8>> {
-    let Resp::Array(items) = reply else { panic!("not a list: {reply:?}") };
-    items.into_iter().map(|n| if let Resp::Bulk(n) = n { n } else { panic!("{n:?}") }).collect()
-}
-
-fn both_have(peers: &mut Peers) -> BTreeSet<Vec<u8>> {
-    let list: Vec<Vec<u8>> = args!["COMMAND", "LIST"];
-    let v = names(peers.vitrine.call(&list).expect("vitrine"));
-    let r = names(peers.redis.call(&list).expect("redis"));
-    v.intersection(&r).cloned().collect()
 }
 
 fn resp(argvs: &[&[&str]]) -> Vec<u8> {
