@@ -322,3 +322,50 @@ fn config_file_user_lines_define_users_at_start_up() {
         "requirepass kept without a `user default` line"
     );
 }
+
+/// The section headers of an INFO reply, in order.
+fn info_headers(t: &mut TestEngine, args: &[&str]) -> (Vec<String>, String) {
+    let text = match t.run(args) {
+        Reply::Bulk(text) => String::from_utf8(text).unwrap(),
+        Reply::Verbatim(text) => text,
+        other => panic!("{other:?}"),
+    };
+    (text.lines().filter(|l| l.starts_with("# ")).map(|l| l[2..].to_string()).collect(), text)
+}
+
+#[test]
+fn info_has_redis_7_0s_sections_in_order_and_the_fields_clients_check() {
+    let mut t = TestEngine::default();
+    t.run(&["SET", "k", "v"]);
+    let default =
+        ["Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Errorstats"];
+    let (headers, text) = info_headers(&mut t, &["INFO"]);
+    assert_eq!(headers, [&default[..], &["Cluster", "Keyspace"]].concat());
+    assert_eq!(info_headers(&mut t, &["INFO", "default"]).0, headers);
+    let all = ["Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Commandstats"];
+    let all = [&all[..], &["Errorstats", "Latencystats", "Cluster", "Keyspace"]].concat();
+    assert_eq!(info_headers(&mut t, &["INFO", "all"]).0, all);
+    assert_eq!(info_headers(&mut t, &["INFO", "everything"]).0, all);
+    for field in ["redis_mode:standalone", "role:master", "connected_slaves:0", "cluster_enabled:0"] {
+        assert!(text.contains(&format!("\r\n{field}\r\n")), "{field}");
+    }
+    // Redis 7.2's counters, in its order at the end of Stats.
+    let denied = [
+        "acl_access_denied_auth:0",
+        "acl_access_denied_cmd:0",
+        "acl_access_denied_key:0",
+        "acl_access_denied_channel:0",
+    ];
+    let at: Vec<usize> =
+        denied.iter().map(|f| text.find(&format!("\r\n{f}\r\n")).unwrap_or_else(|| panic!("{f}"))).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+    t.run(&["ACL", "SETUSER", "ro", "on", "nopass", "~k*", "+get"]);
+    t.run(&["AUTH", "ro", "x"]);
+    t.run(&["GET", "other"]);
+    t.run(&["SET", "k", "v"]);
+    assert_eq!(t.run(&["AUTH", "default", "any"]), ok(), "back to the nopass default user");
+    let (_, text) = info_headers(&mut t, &["INFO", "stats"]);
+    for field in ["acl_access_denied_cmd:1", "acl_access_denied_key:1"] {
+        assert!(text.contains(&format!("\r\n{field}\r\n")), "{field}: {text}");
+    }
+}

@@ -74,7 +74,7 @@ pub struct Config {
     output_limits: [[AtomicU64; 3]; 3],
     requirepass: RwLock<Option<Vec<u8>>>,
     /// Told every new `requirepass` (the engine makes it the default user's password).
-    requirepass_hook: OnceLock<Box<dyn Fn(Option<&[u8]>) + Send + Sync>>,
+    requirepass_hook: OnceLock<PasswordHook>,
     /// `acllog-max-len`: entries ACL LOG keeps.
     acllog_max_len: AtomicU64,
     /// `acl-pubsub-default`: whether a new ACL user starts with `allchannels`.
@@ -161,6 +161,9 @@ pub trait ConfigFile: Send + Sync {
     /// Replaces the file's text, atomically (a reader never sees a partial file).
     fn write(&self, text: &str) -> Result<(), String>;
 }
+
+/// Told each new `requirepass` (`None`: empty, no password).
+pub(crate) type PasswordHook = Box<dyn Fn(Option<&[u8]>) + Send + Sync>;
 
 /// The host's ACL file (`aclfile`): ACL LOAD reads it, ACL SAVE replaces it. The engine
 /// formats and parses the text; the host does the I/O.
@@ -329,7 +332,7 @@ impl Config {
 
     /// Has `hook` told every `requirepass` set from now on, and the current one at once:
     /// the engine makes it the default user's only password (`nopass` when empty), as Redis.
-    pub(crate) fn on_requirepass(&self, hook: Box<dyn Fn(Option<&[u8]>) + Send + Sync>) {
+    pub(crate) fn on_requirepass(&self, hook: PasswordHook) {
         let current = self.requirepass();
         if self.requirepass_hook.set(hook).is_ok() {
             if let (Some(pass), Some(hook)) = (current, self.requirepass_hook.get()) {

@@ -17,6 +17,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use crate::command_table::{both_have, names};
 use crate::harness::*;
 
 /// SETUSER lines whose errors must be Redis's, byte for byte.
@@ -220,7 +221,8 @@ fn acl_cat_dryrun_genpass_and_log_match_redis() {
     let Some(servers) = Servers::start_or_skip("acl_cat_dryrun_genpass_and_log_match_redis") else { return };
     let mut peers = servers.peers();
     peers.begin("acl cat");
-    let Resp::Array(cats) = peers.redis.call(&args!["ACL", "CAT"]).expect("redis") else { panic!() };
+    let cat: Vec<Vec<u8>> = args!["ACL", "CAT"];
+    let Resp::Array(cats) = peers.redis.call(&cat).expect("redis") else { panic!() };
     let both = both_have(&mut peers);
     for cat in cats {
         let Resp::Bulk(cat) = cat else { panic!() };
@@ -370,25 +372,14 @@ fn command_list_and_count_match_redis_but_for_the_listed_rows() {
         Resp::Int(n) => n,
         other => panic!("{other:?}"),
     };
-    let v_count = count(peers.vitrine.call(&args!["COMMAND", "COUNT"]).unwrap());
-    let r_count = count(peers.redis.call(&args!["COMMAND", "COUNT"]).unwrap());
+    let count_argv: Vec<Vec<u8>> = args!["COMMAND", "COUNT"];
+    let v_count = count(peers.vitrine.call(&count_argv).unwrap());
+    let r_count = count(peers.redis.call(&count_argv).unwrap());
     assert_eq!((r_count, r.len()), (240, 366), "Redis 7.0.15's counts");
     assert_eq!(v_count, top(&v), "COUNT counts the top-level rows of LIST");
     let redis_only_top = REDIS_ONLY.iter().filter(|n| !n.contains('|')).count() as i64;
     let vitrine_only_top = VITRINE_ONLY.iter().filter(|n| !n.contains('|')).count() as i64;
     assert_eq!(v_count, r_count - redis_only_top + vitrine_only_top, "COUNT differs by the listed commands");
-}
-
-fn names(reply: Resp) -> BTreeSet<Vec<u8>> {
-    let Resp::Array(items) = reply else { panic!("not a list: {reply:?}") };
-    items.into_iter().map(|n| if let Resp::Bulk(n) = n { n } else { panic!("{n:?}") }).collect()
-}
-
-fn both_have(peers: &mut Peers) -> BTreeSet<Vec<u8>> {
-    let list: Vec<Vec<u8>> = args!["COMMAND", "LIST"];
-    let v = names(peers.vitrine.call(&list).expect("vitrine"));
-    let r = names(peers.redis.call(&list).expect("redis"));
-    v.intersection(&r).cloned().collect()
 }
 
 fn resp(argvs: &[&[&str]]) -> Vec<u8> {
