@@ -40,6 +40,7 @@ mod notified;
 mod snapshot;
 mod tracked;
 
+#[cfg(feature = "scripting")]
 pub(crate) use acl::Place as AclPlace;
 
 /// Shards per engine: enough that threads rarely meet on one lock, few enough that SCAN and

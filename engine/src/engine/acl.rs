@@ -25,6 +25,7 @@ pub(crate) enum Place {
     /// Re-checked by EXEC after the rules changed.
     Exec,
     /// Called by a script: `ERR The user executing the script can't ...`.
+    #[cfg_attr(not(feature = "scripting"), allow(dead_code))]
     Script,
 }
 
