@@ -329,13 +329,23 @@ impl Timing {
     }
 }
 
+/// Whether argument `j` is a secret Redis keeps out of the slow log (`redactClientCommandArgument`):
+/// every argument of ACL SETUSER after the subcommand (passwords are rules).
+fn redacted(argv: &[&[u8]], j: usize) -> bool {
+    j >= 2
+        && argv[0].eq_ignore_ascii_case(b"ACL")
+        && argv.get(1).is_some_and(|sub| sub.eq_ignore_ascii_case(b"SETUSER"))
+}
+
 /// The arguments a slow log entry keeps: at most 32 (the last one then says how many more
-/// there were), each cut at 128 bytes with how many more there were.
+/// there were), each cut at 128 bytes with how many more there were, secrets redacted.
 fn slowlog_argv(argv: &[&[u8]]) -> Vec<Vec<u8>> {
     let kept = argv.len().min(SLOWLOG_MAX_ARGC);
     (0..kept)
         .map(|j| {
-            if kept != argv.len() && j == kept - 1 {
+            if redacted(argv, j) {
+                b"(redacted)".to_vec()
+            } else if kept != argv.len() && j == kept - 1 {
                 format!("... ({} more arguments)", argv.len() - kept + 1).into_bytes()
             } else if argv[j].len() > SLOWLOG_MAX_STRING {
                 let mut a = argv[j][..SLOWLOG_MAX_STRING].to_vec();
@@ -364,6 +374,12 @@ mod tests {
         assert_eq!(cut[1], want);
         assert_eq!(cut[31], b"... (10 more arguments)");
         assert_eq!(slowlog_argv(&[b"GET", b"k"]), vec![b"GET".to_vec(), b"k".to_vec()]);
+        let setuser = slowlog_argv(&[b"acl", b"setuser", b"bob", b">secret"]);
+        assert_eq!(
+            setuser,
+            [&b"acl"[..], b"setuser", b"(redacted)", b"(redacted)"],
+            "ACL SETUSER's rules hold passwords"
+        );
     }
 
     #[test]

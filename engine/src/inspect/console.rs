@@ -166,7 +166,7 @@ mod tests {
         assert_eq!(out["resp"], json!({ "base64": "JDENCv8NCg==" }));
         assert_eq!(
             line(&mut t, "HELLO 3")["text"].as_str().unwrap().lines().next(),
-            Some("1# \"server\" => \"vitrine\"")
+            Some("1# \"server\" => \"redis\"")
         );
         assert_eq!(line(&mut t, "GET nope")["resp"], "_\r\n");
     }

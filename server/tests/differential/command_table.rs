@@ -20,9 +20,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::harness::*;
 
 /// Rows whose COMMAND INFO flags or tips 7.2 changed: the blocking commands lost `noscript`,
-/// tips were added (CLIENT SETNAME, CONFIG RESETSTAT/REWRITE, RANDOMKEY's and SCAN's response
-/// policy, LATENCY RESET's sum of the nodes' answers) or dropped (MSETNX).
+/// tips were added (CLIENT SETNAME, CONFIG RESETSTAT/REWRITE, ACL SETUSER/DELUSER/SAVE's
+/// all-nodes policies, RANDOMKEY's and SCAN's response policy, LATENCY RESET's sum of the
+/// nodes' answers) or dropped (MSETNX).
 const DIFFERENT_IN_7_2: &[&str] = &[
+    "acl|deluser",
+    "acl|save",
+    "acl|setuser",
     "blmove",
     "blpop",
     "brpop",
@@ -63,13 +67,13 @@ const DOCS_DIFFERENT_IN_7_2: &[&str] = &[
 /// SETNX, SETEX, PSETEX and QUIT.
 const DOCS_FIELDS_NEWER: &[&[u8]] = &[b"history", b"doc_flags", b"deprecated_since", b"replaced_by"];
 
-fn names(reply: Resp) -> BTreeSet<Vec<u8>> {
+pub(crate) fn names(reply: Resp) -> BTreeSet<Vec<u8>> {
     let Resp::Array(items) = reply else { panic!("not a list: {reply:?}") };
     items.into_iter().map(|n| if let Resp::Bulk(n) = n { n } else { panic!("{n:?}") }).collect()
 }
 
 /// The full names (`get`, `client|list`) both servers list.
-fn both_have(peers: &mut Peers) -> BTreeSet<Vec<u8>> {
+pub(crate) fn both_have(peers: &mut Peers) -> BTreeSet<Vec<u8>> {
     let list: Vec<Vec<u8>> = args!["COMMAND", "LIST"];
     let v = names(peers.vitrine.call(&list).expect("vitrine"));
     let r = names(peers.redis.call(&list).expect("redis"));
