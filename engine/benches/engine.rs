@@ -160,6 +160,35 @@ fn eviction(c: &mut Criterion) {
     group.finish();
 }
 
+/// The ACL check's cost at pipeline 16: GETs fed as the unrestricted `default` user (one
+/// relaxed load and a bool per command) and as a restricted user (`~key:* +@read`: key
+/// extraction and one glob per key).
+fn acl(c: &mut Criterion) {
+    let mut group = c.benchmark_group("acl");
+    group.throughput(Throughput::Elements(PIPELINE as u64));
+    let mut t = filled();
+    t.run(&["ACL", "SETUSER", "reader", "on", "nopass", "~key:*", "+@read"]);
+    let mut reader = t.engine.new_session("127.0.0.1:2", "127.0.0.1:6379", t.now);
+    t.engine.call(&mut reader, &["AUTH", "reader", "any"], t.now);
+    let batches: Vec<Vec<u8>> = (0..64).map(|i| batch("get", i * PIPELINE as u64)).collect();
+    for (user, session) in [("default", &mut t.session), ("restricted", &mut reader)] {
+        let mut out = Vec::with_capacity(16 * 1024);
+        let mut i = 0;
+        group.bench_function(format!("feed/getx{PIPELINE}/{user}"), |b| {
+            b.iter(|| {
+                out.clear();
+                let input = &batches[i % batches.len()];
+                i += 1;
+                let used = t.engine.feed(session, black_box(input), &mut out, t.now);
+                black_box((used, out.len()))
+            })
+        });
+        // Every GET answered with the value, not a NOPERM.
+        assert!(!out.windows(7).any(|w| w == b"-NOPERM"), "{user}: {}", String::from_utf8_lossy(&out));
+    }
+    group.finish();
+}
+
 fn short() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -171,6 +200,6 @@ fn short() -> Criterion {
 criterion_group! {
     name = benches;
     config = short();
-    targets = decode, dispatch, get_set, eviction
+    targets = decode, dispatch, get_set, eviction, acl
 }
 criterion_main!(benches);

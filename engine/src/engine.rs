@@ -40,6 +40,7 @@ mod notified;
 mod snapshot;
 mod tracked;
 
+#[cfg(feature = "scripting")]
 pub(crate) use acl::Place as AclPlace;
 
 /// Shards per engine: enough that threads rarely meet on one lock, few enough that SCAN and
@@ -126,7 +127,6 @@ pub struct Engine {
     pub(crate) radar: Radar,
     /// ACL users, their permissions and the ACL log (`acl`).
     /// Shared with the config, whose `requirepass` is the default user's password.
-    #[allow(dead_code)] // until dispatch checks permissions (issue 22, part B)
     pub(crate) acl: Arc<crate::acl::Acl>,
     pause: Pause,
     /// The host's wall clock in microseconds (MONITOR's timestamps); without one, the

@@ -505,8 +505,9 @@ where
     A: AsRef<[u8]>,
 {
     let mut session = engine.new_session("aof-loader", "", now_ms);
-    // The file holds what clients already sent after authenticating.
-    session.authenticated = true;
+    // The file holds what clients already ran, authenticated and allowed: replayed with no
+    // user and no ACL check, as Redis's loading client.
+    engine.session_internal(&mut session);
     // As Redis, no eviction while loading: the file's DELs already say which keys were
     // evicted, and evicting other ones on the way would make a different keyspace.
     let maxmemory = engine.config().get("maxmemory").unwrap_or_else(|| "0".into());

@@ -47,7 +47,11 @@ impl User {
 impl Selector {
     /// One selector's verdict, checked in Redis's order: the command, its keys, its channels.
     pub(crate) fn check(&self, index: usize, cmd: &Command, argv: &[&[u8]]) -> Result<(), Denied> {
-        if !self.all_commands && cmd.flags & NOAUTH == 0 && !self.commands.allows(index) && !self.first_arg_allows(index, cmd, argv) {
+        if !self.all_commands
+            && cmd.flags & NOAUTH == 0
+            && !self.commands.allows(index)
+            && !self.first_arg_allows(index, cmd, argv)
+        {
             return Err(Denied { reason: DenyReason::Command, pos: 0 });
         }
         if let Keys::Patterns(patterns) = &self.keys {

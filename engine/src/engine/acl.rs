@@ -25,6 +25,7 @@ pub(crate) enum Place {
     /// Re-checked by EXEC after the rules changed.
     Exec,
     /// Called by a script: `ERR The user executing the script can't ...`.
+    #[cfg_attr(not(feature = "scripting"), allow(dead_code))]
     Script,
 }
 
@@ -40,7 +41,11 @@ impl Engine {
 
     /// The session's user state for `user`, read at the registry's current epoch.
     pub(crate) fn session_user_state(&self, user: Arc<User>) -> SessionUser {
-        SessionUser { free: user.is_unrestricted(), epoch: self.acl.epoch(), user: Some(user as Arc<dyn Any + Send + Sync>) }
+        SessionUser {
+            free: user.is_unrestricted(),
+            epoch: self.acl.epoch(),
+            user: Some(user as Arc<dyn Any + Send + Sync>),
+        }
     }
 
     /// Makes `session` act as `user` (AUTH, HELLO ... AUTH, RESET, a host signing in), and
@@ -53,7 +58,6 @@ impl Engine {
 
     /// The user `session` acts as, as the registry last published it (`default` for an
     /// internal session with none).
-    #[allow(dead_code)] // ACL WHOAMI, SETUSER, DELUSER and LOAD (cmd/acl.rs) call it.
     pub(crate) fn session_user(&self, session: &Session) -> Arc<User> {
         session.user.user.clone().and_then(|u| u.downcast::<User>().ok()).unwrap_or_else(|| self.acl.default_user())
     }
@@ -154,7 +158,14 @@ impl Engine {
     /// Logs a failed authentication (AUTH, HELLO ... AUTH, a host's sign-in): `object` is the
     /// command as typed, `username` the name tried. Dispatch counts the WRONGPASS itself;
     /// hosts' sign-ins are counted here (`count`).
-    pub(crate) fn log_auth_failure(&self, object: &[u8], username: &[u8], client_info: String, now_ms: u64, count: bool) {
+    pub(crate) fn log_auth_failure(
+        &self,
+        object: &[u8],
+        username: &[u8],
+        client_info: String,
+        now_ms: u64,
+        count: bool,
+    ) {
         if count {
             self.stats().acl_access_denied_auth.fetch_add(1, Relaxed);
         }
@@ -172,7 +183,6 @@ impl Engine {
     /// subscribed to a channel or pattern the new rules no longer allow (Redis 7.0's
     /// `ACLKillPubsubClientsIfNeeded`; nothing when a selector allows every channel, or the
     /// new channel list holds every old one).
-    #[allow(dead_code)] // ACL WHOAMI, SETUSER, DELUSER and LOAD (cmd/acl.rs) call it.
     pub(crate) fn kill_pubsub_if_needed(&self, old: &User, new: &User) {
         let mut upcoming: Vec<&[u8]> = Vec::new();
         for s in &new.selectors {
@@ -193,7 +203,9 @@ impl Engine {
             upcoming.iter().any(|p| if pattern { *p == channel } else { crate::glob::matches(p, channel) })
         };
         for client in self.clients.all() {
-            if **client.user.lock() != *name || client.sub.load(Relaxed) + client.psub.load(Relaxed) + client.ssub.load(Relaxed) == 0 {
+            if **client.user.lock() != *name
+                || client.sub.load(Relaxed) + client.psub.load(Relaxed) + client.ssub.load(Relaxed) == 0
+            {
                 continue;
             }
             if self.pubsub.any_subscription(client.id, |channel, pattern| !allowed(channel, pattern)) {
@@ -205,7 +217,7 @@ impl Engine {
     /// `ACL SETUSER`: applies the rules (all or nothing), then closes the user's pub/sub
     /// connections the new channel rules no longer allow. Sessions pick the new rules up on
     /// their next command (the epoch moved).
-    #[allow(dead_code)] // ACL WHOAMI, SETUSER, DELUSER and LOAD (cmd/acl.rs) call it.
+    #[allow(dead_code)] // ACL SETUSER (cmd/acl.rs) is to call this instead of `Acl::set_user`.
     pub(crate) fn acl_set_user(&self, name: &[u8], words: &[&[u8]], pubsub_all: bool) -> Result<Arc<User>, CmdError> {
         let old = self.acl.user(name);
         let new = self.acl.set_user(name, words, pubsub_all)?;
@@ -218,7 +230,6 @@ impl Engine {
     /// Closes every connection authenticated as one of `names` (after ACL DELUSER / LOAD).
     /// The connection loop closes a killed client after writing the replies it has, so the
     /// caller's own reply goes out first even when it is one of them.
-    #[allow(dead_code)] // ACL WHOAMI, SETUSER, DELUSER and LOAD (cmd/acl.rs) call it.
     pub(crate) fn disconnect_users(&self, names: &[&[u8]]) {
         for client in self.clients.all() {
             let user = client.user.lock().clone();
@@ -300,7 +311,12 @@ impl Engine {
 /// The row `argv` names (a subcommand row when the container has one by that name), or
 /// DRYRUN's error quoting `argv[0]` as typed.
 fn lookup(argv: &[&[u8]]) -> Result<(usize, &'static Command), CmdError> {
-    let not_found = || CmdError::err(format!("Command '{}' not found", String::from_utf8_lossy(argv.first().copied().unwrap_or_default())));
+    let not_found = || {
+        CmdError::err(format!(
+            "Command '{}' not found",
+            String::from_utf8_lossy(argv.first().copied().unwrap_or_default())
+        ))
+    };
     let (index, cmd) = argv.first().and_then(|name| table::lookup(name)).ok_or_else(not_found)?;
     if cmd.is_container() && argv.len() > 1 {
         return table::lookup_subcommand(index, cmd, argv[1]).ok_or_else(not_found);

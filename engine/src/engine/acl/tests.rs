@@ -48,7 +48,8 @@ const NOPERM_KEYS: &str = "NOPERM this user has no permissions to access one of 
 #[test]
 fn top_level_denials_have_redis_texts_counters_and_log_entries() {
     let mut t = TestEngine::default();
-    let reader = user("reader", &["get", "set", "client|info", "publish", "multi", "exec"], &[("k*", true, false)], &["news.*"]);
+    let reader =
+        user("reader", &["get", "set", "client|info", "publish", "multi", "exec"], &[("k*", true, false)], &["news.*"]);
     let mut s = signed_in(&mut t, vec![reader]);
     let mut run = |argv: &[&str]| t.engine.call(&mut s, argv, t.now);
     assert_eq!(run(&["GET", "k1"]), nil());
@@ -81,7 +82,10 @@ fn top_level_denials_have_redis_texts_counters_and_log_entries() {
     let info = t.engine.acl().log.lock().entries(1)[0].client_info.clone();
     assert!(info.contains("addr=127.0.0.1:9 ") && info.contains(" user=reader "), "{info}");
     let text = t.resp(&["INFO", "stats"]);
-    assert!(text.contains("acl_access_denied_cmd:2\r\nacl_access_denied_key:2\r\nacl_access_denied_channel:1\r\n"), "{text}");
+    assert!(
+        text.contains("acl_access_denied_cmd:2\r\nacl_access_denied_key:2\r\nacl_access_denied_channel:1\r\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -128,7 +132,11 @@ fn scripts_run_as_their_caller() {
     // EVAL's declared keys are checked at the top level.
     assert_eq!(run(&["EVAL", "return 1", "1", "x"]), err(NOPERM_KEYS));
     let entries = log(&t);
-    assert_eq!(entries[1], (LogReason::Key, LogContext::Lua, "x".into(), "u".into(), 2), "pcall folds into call's entry");
+    assert_eq!(
+        entries[1],
+        (LogReason::Key, LogContext::Lua, "x".into(), "u".into(), 2),
+        "pcall folds into call's entry"
+    );
     assert_eq!(entries[2], (LogReason::Command, LogContext::Lua, "set".into(), "u".into(), 1));
 }
 
@@ -183,6 +191,12 @@ fn a_changed_default_user_applies_to_open_sessions() {
     assert_eq!(t.run(&["SET", "k", "v"]), err("NOPERM this user has no permissions to run the 'set' command"));
     assert!(!t.session.user.free);
     t.engine.acl().replace_all(vec![]);
+    assert_eq!(t.run(&["SET", "k", "v"]), ok());
+    assert!(t.session.user.free);
+    // The same through ACL SETUSER: the flag is recomputed on the next command.
+    assert_eq!(t.run(&["ACL", "SETUSER", "default", "-set"]), ok());
+    assert_eq!(t.run(&["SET", "k", "v"]), err("NOPERM this user has no permissions to run the 'set' command"));
+    assert_eq!(t.run(&["ACL", "SETUSER", "default", "+@all"]), ok());
     assert_eq!(t.run(&["SET", "k", "v"]), ok());
     assert!(t.session.user.free);
     // A default user with a password closes the door to new connections only.
@@ -242,14 +256,20 @@ fn dryrun_and_the_host_api() {
     assert_eq!(dry(&["GET", "k1"]), Ok(None));
     assert_eq!(dry(&["GET", "x"]), Ok(Some("This user has no permissions to access the 'x' key".into())));
     assert_eq!(dry(&["SET", "k", "v"]), Ok(Some("This user has no permissions to run the 'set' command".into())));
-    assert_eq!(dry(&["config", "set", "a", "b"]), Ok(Some("This user has no permissions to run the 'config|set' command".into())));
+    assert_eq!(
+        dry(&["config", "set", "a", "b"]),
+        Ok(Some("This user has no permissions to run the 'config|set' command".into()))
+    );
     assert_eq!(dry(&["PUBLISH", "b", "m"]), Ok(Some("This user has no permissions to access the 'b' channel".into())));
     assert_eq!(dry(&["PSUBSCRIBE", "a*"]), Ok(None));
     assert_eq!(dry(&["PSUBSCRIBE", "a?"]), Ok(Some("This user has no permissions to access the 'a?' channel".into())));
     assert_eq!(dry(&["nosuch"]), Err("ERR Command 'nosuch' not found".into()));
     assert_eq!(dry(&["config", "nosub"]), Err("ERR Command 'config' not found".into()));
     assert_eq!(dry(&["GET"]), Err("ERR wrong number of arguments for 'get' command".into()));
-    assert_eq!(t.engine.acl_dryrun(b"nobody", &[b"GET", b"k"]).map_err(|e| e.to_string()), Err("ERR User 'nobody' not found".into()));
+    assert_eq!(
+        t.engine.acl_dryrun(b"nobody", &[b"GET", b"k"]).map_err(|e| e.to_string()),
+        Err("ERR User 'nobody' not found".into())
+    );
     assert!(log(&t).is_empty(), "DRYRUN logs nothing");
     assert!(t.engine.acl_allows(b"u", &[b"GET", b"k1"]));
     assert!(!t.engine.acl_allows(b"u", &[b"GET", b"x"]));
@@ -266,6 +286,9 @@ fn dryrun_and_the_host_api() {
     let mut s = connect(&t, 8);
     assert!(!t.engine.session_as(&mut s, b"nobody"));
     assert!(t.engine.session_as(&mut s, b"u"));
-    assert_eq!(t.engine.call(&mut s, &["SET", "k", "v"], t.now), err("NOPERM this user has no permissions to run the 'set' command"));
+    assert_eq!(
+        t.engine.call(&mut s, &["SET", "k", "v"], t.now),
+        err("NOPERM this user has no permissions to run the 'set' command")
+    );
     assert_eq!(t.engine.session_user(&s).name, b"u");
 }
