@@ -668,6 +668,18 @@ mod tests {
     }
 
     #[test]
+    fn user_lines_split_as_redis_conf_with_quotes() {
+        let words = split_words("bob on  \">a b\" '~k *' +@read \"\\\"q\"");
+        let words: Vec<&str> = words.iter().map(|w| std::str::from_utf8(w).unwrap()).collect();
+        assert_eq!(words, ["bob", "on", ">a b", "~k *", "+@read", "\"q"]);
+        let conf = temp_file("users.conf", "user a on >x\nuser b off\nport 7000\n");
+        let c = load(&[conf.arg()]).unwrap();
+        let lines: Vec<(usize, &str)> = c.user_directives.iter().map(|d| (d.line, d.value.as_str())).collect();
+        assert_eq!(lines, [(1, "a on >x"), (2, "b off")], "user lines kept apart, in order");
+        assert_eq!(c.port, 7000);
+    }
+
+    #[test]
     fn defaults_follow_redis() {
         let c = load(&[]).unwrap();
         assert_eq!(c.port, 6379);
