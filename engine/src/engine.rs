@@ -33,6 +33,7 @@ use crate::timing::{SlowLogSettings, Timing};
 use crate::tracking::Tracking;
 
 mod acl;
+mod acl_host;
 mod blocked;
 mod exec;
 mod notified;
@@ -122,8 +123,9 @@ pub struct Engine {
     /// Unknown commands and refused options, per client library (the compatibility radar).
     pub(crate) radar: Radar,
     /// ACL users, their permissions and the ACL log (`acl`).
+    /// Shared with the config, whose `requirepass` is the default user's password.
     #[allow(dead_code)] // until dispatch checks permissions (issue 22, part B)
-    pub(crate) acl: crate::acl::Acl,
+    pub(crate) acl: Arc<crate::acl::Acl>,
     pause: Pause,
     /// The host's wall clock in microseconds (MONITOR's timestamps); without one, the
     /// command's millisecond time.
@@ -162,6 +164,9 @@ impl Engine {
             seed,
             now_ms,
         );
+        let acl = Arc::new(crate::acl::Acl::new());
+        let default_password = acl.clone();
+        config.on_requirepass(Box::new(move |pass| default_password.set_default_password(pass)));
         Engine {
             stats: Stats::new(table::rows().len(), store.counters().clone()),
             timing: Timing::new(table::rows().len()),
@@ -179,7 +184,7 @@ impl Engine {
             start_ms: now_ms,
             monitors: Monitors::default(),
             radar: Radar::default(),
-            acl: crate::acl::Acl::new(),
+            acl,
             pause: Pause::default(),
             micros: OnceLock::new(),
             #[cfg(feature = "scripting")]
