@@ -137,6 +137,10 @@ async fn a_failed_sign_in_is_counted_and_logged() {
     let users: Vec<&str> = log.iter().map(|e| e["username"].as_str().unwrap()).collect();
     assert_eq!(users, ["sleeper", "ghost", "reader"], "newest first");
     assert!(log.iter().all(|e| e["reason"] == "auth" && e["object"] == "AUTH" && e["context"] == "toplevel"));
+    // With an admin token, a nopass user (default, until given a password) may not sign in:
+    // the token guards the port.
+    let r = t.json(Method::POST, "/api/auth/login", json!({"username": "default", "password": "any"})).await;
+    r.expect_error(StatusCode::UNAUTHORIZED, "unauthorized");
     // No secret is needed to sign in, even with an admin token set.
     let bare = TestApp::with(Setup { token: Some(ADMIN.into()), ..Setup::default() });
     bare.state.call(&["ACL", "SETUSER", "reader", "on", ">pw", "~*", "+@read"]);
