@@ -51,11 +51,7 @@ fn expect_noperm(r: &Reply, command: &str) -> Value {
 }
 
 fn acl_log(t: &TestApp) -> Vec<Value> {
-    serde_json::to_value(vitrine_engine::inspect::acl_log(&t.state.engine, 100))
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    serde_json::to_value(vitrine_engine::inspect::acl_log(&t.state.engine, 100)).unwrap().as_array().unwrap().clone()
 }
 
 #[tokio::test]
@@ -199,7 +195,10 @@ async fn me_agrees_with_what_the_routes_do() {
     let me = send(&t, &tok, Method::GET, "/api/auth/me", None).await.json();
     assert_eq!(me["permissions"]["console"]["allowed"], true);
     assert_eq!(me["permissions"]["keys.write"]["allowed"], false);
-    assert_eq!(me["permissions"]["keys.write"]["reason"], "NOPERM this user has no permissions to run the 'set' command");
+    assert_eq!(
+        me["permissions"]["keys.write"]["reason"],
+        "NOPERM this user has no permissions to run the 'set' command"
+    );
 }
 
 #[tokio::test]
@@ -214,7 +213,10 @@ async fn key_patterns_apply_to_the_key_browser() {
     send(&t, &tok, Method::GET, "/api/keys/app:1", None).await.expect(StatusCode::OK);
     let r = send(&t, &tok, Method::GET, "/api/keys/other", None).await;
     let v = expect_noperm(&r, "get");
-    assert_eq!(v["error"]["message"], "NOPERM this user has no permissions to access one of the keys used as arguments");
+    assert_eq!(
+        v["error"]["message"],
+        "NOPERM this user has no permissions to access one of the keys used as arguments"
+    );
     send(&t, &tok, Method::PUT, "/api/keys/app:2", Some(json!({"value": "z"}))).await.expect(StatusCode::OK);
     expect_noperm(&send(&t, &tok, Method::PUT, "/api/keys/other", Some(json!({"value": "z"}))).await, "set");
     let edit = json!({"op": "list_push", "end": "left", "value": "v"});
@@ -257,14 +259,17 @@ async fn acl_routes_list_change_preview_and_delete_users() {
     r.expect_error(StatusCode::BAD_REQUEST, "command_error");
     assert!(r.json()["error"]["message"].as_str().unwrap().starts_with("ERR Error in ACL SETUSER modifier '+nosuch'"));
 
-    let v = t.json(Method::POST, "/api/acl/users/w/preview", json!({"rules": "off -@all"})).await.expect(StatusCode::OK);
+    let v =
+        t.json(Method::POST, "/api/acl/users/w/preview", json!({"rules": "off -@all"})).await.expect(StatusCode::OK);
     assert!(v["line"].as_str().unwrap().starts_with("user w off "), "{v}");
     assert_eq!(t.get("/api/acl/users").await.json()[2]["enabled"], true, "a preview stores nothing");
     t.json(Method::POST, "/api/acl/users/w/preview", json!({"rules": "bogus"}))
         .await
         .expect_error(StatusCode::BAD_REQUEST, "command_error");
 
-    t.send(req(Method::DELETE, "/api/acl/users/default", None)).await.expect_error(StatusCode::BAD_REQUEST, "command_error");
+    t.send(req(Method::DELETE, "/api/acl/users/default", None))
+        .await
+        .expect_error(StatusCode::BAD_REQUEST, "command_error");
     assert_eq!(t.send(req(Method::DELETE, "/api/acl/users/w", None)).await.status, StatusCode::NO_CONTENT);
     t.send(req(Method::DELETE, "/api/acl/users/w", None)).await.expect_error(StatusCode::NOT_FOUND, "not_found");
 
