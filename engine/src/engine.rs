@@ -1318,7 +1318,7 @@ mod tests {
     #[test]
     fn feed_stops_after_a_wrong_password_and_counts_it() {
         let mut t = TestEngine::default();
-        t.run(&["CONFIG", "SET", "requirepass", "secret"]);
+        t.engine.acl().set_default_password(Some(b"secret"));
         let mut s = t.engine.new_session("127.0.0.1:2", "127.0.0.1:6379", t.now);
         let input = b"AUTH a\r\nAUTH b\r\nAUTH secret\r\nPING\r\n";
         let mut out = Vec::new();

@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use crate::args::Args;
 use crate::cmd::{
-    acl, bitmap, client, client_tracking, command, config, functions, geo, hash, hll, keys, list, pubsub, scripting, server,
-    set, stream, string, timing, tx, zset,
+    acl, bitmap, client, client_tracking, command, config, functions, geo, hash, hll, keys, list, pubsub, scripting,
+    server, set, stream, string, timing, tx, zset,
 };
 use crate::engine::Ctx;
 use crate::error::CmdError;

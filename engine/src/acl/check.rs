@@ -105,7 +105,7 @@ fn channel_args(cmd: &Command, argc: usize) -> (std::ops::Range<usize>, bool) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::acl::user::KeyPattern;
     use crate::table;
@@ -120,7 +120,7 @@ mod tests {
     }
 
     /// A selector allowing `commands` on the keys `(pattern, read, write)` and channels.
-    fn selector(commands: &[&str], keys: &[(&str, bool, bool)], channels: &[&str]) -> Selector {
+    pub(crate) fn selector(commands: &[&str], keys: &[(&str, bool, bool)], channels: &[&str]) -> Selector {
         let mut s = Selector::empty();
         for c in commands {
             let (i, _) = match c.split_once('|') {

@@ -609,7 +609,7 @@ mod tests {
             t.run(&["AUTH", "x"]),
             err("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
         );
-        t.run(&["CONFIG", "SET", "requirepass", "secret"]);
+        t.engine.acl().set_default_password(Some(b"secret"));
         let mut s = t.engine.new_session("127.0.0.1:2", "127.0.0.1:6379", t.now);
         assert_eq!(t.engine.call(&mut s, &["PING"], t.now), err("NOAUTH Authentication required."));
         assert_eq!(

@@ -13,6 +13,9 @@ use crate::error::CmdError;
 use crate::session::{Session, SessionUser};
 use crate::table::{self, Command};
 
+#[cfg(test)]
+mod tests;
+
 /// Where a denied command was refused, which decides its error text.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Place {
@@ -30,9 +33,9 @@ impl Engine {
         &self.acl
     }
 
-    /// `acllog-max-len` (part C's parameter; 128, Redis's default, until it lands).
+    /// `acllog-max-len`.
     pub(crate) fn acllog_max_len(&self) -> usize {
-        128
+        self.config().acllog_max_len()
     }
 
     /// The session's user state for `user`, read at the registry's current epoch.

@@ -17,7 +17,6 @@ use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use parking_lot::Mutex;
-use rand::RngCore;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use vitrine_engine::inspect;
@@ -52,10 +51,11 @@ pub struct Logins {
 }
 
 impl Logins {
-    /// Signs `user` in: a new token (64 hex digits).
-    pub fn open(&self, user: &str) -> String {
+    /// Signs `user` in: a new token (64 hex digits); `None` when the operating system gave no
+    /// random bytes (a guessable token would be worse than no sign-in).
+    pub fn open(&self, user: &str) -> Option<String> {
         let mut bytes = [0u8; 32];
-        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        getrandom::getrandom(&mut bytes).ok()?;
         let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let now = Instant::now();
         let mut open = self.open.lock();
@@ -65,7 +65,7 @@ impl Logins {
             open.remove(&oldest);
         }
         open.insert(token.clone(), Login { user: Arc::from(user), last_used: now });
-        token
+        Some(token)
     }
 
     /// The user signed in with `token`, if the sign-in is live (and now used again).
@@ -134,7 +134,9 @@ async fn login(State(state): State<AppState>, ApiJson(body): ApiJson<LoginBody>)
     if !state.engine.acl_login(body.username.as_bytes(), body.password.as_bytes(), &info, now_ms()) {
         return Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", LOGIN_REFUSED));
     }
-    let token = state.logins.open(&body.username);
+    let token = state.logins.open(&body.username).ok_or_else(|| {
+        ApiError::internal("signing in", "the operating system's random source failed")
+    })?;
     Ok(Json(json!({ "token": token, "user": body.username })))
 }
 
@@ -168,8 +170,8 @@ mod tests {
     #[test]
     fn tokens_are_random_expire_and_close() {
         let logins = Logins::default();
-        let a = logins.open("reader");
-        let b = logins.open("reader");
+        let a = logins.open("reader").unwrap();
+        let b = logins.open("reader").unwrap();
         assert_ne!(a, b);
         assert!(looks_like_login(a.as_bytes()));
         assert_eq!(logins.user(a.as_bytes()).as_deref(), Some("reader"));
@@ -178,7 +180,7 @@ mod tests {
         assert!(logins.close(b.as_bytes()));
         assert!(!logins.close(b.as_bytes()));
         assert!(logins.is_empty());
-        let c = logins.open("gone");
+        let c = logins.open("gone").unwrap();
         logins.close_user("gone");
         assert_eq!(logins.user(c.as_bytes()), None);
     }
@@ -186,7 +188,7 @@ mod tests {
     #[test]
     fn the_oldest_login_goes_past_the_limit() {
         let logins = Logins::default();
-        let first = logins.open("u");
+        let first = logins.open("u").unwrap();
         logins.age(&first, Duration::from_secs(60));
         for _ in 1..MAX_LOGINS {
             logins.open("u");

@@ -38,6 +38,7 @@ mod common;
 
 mod harness;
 
+mod acl;
 mod bitmaps;
 mod clients;
 mod command_table;
