@@ -280,11 +280,7 @@ pub fn render(state: &AppState) -> String {
     for (name, help, n) in [
         ("vitrine_acl_access_denied_cmd_total", "Commands the ACL refused.", snap.acl_access_denied_cmd),
         ("vitrine_acl_access_denied_key_total", "Commands the ACL refused for a key.", snap.acl_access_denied_key),
-        (
-            "vitrine_acl_access_denied_channel_total",
-            "Commands the ACL refused for a channel.",
-            snap.acl_access_denied_channel,
-        ),
+        ("vitrine_acl_access_denied_channel_total", "Commands the ACL refused for a channel.", snap.acl_access_denied_channel),
     ] {
         out.one(name, "counter", help, c(n));
     }
