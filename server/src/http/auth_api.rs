@@ -134,9 +134,10 @@ async fn login(State(state): State<AppState>, ApiJson(body): ApiJson<LoginBody>)
     if !state.engine.acl_login(body.username.as_bytes(), body.password.as_bytes(), &info, now_ms()) {
         return Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", LOGIN_REFUSED));
     }
-    let token = state.logins.open(&body.username).ok_or_else(|| {
-        ApiError::internal("signing in", "the operating system's random source failed")
-    })?;
+    let token = state
+        .logins
+        .open(&body.username)
+        .ok_or_else(|| ApiError::internal("signing in", "the operating system's random source failed"))?;
     Ok(Json(json!({ "token": token, "user": body.username })))
 }
 
