@@ -26,6 +26,9 @@ pub struct Client {
     pub name: Mutex<Option<Vec<u8>>>,
     pub lib_name: Mutex<Option<Vec<u8>>>,
     pub lib_ver: Mutex<Option<Vec<u8>>>,
+    /// The ACL user the connection is authenticated as (CLIENT LIST's `user`, CLIENT KILL
+    /// USER); the session's own copy is the one checked.
+    pub user: Mutex<Arc<str>>,
     killed: AtomicBool,
     waker: Mutex<Option<Waker>>,
     /// Pub/sub messages published to this client, waiting for its connection to send them.
@@ -295,7 +298,7 @@ impl Client {
         };
         let cmd = name_of(self.last_cmd.load(Relaxed)).unwrap_or_else(|| "NULL".into());
         format!(
-            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} oll={} omem={} tot-mem={} events={} cmd={} user=default redir={} resp={} lib-name={} lib-ver={}",
+            "id={} addr={} laddr={} fd=-1 name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem={} rbs={} rbp={} obl={} oll={} omem={} tot-mem={} events={} cmd={} user={} redir={} resp={} lib-name={} lib-ver={}",
             self.id,
             self.addr,
             self.laddr,
@@ -320,6 +323,7 @@ impl Client {
             self.total_memory(argv_mem),
             if self.output_bytes() > 0 { "rw" } else { "r" },
             cmd,
+            self.user.lock(),
             self.redirect.load(Relaxed),
             self.resp.load(Relaxed),
             text(&self.lib_name),
@@ -367,6 +371,7 @@ impl Clients {
             name: Mutex::new(None),
             lib_name: Mutex::new(None),
             lib_ver: Mutex::new(None),
+            user: Mutex::new(Arc::from("default")),
             killed: AtomicBool::new(false),
             waker: Mutex::new(None),
             outbox: Outbox::default(),

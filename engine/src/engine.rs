@@ -33,11 +33,14 @@ use crate::timing::{SlowLogSettings, Timing};
 use crate::tracking::Tracking;
 
 mod acl;
+mod acl_host;
 mod blocked;
 mod exec;
 mod notified;
 mod snapshot;
 mod tracked;
+
+pub(crate) use acl::Place as AclPlace;
 
 /// Shards per engine: enough that threads rarely meet on one lock, few enough that SCAN and
 /// sampling stay cheap.
@@ -122,8 +125,9 @@ pub struct Engine {
     /// Unknown commands and refused options, per client library (the compatibility radar).
     pub(crate) radar: Radar,
     /// ACL users, their permissions and the ACL log (`acl`).
+    /// Shared with the config, whose `requirepass` is the default user's password.
     #[allow(dead_code)] // until dispatch checks permissions (issue 22, part B)
-    pub(crate) acl: crate::acl::Acl,
+    pub(crate) acl: Arc<crate::acl::Acl>,
     pause: Pause,
     /// The host's wall clock in microseconds (MONITOR's timestamps); without one, the
     /// command's millisecond time.
@@ -162,6 +166,9 @@ impl Engine {
             seed,
             now_ms,
         );
+        let acl = Arc::new(crate::acl::Acl::new());
+        let default_password = acl.clone();
+        config.on_requirepass(Box::new(move |pass| default_password.set_default_password(pass)));
         Engine {
             stats: Stats::new(table::rows().len(), store.counters().clone()),
             timing: Timing::new(table::rows().len()),
@@ -179,7 +186,7 @@ impl Engine {
             start_ms: now_ms,
             monitors: Monitors::default(),
             radar: Radar::default(),
-            acl: crate::acl::Acl::new(),
+            acl,
             pause: Pause::default(),
             micros: OnceLock::new(),
             #[cfg(feature = "scripting")]
@@ -302,10 +309,13 @@ impl Engine {
         let client = self.clients.register(addr, laddr, now_ms);
         self.stats().connections_received.fetch_add(1, Relaxed);
         self.stats().connected_clients.fetch_add(1, Relaxed);
+        // Every connection starts as `default`, authenticated unless that user needs a password.
+        let default = self.acl.default_user();
         Session {
             resp3: false,
             db: 0,
-            authenticated: !self.config().auth_required(),
+            authenticated: default.on && default.nopass,
+            user: self.session_user_state(default),
             closing: false,
             client,
             tx: Transaction::default(),
@@ -745,7 +755,7 @@ impl Engine {
         }
         session.client.last_cmd.store(index, Relaxed);
         let mut rejected = false;
-        let result = self.run(cmd, session, argv, now_ms, &mut rejected);
+        let result = self.run(index, cmd, session, argv, now_ms, &mut rejected);
         if rejected {
             // Refused before it ran (arity, auth, memory): not a call, as in Redis.
             stats.rejected_calls.add(index, 1);
@@ -915,8 +925,18 @@ impl Engine {
         tally.flush_histogram(&self.timing);
     }
 
-    /// The checks every command passes before it runs or is queued: arity, then auth.
-    fn admit(cmd: &Command, session: &Session, argv: &[&[u8]]) -> Result<(), CmdError> {
+    /// The checks every command passes before it runs or is queued: arity, auth, then the
+    /// user's permissions (Redis's order: an ACL refusal comes before OOM and the rest).
+    #[inline]
+    fn admit(
+        &self,
+        index: usize,
+        cmd: &Command,
+        session: &mut Session,
+        argv: &[&[u8]],
+        place: acl::Place,
+        now_ms: u64,
+    ) -> Result<(), CmdError> {
         let argc = argv.len() as i32;
         if (cmd.arity > 0 && argc != cmd.arity) || (cmd.arity < 0 && argc < -cmd.arity) {
             return Err(CmdError::WrongArity(cmd.full_name()));
@@ -924,7 +944,7 @@ impl Engine {
         if !session.authenticated && cmd.flags & NOAUTH == 0 {
             return Err(CmdError::NoAuth);
         }
-        Ok(())
+        self.acl_admit(session, index, cmd, argv, place, now_ms)
     }
 
     /// Inside MULTI, or subscribed over RESP2: the checks (a refused command marks the
@@ -937,7 +957,8 @@ impl Engine {
         argv: &[&[u8]],
         now_ms: u64,
     ) -> Option<Reply> {
-        let refused = Self::admit(cmd, session, argv).err().or_else(|| {
+        let place = if session.tx.in_multi() { acl::Place::Queued } else { acl::Place::TopLevel };
+        let refused = self.admit(index, cmd, session, argv, place, now_ms).err().or_else(|| {
             (!session.resp3 && session.subs.any() && !pubsub::allowed_while_subscribed(cmd))
                 .then(|| pubsub::not_allowed_while_subscribed(cmd))
         });
@@ -954,6 +975,7 @@ impl Engine {
     /// Runs a command; `rejected` says it was refused before its handler ran.
     fn run(
         &self,
+        index: usize,
         cmd: &'static Command,
         session: &mut Session,
         argv: &[&[u8]],
@@ -961,7 +983,7 @@ impl Engine {
         rejected: &mut bool,
     ) -> Result<Reply, CmdError> {
         *rejected = true;
-        Self::admit(cmd, session, argv)?;
+        self.admit(index, cmd, session, argv, acl::Place::TopLevel, now_ms)?;
         // A monitor is a replica to Redis, which may not touch the keyspace.
         if session.client.monitor.load(Relaxed) && (cmd.flags & (WRITE | READONLY) != 0 || may_replicate(cmd)) {
             return Err(CmdError::err("Replica can't interact with the keyspace"));

@@ -163,6 +163,15 @@ impl PubSub {
         }
     }
 
+    /// Whether `denied(name, is_pattern)` holds for any channel, shard channel or pattern the
+    /// client `id` is subscribed to (ACL SETUSER narrowing a user's channels walks these).
+    #[allow(dead_code)] // Through `Engine::acl_set_user`, which ACL SETUSER calls.
+    pub(crate) fn any_subscription(&self, id: u64, mut denied: impl FnMut(&[u8], bool) -> bool) -> bool {
+        self.patterns.read().iter().any(|(p, subs)| subs.contains_key(&id) && denied(p, true))
+            || self.channels.read().iter().any(|(c, subs)| subs.contains_key(&id) && denied(c, false))
+            || self.shard_channels.read().iter().any(|(c, subs)| subs.contains_key(&id) && denied(c, false))
+    }
+
     /// Delivers `message` to the subscribers of `channel` and of every pattern that matches
     /// it; answers how many deliveries were made (a client subscribed both ways counts
     /// twice, as in Redis). A receiver over its output limit is disconnected instead.

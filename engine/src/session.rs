@@ -4,6 +4,7 @@
 
 pub mod tx;
 
+use std::any::Any;
 use std::sync::Arc;
 
 use crate::blocking::Blocked;
@@ -17,6 +18,8 @@ pub struct Session {
     pub resp3: bool,
     pub db: usize,
     pub authenticated: bool,
+    /// The ACL user this connection acts as (AUTH, HELLO ... AUTH switch it).
+    pub(crate) user: SessionUser,
     /// Set by QUIT: the host writes the pending replies and closes.
     pub closing: bool,
     pub client: Arc<Client>,
@@ -55,6 +58,18 @@ pub struct Session {
 pub(crate) trait ScriptLog: Send + Sync {
     fn command(&mut self, name: &'static str, keys: &mut dyn Iterator<Item = &[u8]>, db: usize);
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+/// The user a session acts as. The ACL sits above sessions, so the user is held opaquely
+/// (the engine's ACL layer puts an `acl::User` in and reads it back); `free` and `epoch` are
+/// what dispatch looks at on every command, without touching the user itself.
+pub(crate) struct SessionUser {
+    /// `None`: an internal session with no user (the AOF loader), never checked.
+    pub(crate) user: Option<Arc<dyn Any + Send + Sync>>,
+    /// The ACL registry's epoch when `user` was read; another value means it may be stale.
+    pub(crate) epoch: u64,
+    /// The user may run anything (or there is none): dispatch skips the check.
+    pub(crate) free: bool,
 }
 
 /// CLIENT REPLY's modes. `SkipNext` is SKIP's own command; the next one is then `Skip`.

@@ -40,6 +40,11 @@ pub struct Stats {
     /// Wrong passwords given to AUTH or HELLO (Redis 7.2's `acl_access_denied_auth`; like
     /// Redis's, `CONFIG RESETSTAT` leaves it).
     pub acl_access_denied_auth: Counter,
+    /// Commands, keys and channels the ACL refused (Redis 7.2's names; every logged denial:
+    /// top level, MULTI, EXEC, scripts; not ACL DRYRUN). RESETSTAT leaves them too.
+    pub acl_access_denied_cmd: Counter,
+    pub acl_access_denied_key: Counter,
+    pub acl_access_denied_channel: Counter,
     /// Per command, indexed like the command table's rows: calls, calls that answered an
     /// error, commands refused before they ran (arity, auth, memory: Redis's
     /// `rejected_calls`, not counted as calls), and µs spent running (0 without a clock).
@@ -122,6 +127,9 @@ impl Stats {
             error_replies: Counter::default(),
             client_output_buffer_limit_disconnections: Counter::default(),
             acl_access_denied_auth: Counter::default(),
+            acl_access_denied_cmd: Counter::default(),
+            acl_access_denied_key: Counter::default(),
+            acl_access_denied_channel: Counter::default(),
             calls: PerCommand::new(n),
             failed_calls: PerCommand::new(n),
             rejected_calls: PerCommand::new(n),
@@ -449,6 +457,9 @@ pub struct StatsSnapshot {
     pub error_replies: u64,
     pub client_output_buffer_limit_disconnections: u64,
     pub acl_access_denied_auth: u64,
+    pub acl_access_denied_cmd: u64,
+    pub acl_access_denied_key: u64,
+    pub acl_access_denied_channel: u64,
     pub host: HostFacts,
     pub commands: Vec<CommandStat>,
 }

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use crate::args::Args;
 use crate::cmd::{
-    bitmap, client, client_tracking, command, config, functions, geo, hash, hll, keys, list, pubsub, scripting, server,
+    acl, bitmap, client, client_tracking, command, config, functions, geo, hash, hll, keys, list, pubsub, scripting, server,
     set, stream, string, timing, tx, zset,
 };
 use crate::engine::Ctx;
@@ -558,6 +558,7 @@ pub static COMMANDS: &[Command] = rows! { args from 1;
     "CLIENT", -2, 0, [], "connection", container, "<ID | INFO | LIST | GETNAME | SETNAME name | SETINFO attr value | KILL ... | UNBLOCK client-id [TIMEOUT | ERROR]>", "A container for client connection commands.", subcommands = CLIENT_SUBCOMMANDS;
     "COMMAND", -1, 0, [], "server", command::all, "[COUNT | INFO name ... | DOCS name ... | LIST | GETKEYS command ... | GETKEYSANDFLAGS command ...]", "Returns detailed information about all commands.", subcommands = COMMAND_SUBCOMMANDS;
     "INFO", -1, 0, [], "server", server::info, "[section [section ...]]", "Returns information and statistics about the server.";
+    "ACL", -2, 0, [], "server", container, "<SETUSER username [rule ...] | GETUSER username | DELUSER username ... | USERS | WHOAMI | LIST | CAT [category] | DRYRUN username command [arg ...] | GENPASS [bits] | LOG [count | RESET] | SAVE | LOAD | HELP>", "A container for Access List Control commands.", subcommands = ACL_SUBCOMMANDS;
     "CONFIG", -2, ADMIN, [], "server", container, "<GET parameter ... | SET parameter value ... | RESETSTAT>", "A container for server configuration commands.", subcommands = CONFIG_SUBCOMMANDS;
     "TIME", 1, FAST, [], "server", server::time, "", "Returns the server time.";
     "LASTSAVE", 1, FAST, [], "server", server::lastsave, "", "Returns the Unix timestamp of the last successful save to disk.";
@@ -607,6 +608,22 @@ const LATENCY_SUBCOMMANDS: &[Command] = rows! { args from 2;
     "LATENCY|DOCTOR", 2, ADMIN, [], "server", timing::latency_doctor, "", "Returns a human-readable latency analysis report.";
     "LATENCY|HISTOGRAM", -2, ADMIN, [], "server", timing::latency_histogram, "[command [command ...]]", "Returns the cumulative distribution of latencies of a subset or all commands.";
     "LATENCY|HELP", 2, 0, [], "server", timing::latency_help, "", "Returns helpful text about the latency monitor subcommands.";
+};
+
+const ACL_SUBCOMMANDS: &[Command] = rows! { args from 2;
+    "ACL|SETUSER", -3, ADMIN, [], "server", acl::setuser, "username [rule [rule ...]]", "Creates and modifies an ACL user and its rules.";
+    "ACL|GETUSER", 3, ADMIN, [], "server", acl::getuser, "username", "Lists the ACL rules of a user.";
+    "ACL|DELUSER", -3, ADMIN, [], "server", acl::deluser, "username [username ...]", "Deletes ACL users, and terminates their connections.";
+    "ACL|USERS", 2, ADMIN, [], "server", acl::users, "", "Lists all ACL users.";
+    "ACL|WHOAMI", 2, 0, [], "server", acl::whoami, "", "Returns the authenticated username of the current connection.";
+    "ACL|LIST", 2, ADMIN, [], "server", acl::list, "", "Dumps the effective rules in ACL file format.";
+    "ACL|CAT", -2, 0, [], "server", acl::cat, "[category]", "Lists the ACL categories, or the commands inside a category.";
+    "ACL|DRYRUN", -4, ADMIN, [], "server", acl::dryrun, "username command [arg [arg ...]]", "Simulates the execution of a command by a user, without executing the command.";
+    "ACL|GENPASS", -2, 0, [], "server", acl::genpass, "[bits]", "Generates a pseudorandom, secure password that can be used to identify ACL users.";
+    "ACL|LOG", -2, ADMIN, [], "server", acl::log, "[count | RESET]", "Lists recent security events generated due to ACL rules.";
+    "ACL|SAVE", 2, ADMIN, [], "server", acl::save, "", "Saves the effective ACL rules in the configured ACL file.";
+    "ACL|LOAD", 2, ADMIN, [], "server", acl::load, "", "Reloads the rules from the configured ACL file.";
+    "ACL|HELP", 2, 0, [], "server", acl::help, "", "Returns helpful text about the different subcommands.";
 };
 
 const CONFIG_SUBCOMMANDS: &[Command] = rows! { args from 2;

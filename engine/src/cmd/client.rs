@@ -160,10 +160,10 @@ pub fn kill(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
             b"ADDR" => filter.addr = Some(val.to_vec()),
             b"LADDR" => filter.laddr = Some(val.to_vec()),
             b"USER" => {
-                // One user exists: `default`.
-                if val != b"default" {
+                if ctx.engine.acl().user(val).is_none() {
                     return Err(CmdError::err(format!("No such user '{}'", String::from_utf8_lossy(val))));
                 }
+                filter.user = Some(val.to_vec());
             }
             b"SKIPME" => {
                 filter.skipme = match val.to_ascii_lowercase().as_slice() {
@@ -198,6 +198,7 @@ struct KillFilter {
     addr: Option<Vec<u8>>,
     laddr: Option<Vec<u8>>,
     max_age: Option<u64>,
+    user: Option<Vec<u8>>,
     skipme: bool,
 }
 
@@ -208,6 +209,7 @@ impl KillFilter {
             && self.addr.as_deref().is_none_or(|a| c.addr.as_bytes() == a)
             && self.laddr.as_deref().is_none_or(|a| c.laddr.as_bytes() == a)
             && self.max_age.is_none_or(|age| c.age_s(now_ms) >= age)
+            && self.user.as_deref().is_none_or(|u| c.user.lock().as_bytes() == u)
             && !(self.skipme && c.id == me)
     }
 }

@@ -77,13 +77,19 @@ pub fn resetstat(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdEr
 }
 
 /// Writes the current settings into the config file the server was started with (the host
-/// does the writing); without one, Redis's error.
+/// does the writing), and every ACL user as a `user` line unless an aclfile keeps them;
+/// without a file, Redis's error.
 ///
 /// ```text
 /// CONFIG REWRITE
 /// ```
 pub fn rewrite(ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError> {
-    ctx.engine.config().rewrite().map_err(CmdError::err)?;
+    let config = ctx.engine.config();
+    let users: Vec<String> = match config.aclfile() {
+        Some(_) => Vec::new(),
+        None => ctx.engine.acl().users().iter().map(|u| u.describe()).collect(),
+    };
+    config.rewrite(&users).map_err(CmdError::err)?;
     Ok(Reply::Ok)
 }
 

@@ -1,6 +1,7 @@
 //! Command handlers, one file per command family. Each handler is named after its command,
 //! takes the dispatch context and an argument cursor, and returns a `Reply` or a `CmdError`.
 
+pub mod acl;
 pub mod bitmap;
 pub mod client;
 pub mod client_tracking;

@@ -8,7 +8,7 @@ mod parse;
 mod rewrite;
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
 
@@ -73,6 +73,16 @@ pub struct Config {
     /// normal replies are bounded by the server's back-pressure instead.
     output_limits: [[AtomicU64; 3]; 3],
     requirepass: RwLock<Option<Vec<u8>>>,
+    /// Told every new `requirepass` (the engine makes it the default user's password).
+    requirepass_hook: OnceLock<Box<dyn Fn(Option<&[u8]>) + Send + Sync>>,
+    /// `acllog-max-len`: entries ACL LOG keeps.
+    acllog_max_len: AtomicU64,
+    /// `acl-pubsub-default`: whether a new ACL user starts with `allchannels`.
+    acl_pubsub_all: AtomicBool,
+    /// The host's aclfile (ACL SAVE / LOAD); none in the playground or without `aclfile`.
+    acl_file: RwLock<Option<Arc<dyn AclFile>>>,
+    /// The host's random source (ACL GENPASS); see `set_entropy`.
+    entropy: OnceLock<fn(&mut [u8])>,
     /// `protected-mode`: the host refuses clients that are not on loopback while no password is
     /// set. Read for each accepted connection, so `CONFIG SET` applies to the next one.
     protected_mode: AtomicBool,
@@ -116,6 +126,11 @@ impl Default for Config {
             notify_keyspace_events: Arc::default(),
             output_limits: OUTPUT_LIMIT_DEFAULTS.map(|class| class.map(AtomicU64::new)),
             requirepass: RwLock::new(None),
+            requirepass_hook: OnceLock::new(),
+            acllog_max_len: AtomicU64::new(128),
+            acl_pubsub_all: AtomicBool::new(false),
+            acl_file: RwLock::new(None),
+            entropy: OnceLock::new(),
             protected_mode: AtomicBool::new(true),
             slowlog_log_slower_than: AtomicI64::new(10_000),
             slowlog_max_len: AtomicU64::new(128),
@@ -144,6 +159,17 @@ pub trait ConfigFile: Send + Sync {
     /// The file's text now.
     fn read(&self) -> Result<String, String>;
     /// Replaces the file's text, atomically (a reader never sees a partial file).
+    fn write(&self, text: &str) -> Result<(), String>;
+}
+
+/// The host's ACL file (`aclfile`): ACL LOAD reads it, ACL SAVE replaces it. The engine
+/// formats and parses the text; the host does the I/O.
+pub trait AclFile: Send + Sync {
+    /// The path, as errors name it.
+    fn path(&self) -> String;
+    /// The file's text now; the error is the OS's reason (`No such file or directory`).
+    fn read(&self) -> Result<String, String>;
+    /// Replaces the file's text atomically (a temporary file renamed over it).
     fn write(&self, text: &str) -> Result<(), String>;
 }
 
@@ -295,8 +321,56 @@ impl Config {
         self.requirepass.read().clone()
     }
 
+    /// Whether `requirepass` is set. Whether a client must authenticate is the default
+    /// user's business now (`Engine::auth_required`): `ACL SETUSER default` changes it too.
     pub fn auth_required(&self) -> bool {
         self.requirepass.read().is_some()
+    }
+
+    /// Has `hook` told every `requirepass` set from now on, and the current one at once:
+    /// the engine makes it the default user's only password (`nopass` when empty), as Redis.
+    pub(crate) fn on_requirepass(&self, hook: Box<dyn Fn(Option<&[u8]>) + Send + Sync>) {
+        let current = self.requirepass();
+        if self.requirepass_hook.set(hook).is_ok() {
+            if let (Some(pass), Some(hook)) = (current, self.requirepass_hook.get()) {
+                hook(Some(&pass));
+            }
+        }
+    }
+
+    /// `acllog-max-len`.
+    pub fn acllog_max_len(&self) -> usize {
+        self.acllog_max_len.load(Relaxed).min(usize::MAX as u64) as usize
+    }
+
+    /// `acl-pubsub-default`: true when it is `allchannels`.
+    pub fn acl_pubsub_all(&self) -> bool {
+        self.acl_pubsub_all.load(Relaxed)
+    }
+
+    /// `aclfile`, when one is configured.
+    pub fn aclfile(&self) -> Option<String> {
+        self.get("aclfile").filter(|f| !f.is_empty())
+    }
+
+    /// Names the host's ACL file (start-up, with `aclfile`).
+    pub fn set_acl_file(&self, file: Arc<dyn AclFile>) {
+        *self.acl_file.write() = Some(file);
+    }
+
+    pub(crate) fn acl_file(&self) -> Option<Arc<dyn AclFile>> {
+        self.acl_file.read().clone()
+    }
+
+    /// Lends the engine the host's random source (a CSPRNG: ACL GENPASS's passwords come
+    /// from it). The first one set stays. Without one, GENPASS refuses.
+    pub fn set_entropy(&self, fill: fn(&mut [u8])) {
+        let _ = self.entropy.set(fill);
+    }
+
+    /// Fills `buf` from the host's random source; false when there is none.
+    pub(crate) fn fill_random(&self, buf: &mut [u8]) -> bool {
+        self.entropy.get().map(|fill| fill(buf)).is_some()
     }
 
     /// `protected-mode` (on by default, as in Redis).
@@ -319,14 +393,14 @@ impl Config {
         *self.file.write() = Some(file);
     }
 
-    /// `CONFIG REWRITE`: the host's file rewritten with the current values. The error is the
-    /// text after `ERR `.
-    pub fn rewrite(&self) -> Result<(), String> {
+    /// `CONFIG REWRITE`: the host's file rewritten with the current values and `users` (each
+    /// user's `ACL LIST` line; see `rewrite_file`). The error is the text after `ERR `.
+    pub fn rewrite(&self, users: &[String]) -> Result<(), String> {
         let Some(file) = self.file.read().clone() else {
             return Err("The server is running without a config file".into());
         };
         let original = file.read().map_err(|e| format!("Rewriting config file: {e}"))?;
-        file.write(&self.rewrite_file(&original)).map_err(|e| format!("Rewriting config file: {e}"))
+        file.write(&self.rewrite_file(&original, users)).map_err(|e| format!("Rewriting config file: {e}"))
     }
 
     /// Changes whenever a parameter does (see `version`).
@@ -462,8 +536,14 @@ impl Config {
                 }
             }
             "requirepass" => {
-                *self.requirepass.write() = if text.is_empty() { None } else { Some(text.as_bytes().to_vec()) };
+                let pass = (!text.is_empty()).then(|| text.as_bytes().to_vec());
+                if let Some(hook) = self.requirepass_hook.get() {
+                    hook(pass.as_deref());
+                }
+                *self.requirepass.write() = pass;
             }
+            "acllog-max-len" => self.acllog_max_len.store(unsigned(), Relaxed),
+            "acl-pubsub-default" => self.acl_pubsub_all.store(text == "allchannels", Relaxed),
             "protected-mode" => self.protected_mode.store(text == "yes", Relaxed),
             "slowlog-log-slower-than" => self.slowlog_log_slower_than.store(num(), Relaxed),
             "slowlog-max-len" => self.slowlog_max_len.store(unsigned(), Relaxed),

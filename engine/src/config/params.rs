@@ -244,7 +244,7 @@ pub const PARAMS: &[Param] = &[
     p("aof-disable-auto-gc", Kind::Bool, "no", Persistence, NoEffect, "Keep old AOF base and incremental files.").flags(HIDDEN),
     p("replica-ignore-disk-write-errors", Kind::Bool, "no", Replication, NoEffect, "Keep replicating when writing to disk fails."),
     // String configs
-    p("aclfile", Kind::Str, "", Security, NoEffect, "File of ACL users.").flags(IMM),
+    p("aclfile", Kind::Str, "", Security, Startup, "File of ACL users (ACL SAVE / LOAD), loaded at start-up.").flags(IMM),
     p("unixsocket", Kind::Str, "", Network, NoEffect, "Path of a Unix socket to listen on.").flags(IMM),
     p("pidfile", Kind::Str, "", General, NoEffect, "File to write the process id to.").flags(IMM),
     p("replica-announce-ip", Kind::Str, "", Replication, NoEffect, "Address this replica reports to its master.").alias("slave-announce-ip"),
@@ -277,7 +277,7 @@ pub const PARAMS: &[Param] = &[
     p("maxmemory-policy", Kind::Enum(POLICIES), "noeviction", Memory, Live, "What to evict when a write needs room past maxmemory."),
     p("appendfsync", Kind::Enum(FSYNC), "everysec", Persistence, Live, "When the append-only file is fsynced: always, everysec or no."),
     p("oom-score-adj", Kind::Enum(OOM_ADJ), "no", Advanced, NoEffect, "Adjust the process's Linux OOM score."),
-    p("acl-pubsub-default", Kind::Enum(ACL_PUBSUB), "resetchannels", Security, NoEffect, "Channels a new ACL user may use."),
+    p("acl-pubsub-default", Kind::Enum(ACL_PUBSUB), "resetchannels", Security, Live, "Channels a new ACL user may use (allchannels or resetchannels)."),
     p("sanitize-dump-payload", Kind::Enum(SANITIZE), "no", Security, NoEffect, "Check RESTORE payloads deeply."),
     p("enable-protected-configs", Kind::Enum(PROTECTED_ACTION), "no", Security, NoEffect, "Allow CONFIG SET of protected parameters (dir, dbfilename).").flags(IMM),
     p("enable-debug-command", Kind::Enum(PROTECTED_ACTION), "no", Security, NoEffect, "Allow the DEBUG command.").flags(IMM),
@@ -333,7 +333,7 @@ pub const PARAMS: &[Param] = &[
     // Unsigned long configs
     p("active-defrag-max-scan-fields", uint(1, LONG_MAX), "1000", Advanced, NoEffect, "Fields defragmented per step of a big value."),
     p("slowlog-max-len", uint(0, LONG_MAX), "128", Monitoring, Live, "Entries the slow log keeps."),
-    p("acllog-max-len", uint(0, LONG_MAX), "128", Security, NoEffect, "Entries ACL LOG keeps."),
+    p("acllog-max-len", uint(0, LONG_MAX), "128", Security, Live, "Entries ACL LOG keeps."),
     // Long long configs
     p("busy-reply-threshold", int(0, LONG_MAX), "5000", Advanced, Live, "Milliseconds a script may run before other clients get BUSY and it can be killed.").alias("lua-time-limit"),
     p("cluster-node-timeout", int(0, LONG_MAX), "15000", Cluster, NoEffect, "Milliseconds before a node is considered failing."),

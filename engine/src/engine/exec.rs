@@ -74,6 +74,14 @@ impl Engine {
         // One clock reading per command: each begins when the one before it ended.
         let mut clock = self.timing().now_us();
         for (q, argv) in batch() {
+            // The rules may have changed since the command was queued: it is checked again
+            // (free when nothing changed for an unrestricted user), its slot the refusal.
+            if let Err(e) = self.acl_admit(session, q.index, q.cmd, argv, super::acl::Place::Exec, now_ms) {
+                stats.error_replies.fetch_add(1, Relaxed);
+                stats.rejected_calls.add(q.index, 1);
+                replies.push(e.into());
+                continue;
+            }
             session.client.last_cmd.store(q.index, Relaxed);
             let db = session.db;
             // Each queued command's keys count as accessed, and a refused option is on the

@@ -82,6 +82,9 @@ impl Engine {
             error_replies: s.error_replies.load(Relaxed),
             client_output_buffer_limit_disconnections: s.client_output_buffer_limit_disconnections.load(Relaxed),
             acl_access_denied_auth: s.acl_access_denied_auth.load(Relaxed),
+            acl_access_denied_cmd: s.acl_access_denied_cmd.load(Relaxed),
+            acl_access_denied_key: s.acl_access_denied_key.load(Relaxed),
+            acl_access_denied_channel: s.acl_access_denied_channel.load(Relaxed),
             host: self.host_facts(),
             commands: StatsSnapshot::command_stats(s, table::rows().iter().map(|c| c.name)),
         }

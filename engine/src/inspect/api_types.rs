@@ -51,6 +51,8 @@ fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     RunningScriptView::export_all(&cfg)?;
     ScriptsView::export_all(&cfg)?;
     ScriptDetail::export_all(&cfg)?;
+    AclUserView::export_all(&cfg)?;
+    AclLogView::export_all(&cfg)?;
     // One module to import from: `import type { Sample } from '$lib/api-types'`.
     let mut names: Vec<String> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".ts").map(str::to_string))

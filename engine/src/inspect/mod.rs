@@ -2,6 +2,7 @@
 //! both return exactly these serde-typed bodies, so the dashboard reads one shape from either.
 //!
 //! - [`samples`]: the stats snapshot, per-second [`Sample`]s and a clock-free [`SampleRing`];
+//! - [`acl`]: the ACL users and log, a dry run of new rules, and what a user may do;
 //! - [`keys`]: key pages (one SCAN step), key detail, writing, editing and deleting a key;
 //! - [`bits`]: a string's bytes as bits, a window at a time, with its set-bit counts;
 //! - [`bulk`]: counting the keys a glob matches, and bulk delete/EXPIRE/PERSIST one SCAN batch a step;
@@ -31,6 +32,7 @@
 
 #[cfg(test)]
 mod api_types;
+pub mod acl;
 pub mod bits;
 pub mod bulk;
 pub mod clients;
@@ -59,6 +61,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use ts_rs::TS;
 
+pub use acl::{acl_log, acl_users, AclLogView, AclSelectorView, AclUserView};
 pub use bits::{string_bits, BitsQuery, StringBits};
 pub use bulk::{bulk_job, bulk_step, count_keys, BulkJob, BulkRequest, JobState, KeyCount, KeyFilter};
 pub use clients::{clients, kill_client, monitor, ClientRow, ClientsView, MonitorEventView, MonitorView, TrackingRow};

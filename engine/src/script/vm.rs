@@ -585,6 +585,10 @@ impl Caller<'_, '_> {
             return Err("ERR This Redis command is not allowed from script".into());
         }
         let engine = self.ctx.engine;
+        // Scripts run as their caller: its user must be allowed this call (logged as `lua`).
+        engine
+            .acl_admit(self.ctx.session, index, cmd, &argv, crate::engine::AclPlace::Script, self.ctx.now)
+            .map_err(|e| e.to_string())?;
         if cmd.flags & WRITE != 0 {
             if self.read_only {
                 return Err("ERR Write commands are not allowed from read-only scripts.".into());

@@ -5,7 +5,7 @@
 
 use axum::extract::State;
 use axum::http::Method;
-use axum::Json;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{json, Map, Value as Json_};
 use vitrine_engine::inspect::bytes_from_json;
@@ -14,6 +14,8 @@ use vitrine_engine::Reply;
 
 use super::error::{ApiError, ApiJson};
 use super::keys::command_error;
+use super::acl_api::principal_of;
+use super::permissions::Principal;
 use super::{sessions, AppState, RouteTable};
 
 /// What `POST /api/flush` needs in `confirm`.
@@ -40,7 +42,12 @@ fn arg(v: &Json_) -> Option<Vec<u8>> {
 /// the reply as tagged JSON. A Redis error is a normal reply (`{"type": "error", ...}`), not
 /// an HTTP error. `{"args": [...], "session": "id"}` runs it in the console session `id`, so
 /// MULTI/EXEC, WATCH and CLIENT SETNAME carry over between requests (see `sessions`).
-async fn command(State(state): State<AppState>, ApiJson(body): ApiJson<Json_>) -> Result<Json<Json_>, ApiError> {
+async fn command(
+    State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
+    ApiJson(body): ApiJson<Json_>,
+) -> Result<Json<Json_>, ApiError> {
+    let principal = principal_of(principal);
     const SHAPE: &str = "expected [\"CMD\", \"arg\", ...] or {\"args\": [...], \"session\": \"id\"}";
     let (items, session) = match &body {
         Json_::Array(items) => (items, None),
@@ -69,8 +76,8 @@ async fn command(State(state): State<AppState>, ApiJson(body): ApiJson<Json_>) -
         })
         .collect::<Result<Vec<_>, _>>()?;
     let reply = match session {
-        Some(id) => state.sessions.call(&state.engine, id, &argv, crate::now_ms()),
-        None => state.call(&argv),
+        Some(id) => state.sessions.call(&state.engine, &principal, id, &argv, crate::now_ms()),
+        None => state.call(&principal, &argv),
     };
     Ok(Json(hide_secrets(reply).to_json()))
 }
@@ -101,8 +108,10 @@ struct ConsoleBody {
 /// body as the playground's `console`). Sessions and secrets as `POST /api/command`.
 async fn console(
     State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
     ApiJson(body): ApiJson<ConsoleBody>,
 ) -> Result<Json<ConsoleReply>, ApiError> {
+    let principal = principal_of(principal);
     let session = session_id(body.session.as_ref())?;
     let db = body.db.map(|db| inspect::database(&state.engine, Some(db))).transpose()?;
     let now = crate::now_ms();
@@ -114,11 +123,11 @@ async fn console(
         (hide_secrets(reply), session.resp3, db.unwrap_or(session.db))
     };
     let reply = match session {
-        Some(id) => state.sessions.with(&state.engine, id, now, |engine, session| {
+        Some(id) => state.sessions.with(&state.engine, &principal, id, now, |engine, session| {
             inspect::console_line_with(&body.line, |argv| run(engine, session, argv))
         }),
         None => {
-            let mut session = sessions::open_session(&state.engine, now);
+            let mut session = sessions::open_session(&state.engine, &principal, now);
             let reply = inspect::console_line_with(&body.line, |argv| run(&state.engine, &mut session, argv));
             state.engine.end_session(&session);
             reply
@@ -142,9 +151,11 @@ async fn get_config(State(state): State<AppState>) -> Json<ConfigView> {
 /// Names may use `_` for `-`; values are strings or numbers.
 async fn patch_config(
     State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
     ApiJson(body): ApiJson<Map<String, Json_>>,
 ) -> Result<Json<ConfigView>, ApiError> {
-    Ok(Json(inspect::patch_config(&state.engine, &body, |argv| state.call(argv))?))
+    let principal = principal_of(principal);
+    Ok(Json(inspect::patch_config(&state.engine, &body, |argv| state.call(&principal, argv))?))
 }
 
 #[derive(Deserialize)]
@@ -154,7 +165,11 @@ struct FlushBody {
 }
 
 /// `POST /api/flush` with `{"confirm": "FLUSHALL"}`: deletes every key.
-async fn flush(State(state): State<AppState>, ApiJson(body): ApiJson<FlushBody>) -> Result<Json<Json_>, ApiError> {
+async fn flush(
+    State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
+    ApiJson(body): ApiJson<FlushBody>,
+) -> Result<Json<Json_>, ApiError> {
     if body.confirm.as_deref() != Some(FLUSH_CONFIRMATION) {
         return Err(ApiError::unprocessable(
             "confirmation_required",
@@ -162,7 +177,7 @@ async fn flush(State(state): State<AppState>, ApiJson(body): ApiJson<FlushBody>)
         ));
     }
     let before = state.engine.key_count();
-    match state.call(&[FLUSH_CONFIRMATION]) {
+    match state.call(&principal_of(principal), &[FLUSH_CONFIRMATION]) {
         Reply::Error(text) => Err(command_error(text)),
         _ => Ok(Json(json!({ "flushed": true, "keys_removed": before }))),
     }

@@ -22,11 +22,13 @@ pub struct ApiError {
     /// 401 only: the secret the server wants, `token` (the admin token) or `password` (the
     /// RESP password, when no admin token is set), so a client can say which to enter.
     pub secret: Option<&'static str>,
+    /// 403 `noperm` only: the Redis command (full name, `config|set`) the ACL refused.
+    pub command: Option<String>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), secret: None }
+        ApiError { status, code, message: message.into(), secret: None, command: None }
     }
 
     /// 400: malformed JSON, a bad query parameter.
@@ -47,6 +49,12 @@ impl ApiError {
     /// 403: a cross-site state-changing request.
     pub fn forbidden(code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::FORBIDDEN, code, message)
+    }
+
+    /// 403: the signed-in user may not run `command` (its full name); `message` is the
+    /// NOPERM text a RESP client would get.
+    pub fn noperm(message: impl Into<String>, command: impl Into<String>) -> ApiError {
+        ApiError { command: Some(command.into()), ..ApiError::new(StatusCode::FORBIDDEN, "noperm", message) }
     }
 
     /// 404: no such key, run or route.
@@ -90,6 +98,9 @@ impl IntoResponse for ApiError {
         if let Some(secret) = self.secret {
             body["error"]["secret"] = json!(secret);
         }
+        if let Some(command) = &self.command {
+            body["error"]["command"] = json!(command);
+        }
         let mut response = (self.status, axum::Json(body)).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
@@ -101,6 +112,11 @@ impl IntoResponse for ApiError {
 /// A view the engine refused (`vitrine_engine::inspect`): the same status, code and message.
 impl From<Refusal> for ApiError {
     fn from(r: Refusal) -> ApiError {
+        // A command the engine refused to a user acting through the API (its session runs
+        // as the signed-in user): the same 403 as the API's own check.
+        if r.message.starts_with("NOPERM") {
+            return ApiError::new(StatusCode::FORBIDDEN, "noperm", r.message);
+        }
         let status = match r.status {
             Status::BadRequest => StatusCode::BAD_REQUEST,
             Status::NotFound => StatusCode::NOT_FOUND,

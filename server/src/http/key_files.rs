@@ -15,11 +15,13 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use vitrine_engine::inspect::{self, ExportRequest, ImportQuery, ImportReport};
 use vitrine_engine::{Engine, Reply};
 
 use super::error::{ApiError, ApiJson, ApiQuery};
+use super::acl_api::principal_of;
+use super::permissions::{permit, Principal};
 use super::{sessions, AppState, RouteTable};
 use crate::now_ms;
 
@@ -32,13 +34,14 @@ pub fn routes(t: &mut RouteTable) {
 /// (`run(db, argv)`).
 async fn with_session<T: Send + 'static>(
     state: &AppState,
+    principal: Principal,
     context: &'static str,
     work: impl FnOnce(&Engine, &mut dyn FnMut(usize, &[Vec<u8>]) -> Reply, u64) -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     let engine = state.engine.clone();
     tokio::task::spawn_blocking(move || {
         let now = now_ms();
-        let mut session = sessions::open_session(&engine, now);
+        let mut session = sessions::open_session(&engine, &principal, now);
         let out = work(&engine, &mut |db, argv| inspect::call_in(&engine, &mut session, db, argv, now), now);
         engine.end_session(&session);
         out
@@ -50,9 +53,31 @@ async fn with_session<T: Send + 'static>(
 /// `POST /api/key-export` with `{"db", "keys": [...]}` or `{"db", "match", "type"}`, and
 /// `"format": "json"|"binary"`: the file, as an attachment; `X-Vitrine-Keys` and
 /// `X-Vitrine-Missing` count the keys in it and those named that did not exist.
-async fn export(State(state): State<AppState>, ApiJson(req): ApiJson<ExportRequest>) -> Result<Response, ApiError> {
+///
+/// A signed-in user needs DUMP on each key named, or read access to every key to export by
+/// pattern (the keys a pattern gives are only known inside the engine).
+async fn export(
+    State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
+    ApiJson(req): ApiJson<ExportRequest>,
+) -> Result<Response, ApiError> {
+    let principal = principal_of(principal);
+    if let Principal::User(user) = &principal {
+        match &req.keys {
+            Some(keys) => {
+                for key in keys {
+                    let key = inspect::bytes_from_json(key).unwrap_or_default();
+                    permit(&state, &principal, &[&b"DUMP"[..], &key])?;
+                }
+            }
+            None if !inspect::acl::acl_every_key(&state.engine, user.as_bytes(), false) => {
+                permit(&state, &principal, &[&b"DUMP"[..], b"*"])?;
+            }
+            None => {}
+        }
+    }
     let file =
-        with_session(&state, "exporting keys", move |engine, _, now| inspect::export_keys(engine, &req, now)).await??;
+        with_session(&state, principal, "exporting keys", move |engine, _, now| inspect::export_keys(engine, &req, now)).await??;
     let mut headers = HeaderMap::new();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(file.format.content_type()));
     // The file name is ours (digits and ASCII), so it needs no quoting beyond the quotes.
@@ -69,6 +94,7 @@ async fn export(State(state): State<AppState>, ApiJson(req): ApiJson<ExportReque
 /// and nothing written, under `fail` when one exists; 422 for a file that is not one).
 async fn import(
     State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
     ApiQuery(q): ApiQuery<ImportQuery>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -90,7 +116,8 @@ async fn import(
         ),
         _ => ApiError::bad_request("bad_body", e.body_text()),
     })?;
-    let report = with_session(&state, "importing keys", move |engine, run, now| {
+    // RESTORE runs as the user: the engine checks each key it writes.
+    let report = with_session(&state, principal_of(principal), "importing keys", move |engine, run, now| {
         inspect::import_keys(engine, &q, &body, now, run)
     })
     .await??;

@@ -13,12 +13,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode};
-use axum::Json;
+use axum::{Extension, Json};
 use serde::Serialize;
 use vitrine_engine::inspect::bulk::{COUNT_BUDGET, STEP_BATCH};
 use vitrine_engine::inspect::{self, BulkJob, BulkRequest, KeyCount, KeyFilter};
 
 use super::error::{ApiError, ApiJson, ApiQuery};
+use super::acl_api::principal_of;
+use super::permissions::Principal;
 use super::{sessions, AppState, RouteTable};
 use crate::now_ms;
 
@@ -93,6 +95,7 @@ async fn list(State(state): State<AppState>) -> Json<JobList> {
 /// "ttl"}`: counts what matches, starts the job, and answers 202 with it.
 async fn start(
     State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
     ApiJson(req): ApiJson<BulkRequest>,
 ) -> Result<(StatusCode, Json<BulkJob>), ApiError> {
     let running = state.key_jobs.list().iter().filter(|j| j.view().is_running()).count();
@@ -115,13 +118,15 @@ async fn start(
         }
         jobs.push(job.clone());
     }
-    tokio::spawn(run(state, job));
+    tokio::spawn(run(state, job, principal_of(principal)));
     Ok((StatusCode::ACCEPTED, Json(shown)))
 }
 
 /// Steps a job to its end: one batch, then a yield (or a short sleep while CLIENT PAUSE
 /// holds it), until it is done, failed or cancelled, or the server shuts down.
-async fn run(state: AppState, job: Arc<Job>) {
+/// Each batch's commands run as `principal`: a signed-in user's job deletes or expires only
+/// what its ACL allows (a refused command fails the job with the NOPERM text).
+async fn run(state: AppState, job: Arc<Job>, principal: Principal) {
     let mut local = job.view().clone();
     while local.is_running() {
         let now = now_ms();
@@ -129,7 +134,7 @@ async fn run(state: AppState, job: Arc<Job>) {
             local.cancel(now);
         } else {
             let db = local.db;
-            let mut session = sessions::open_session(&state.engine, now);
+            let mut session = sessions::open_session(&state.engine, &principal, now);
             inspect::bulk_step(&state.engine, &mut local, now, STEP_BATCH, |argv| {
                 inspect::call_in(&state.engine, &mut session, db, argv, now)
             });

@@ -14,7 +14,7 @@
 
 use axum::extract::State;
 use axum::http::{Method, Uri};
-use axum::Json;
+use axum::{Extension, Json};
 use vitrine_engine::inspect::keys::not_found;
 use vitrine_engine::inspect::{
     self, BitsQuery, DeleteResult, EditResult, GeoPoints, GeoQuery, KeyDetail, KeyEdit, KeyPage, KeyQuery, KeyWrite,
@@ -22,6 +22,8 @@ use vitrine_engine::inspect::{
 };
 
 use super::error::{ApiError, ApiJson, ApiQuery};
+use super::acl_api::principal_of;
+use super::permissions::{permit, Principal};
 use super::{AppState, RouteTable};
 use crate::now_ms;
 
@@ -38,8 +40,18 @@ pub fn routes(t: &mut RouteTable) {
 
 /// `GET /api/keys?match=&type=&cursor=&count=&db=`: one SCAN step of a database
 /// (`inspect::key_page`; database 0 unless `db` says otherwise).
-async fn list(State(state): State<AppState>, ApiQuery(q): ApiQuery<KeyQuery>) -> Result<Json<KeyPage>, ApiError> {
-    Ok(Json(inspect::key_page(&state.engine, &q, now_ms())?))
+/// A signed-in user sees only the keys its ACL lets it read.
+async fn list(
+    State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
+    ApiQuery(q): ApiQuery<KeyQuery>,
+) -> Result<Json<KeyPage>, ApiError> {
+    let mut page = inspect::key_page(&state.engine, &q, now_ms())?;
+    if let Principal::User(user) = principal_of(principal) {
+        let readable = inspect::acl::acl_key_reader(&state.engine, user.as_bytes());
+        page.keys.retain(|row| readable(&row.key.0));
+    }
+    Ok(Json(page))
 }
 
 /// The key named by the rest of the path, percent-decoded to bytes.
@@ -117,13 +129,16 @@ async fn string_bits(
 /// does.
 async fn put_key(
     State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
     uri: Uri,
     ApiQuery(q): ApiQuery<DbQuery>,
     ApiJson(body): ApiJson<KeyWrite>,
 ) -> Result<Json<KeyDetail>, ApiError> {
     let key = path_key(&uri)?;
     let db = inspect::database(&state.engine, q.db)?;
-    Ok(Json(inspect::put_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in(db, argv))?))
+    let principal = principal_of(principal);
+    permit(&state, &principal, &[&b"SET"[..], &key, b"v"])?;
+    Ok(Json(inspect::put_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in(&principal, db, argv))?))
 }
 
 /// `PATCH /api/keys/{key}?db=` with an edit (`{"op": "hash_set", "field", "value"}`,
@@ -133,13 +148,16 @@ async fn put_key(
 /// error (WRONGTYPE, index out of range) is a 422 with Redis's text.
 async fn edit_key(
     State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
     uri: Uri,
     ApiQuery(q): ApiQuery<DbQuery>,
     ApiJson(body): ApiJson<KeyEdit>,
 ) -> Result<Json<EditResult>, ApiError> {
     let key = path_key(&uri)?;
     let db = inspect::database(&state.engine, q.db)?;
-    Ok(Json(inspect::edit_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in(db, argv))?))
+    let principal = principal_of(principal);
+    permit(&state, &principal, &inspect::keys::edit_command(&key, &body)?)?;
+    Ok(Json(inspect::edit_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in(&principal, db, argv))?))
 }
 
 /// An error reply from a write, as an API error: 507 when the memory limit refused it.
@@ -150,12 +168,15 @@ pub fn command_error(text: String) -> ApiError {
 /// `DELETE /api/keys/{key}?db=`: deletes the key (404 when there was none).
 async fn delete_key(
     State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
     uri: Uri,
     ApiQuery(q): ApiQuery<DbQuery>,
 ) -> Result<Json<DeleteResult>, ApiError> {
     let key = path_key(&uri)?;
     let db = inspect::database(&state.engine, q.db)?;
-    Ok(Json(inspect::delete_key(&key, |argv| state.call_in(db, argv))?))
+    let principal = principal_of(principal);
+    permit(&state, &principal, &[&b"DEL"[..], &key])?;
+    Ok(Json(inspect::delete_key(&key, |argv| state.call_in(&principal, db, argv))?))
 }
 
 #[cfg(test)]

@@ -275,6 +275,15 @@ pub fn render(state: &AppState) -> String {
         "Wrong passwords given to AUTH or HELLO.",
         c(snap.acl_access_denied_auth),
     );
+    // One line each, as INFO has them: Prometheus families cannot share a name with labels
+    // here without changing the auth one, which dashboards already read.
+    for (name, help, n) in [
+        ("vitrine_acl_access_denied_cmd_total", "Commands the ACL refused.", snap.acl_access_denied_cmd),
+        ("vitrine_acl_access_denied_key_total", "Commands the ACL refused for a key.", snap.acl_access_denied_key),
+        ("vitrine_acl_access_denied_channel_total", "Commands the ACL refused for a channel.", snap.acl_access_denied_channel),
+    ] {
+        out.one(name, "counter", help, c(n));
+    }
     out.one("vitrine_net_input_bytes_total", "counter", "Bytes read from RESP clients.", c(snap.net_input_bytes));
     out.one("vitrine_net_output_bytes_total", "counter", "Bytes written to RESP clients.", c(snap.net_output_bytes));
     radar(&mut out, state);

@@ -9,11 +9,15 @@
 //! Modules: [`stats`] (snapshot, history, SSE stream, recent evictions), [`keys`] (browse,
 //! read, write, edit, delete), [`key_jobs`] (bulk delete/TTL jobs), [`key_files`] (export and import of selected keys), [`timing`] (slow log, latency), [`radar`] (compatibility radar, hot keys), [`running`] (the running script, the busy guard), [`scripts`] (what Lua scripts do), [`admin`] (console command, config, flush, command table),
 //! [`bench_api`] (the benchmark runner's routes), [`metrics`], [`security`] (token, Host and
-//! cross-site checks), [`dashboard`] (static files), [`error`] (`ApiError`), [`accept`] (the
+//! cross-site checks, who a request acts as), [`auth_api`] (signing in as an ACL user),
+//! [`permissions`] (each route's Redis commands, checked against the user's ACL), [`acl_api`]
+//! (the users and the ACL log), [`dashboard`] (static files), [`error`] (`ApiError`), [`accept`] (the
 //! accept loop, header timeout and connection cap).
 
 pub mod accept;
+pub mod acl_api;
 pub mod admin;
+pub mod auth_api;
 pub mod bench_api;
 pub mod clients;
 pub mod dashboard;
@@ -23,6 +27,7 @@ pub mod key_jobs;
 pub mod keys;
 pub mod memory;
 pub mod metrics;
+pub mod permissions;
 pub mod radar;
 pub mod running;
 pub mod scripts;
@@ -55,6 +60,7 @@ use vitrine_engine::{Engine, Reply};
 use crate::aof::Aof;
 use crate::bench::Bench;
 use crate::now_ms;
+pub use permissions::Principal;
 pub use security::Security;
 
 /// Largest request body accepted (JSON bodies, including `PUT /api/keys/{key}` values);
@@ -93,6 +99,8 @@ pub struct Shared {
     pub web_dir: PathBuf,
     /// Console sessions kept between `POST /api/command` requests (see `sessions`).
     pub sessions: sessions::Sessions,
+    /// Users signed in with `POST /api/auth/login` (see `auth_api`).
+    pub logins: auth_api::Logins,
     pub limits: accept::Limits,
     /// See [`HttpOptions::aof`].
     pub aof: Option<Arc<Aof>>,
@@ -122,6 +130,7 @@ impl AppState {
             bench,
             web_dir: options.web_dir,
             sessions: sessions::Sessions::default(),
+            logins: auth_api::Logins::default(),
             limits: options.limits,
             aof: options.aof,
             key_jobs: key_jobs::Jobs::default(),
@@ -142,16 +151,16 @@ impl AppState {
 
     /// Runs one command through the engine's dispatch (stats, memory admission, eviction,
     /// and whatever later hooks such as the append-only file), in a session of its own that
-    /// counts as a client while it runs and is already authenticated (the request passed the
-    /// admin API's own check: its token, or the RESP password).
-    pub fn call<A: AsRef<[u8]>>(&self, argv: &[A]) -> Reply {
-        self.call_in(0, argv)
+    /// counts as a client while it runs and acts as `principal` (authenticated: the request
+    /// passed the admin API's own check; a user's commands are checked by its ACL).
+    pub fn call<A: AsRef<[u8]>>(&self, principal: &Principal, argv: &[A]) -> Reply {
+        self.call_in(principal, 0, argv)
     }
 
     /// `call`, in database `db`.
-    pub fn call_in<A: AsRef<[u8]>>(&self, db: usize, argv: &[A]) -> Reply {
+    pub fn call_in<A: AsRef<[u8]>>(&self, principal: &Principal, db: usize, argv: &[A]) -> Reply {
         let now = now_ms();
-        let mut session = sessions::open_session(&self.engine, now);
+        let mut session = sessions::open_session(&self.engine, principal, now);
         let reply = vitrine_engine::inspect::call_in(&self.engine, &mut session, db, argv, now);
         self.engine.end_session(&session);
         reply
@@ -225,6 +234,8 @@ pub fn route_table() -> RouteTable {
     memory::routes(&mut t);
     running::routes(&mut t);
     scripts::routes(&mut t);
+    auth_api::routes(&mut t);
+    acl_api::routes(&mut t);
     t.api(Method::GET, "/openapi.json", openapi);
     t.top(Method::GET, "/metrics", metrics::metrics);
     t.top(Method::GET, "/healthz", healthz);
@@ -254,7 +265,9 @@ pub fn router(state: AppState) -> Router {
     let body_timeout = ServiceBuilder::new()
         .layer(RequestBodyTimeoutLayer::new(limits.body_timeout))
         .map_request(|req: Request<TimeoutBody<Body>>| req.map(Body::new));
-    app.layer(axum::middleware::from_fn_with_state(state.clone(), security::guard))
+    // `guard` (outer) says who the request acts as; `enforce` checks that user's ACL.
+    app.layer(axum::middleware::from_fn_with_state(state.clone(), permissions::enforce))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), security::guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(body_timeout)
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, limits.request_timeout))

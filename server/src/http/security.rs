@@ -8,6 +8,11 @@
 //!   password as the bearer token, so the admin API is no way around it. It is read from the
 //!   engine on every request: `CONFIG SET requirepass` from any client applies at once. The
 //!   401 says which secret it wants (`"secret": "token"` or `"password"`).
+//! - **ACL users.** A token from `POST /api/auth/login` (see `auth_api`) acts as that ACL
+//!   user, whatever else is set; `permissions` checks each route against the user's rules.
+//!   The admin token acts as nobody in particular and may do everything; the RESP password
+//!   as bearer, or no secret on a server that needs none, acts as `default`. The request's
+//!   [`Principal`] goes in its extensions. A sign-in token that is no longer live gets 401.
 //! - **DNS rebinding.** Without a token, a page on `http://evil.example` whose name has been
 //!   re-pointed at 127.0.0.1 could otherwise read the API, so the `Host` header must name a
 //!   loopback host (`localhost`, `127.0.0.1`, `[::1]`), the bind address, or, when bound to
@@ -29,7 +34,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use vitrine_engine::Engine;
 
+use vitrine_engine::inspect;
+
+use super::auth_api::{self, Logins};
 use super::error::ApiError;
+use super::permissions::Principal;
 use super::AppState;
 
 /// The admin API's access settings.
@@ -152,9 +161,14 @@ fn query_token(req: &Request) -> Option<Vec<u8>> {
 }
 
 /// The middleware: Host, cross-site and token (or password) checks, in that order.
-pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    match check(&state.security, &state.engine, &req) {
-        Ok(()) => next.run(req).await,
+pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    match check(&state.security, &state.engine, &state.logins, &req) {
+        Ok(principal) => {
+            if let Some(principal) = principal {
+                req.extensions_mut().insert(principal);
+            }
+            next.run(req).await
+        }
         Err(e) => e.into_response(),
     }
 }
@@ -169,7 +183,9 @@ fn head_size(req: &Request) -> usize {
     target + req.headers().iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum::<usize>()
 }
 
-fn check(security: &Security, engine: &Engine, req: &Request) -> Result<(), ApiError> {
+/// The Host, size and cross-site checks, then who the request acts as: `None` for the
+/// routes open to anyone (probes, the dashboard's files, signing in).
+fn check(security: &Security, engine: &Engine, logins: &Logins, req: &Request) -> Result<Option<Principal>, ApiError> {
     if head_size(req) > MAX_HEAD {
         return Err(ApiError::new(
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
@@ -189,7 +205,7 @@ fn check(security: &Security, engine: &Engine, req: &Request) -> Result<(), ApiE
     }
     let path = req.uri().path();
     if path == "/healthz" || path == "/readyz" {
-        return Ok(());
+        return Ok(None);
     }
     let headers = req.headers();
     let host = headers
@@ -232,23 +248,55 @@ fn check(security: &Security, engine: &Engine, req: &Request) -> Result<(), ApiE
         }
     }
     let protected = path == "/metrics" || path == "/api" || path.starts_with("/api/");
-    let Some((secret, expected)) = protected.then(|| security.required(engine)).flatten() else { return Ok(()) };
+    // Signing in needs no secret, and signing out only the token it drops.
+    if !protected || path == "/api/auth/login" || path == "/api/auth/logout" {
+        return Ok(None);
+    }
     let query = query_token(req);
     let given = bearer(headers, query.as_deref());
-    if given.is_some_and(|given| constant_time_eq(given, &expected)) {
-        return Ok(());
+    let required = security.required(engine);
+    if let (Some(given), Some((Secret::Token, expected))) = (given, &required) {
+        if constant_time_eq(given, expected) {
+            return Ok(Some(Principal::Admin));
+        }
     }
-    let message = match (secret, given.is_some()) {
-        (Secret::Token, true) => "wrong admin token",
-        (Secret::Token, false) => "this server needs an admin token: send `Authorization: Bearer <token>`",
-        (Secret::Password, true) => "wrong password",
-        (Secret::Password, false) => {
+    if let Some(user) = given.and_then(|g| logins.user(g)) {
+        return Ok(Some(Principal::User(user)));
+    }
+    let Some((secret, expected)) = required else {
+        if given.is_some_and(auth_api::looks_like_login) {
+            return Err(ApiError::unauthorized(Secret::Token.name(), EXPIRED));
+        }
+        // No admin token and no RESP password: the API acts as RESP connections do, as
+        // `default`, unless the ACL closed that door (default off, or given a password
+        // with ACL SETUSER): then only a sign-in will do.
+        if inspect::acl::acl_auth_required(engine) {
+            return Err(ApiError::unauthorized(
+                Secret::Token.name(),
+                "the default user needs a password: sign in with POST /api/auth/login",
+            ));
+        }
+        return Ok(Some(Principal::user("default")));
+    };
+    if secret == Secret::Password && given.is_some_and(|given| constant_time_eq(given, &expected)) {
+        // The legacy path: the RESP password as bearer acts as `default`, whose password it is.
+        return Ok(Some(Principal::user("default")));
+    }
+    let message = match (secret, given) {
+        (_, Some(g)) if auth_api::looks_like_login(g) => EXPIRED,
+        (Secret::Token, Some(_)) => "wrong admin token",
+        (Secret::Token, None) => "this server needs an admin token: send `Authorization: Bearer <token>`",
+        (Secret::Password, Some(_)) => "wrong password",
+        (Secret::Password, None) => {
             "this server has a RESP password (requirepass) and no admin token: send the password as \
              `Authorization: Bearer <password>`"
         }
     };
     Err(ApiError::unauthorized(secret.name(), message))
 }
+
+/// A 401 for a sign-in token that is not (or no longer) live.
+const EXPIRED: &str = "this sign-in expired or is unknown: sign in again";
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,9 @@
 //!
 //! Sessions are few and short-lived: one per open console page. Each counts as a connected
 //! client (`admin-http` in CLIENT LIST) while it lives; one left idle for [`IDLE_LIMIT`] is
-//! closed, and past [`MAX_SESSIONS`] the least recently used is closed first.
+//! closed, and past [`MAX_SESSIONS`] the least recently used is closed first. A session runs
+//! as the request's principal (`permissions::Principal`): a signed-in user's console is that
+//! user's connection, and the engine refuses what its ACL does not allow.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use vitrine_engine::{Engine, Reply, Session};
+
+use super::permissions::Principal;
 
 /// How long a console session may sit unused before it is closed.
 pub const IDLE_LIMIT: Duration = Duration::from_secs(10 * 60);
@@ -27,11 +31,25 @@ pub fn valid_id(id: &str) -> bool {
 }
 
 /// A session for the admin API: a client named `admin-http`, already authenticated (the admin
-/// API has its own token).
-pub fn open_session(engine: &Engine, now_ms: u64) -> Session {
+/// API has its own token), acting as the request's user when one signed in, so the engine
+/// checks its commands as it would a RESP client's. A user gone since signing in gets a
+/// session that is not authenticated: every command answers NOAUTH.
+pub fn open_session(engine: &Engine, principal: &Principal, now_ms: u64) -> Session {
     let mut session = engine.new_session("admin-http", "admin-http", now_ms);
-    session.authenticated = true;
+    session.authenticated = match principal {
+        Principal::Admin => true,
+        Principal::User(user) => engine.session_as(&mut session, user.as_bytes()),
+    };
     session
+}
+
+/// The map's key of console session `id` of `principal`: one user cannot pick up another's
+/// session (and its MULTI queue or selected user) by guessing its id.
+fn key(principal: &Principal, id: &str) -> String {
+    match principal {
+        Principal::Admin => format!("admin\0{id}"),
+        Principal::User(user) => format!("user\0{user}\0{id}"),
+    }
 }
 
 #[derive(Default)]
@@ -42,8 +60,15 @@ pub struct Sessions {
 impl Sessions {
     /// Runs `argv` in the session named `id`, opening it if needed. The session is taken out
     /// of the map while the command runs, so a slow command holds no lock over the others.
-    pub fn call<A: AsRef<[u8]>>(&self, engine: &Arc<Engine>, id: &str, argv: &[A], now_ms: u64) -> Reply {
-        self.with(engine, id, now_ms, |engine, session| engine.call(session, argv, now_ms))
+    pub fn call<A: AsRef<[u8]>>(
+        &self,
+        engine: &Arc<Engine>,
+        principal: &Principal,
+        id: &str,
+        argv: &[A],
+        now_ms: u64,
+    ) -> Reply {
+        self.with(engine, principal, id, now_ms, |engine, session| engine.call(session, argv, now_ms))
     }
 
     /// Runs `f` with the session named `id` (opened if needed), as [`Sessions::call`] runs
@@ -51,12 +76,15 @@ impl Sessions {
     pub fn with<R>(
         &self,
         engine: &Arc<Engine>,
+        principal: &Principal,
         id: &str,
         now_ms: u64,
         f: impl FnOnce(&Engine, &mut Session) -> R,
     ) -> R {
+        let id = key(principal, id);
+        let id = id.as_str();
         let taken = self.open.lock().remove(id).map(|(session, _)| session);
-        let mut session = taken.unwrap_or_else(|| open_session(engine, now_ms));
+        let mut session = taken.unwrap_or_else(|| open_session(engine, principal, now_ms));
         let reply = f(engine, &mut session);
         if session.closing || session.client.is_killed() {
             // QUIT or CLIENT KILL: the session ends here; the next command opens a new one.
