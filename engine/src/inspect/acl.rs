@@ -98,7 +98,7 @@ pub fn acl_users(engine: &Engine) -> Vec<AclUserView> {
             channels: u.root().describe_channels(),
             selectors: u.selectors.iter().skip(1).map(selector_view).collect(),
             last_auth_ms: engine.acl().last_auth(&u.name),
-            clients: clients.iter().filter(|c| !c.is_killed() && c.user_is(&u.name)).count(),
+            clients: clients.iter().filter(|c| !c.is_killed() && c.user.lock().as_bytes() == u.name.as_slice()).count(),
         })
         .collect()
 }
@@ -181,12 +181,6 @@ pub fn acl_command_refusal(engine: &Engine, user: &[u8], argv: &[&[u8]]) -> Opti
             }
         },
     }
-}
-
-/// Whether a new connection must authenticate (the default user is off or has passwords):
-/// then the admin API, too, wants a secret even without an admin token or `requirepass`.
-pub fn acl_auth_required(engine: &Engine) -> bool {
-    engine.acl().auth_required()
 }
 
 /// Whether `user` may run every command (`+@all`): what the benchmark runner needs, since it

@@ -64,7 +64,7 @@ async fn set_user(
 ) -> Result<Json<AclUserView>, ApiError> {
     let mut argv: Vec<&[u8]> = vec![b"ACL", b"SETUSER", name.as_bytes()];
     argv.extend(body.rules.split_whitespace().map(str::as_bytes));
-    if let Reply::Error(text) = state.call(&principal_of(principal), &argv) {
+    if let Reply::Error(text) = state.call_as(&principal_of(principal), &argv) {
         return Err(refused(text, "acl|setuser"));
     }
     inspect::acl_users(&state.engine)
@@ -94,7 +94,7 @@ async fn delete_user(
     principal: Option<Extension<Principal>>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    match state.call(&principal_of(principal), &[b"ACL".as_slice(), b"DELUSER", name.as_bytes()]) {
+    match state.call_as(&principal_of(principal), &[b"ACL".as_slice(), b"DELUSER", name.as_bytes()]) {
         Reply::Error(text) => Err(refused(text, "acl|deluser")),
         Reply::Int(0) => Err(ApiError::not_found(format!("no user named '{name}'"))),
         _ => {
@@ -117,7 +117,7 @@ async fn log(State(state): State<AppState>, ApiQuery(q): ApiQuery<LogQuery>) -> 
 
 /// `DELETE /api/acl/log`: `ACL LOG RESET`.
 async fn log_reset(State(state): State<AppState>, principal: Option<Extension<Principal>>) -> Result<Response, ApiError> {
-    match state.call(&principal_of(principal), &["ACL", "LOG", "RESET"]) {
+    match state.call_as(&principal_of(principal), &["ACL", "LOG", "RESET"]) {
         Reply::Error(text) => Err(refused(text, "acl|log")),
         _ => Ok(StatusCode::NO_CONTENT.into_response()),
     }

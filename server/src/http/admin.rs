@@ -77,7 +77,7 @@ async fn command(
         .collect::<Result<Vec<_>, _>>()?;
     let reply = match session {
         Some(id) => state.sessions.call(&state.engine, &principal, id, &argv, crate::now_ms()),
-        None => state.call(&principal, &argv),
+        None => state.call_as(&principal, &argv),
     };
     Ok(Json(hide_secrets(reply).to_json()))
 }
@@ -155,7 +155,7 @@ async fn patch_config(
     ApiJson(body): ApiJson<Map<String, Json_>>,
 ) -> Result<Json<ConfigView>, ApiError> {
     let principal = principal_of(principal);
-    Ok(Json(inspect::patch_config(&state.engine, &body, |argv| state.call(&principal, argv))?))
+    Ok(Json(inspect::patch_config(&state.engine, &body, |argv| state.call_as(&principal, argv))?))
 }
 
 #[derive(Deserialize)]
@@ -177,7 +177,7 @@ async fn flush(
         ));
     }
     let before = state.engine.key_count();
-    match state.call(&principal_of(principal), &[FLUSH_CONFIRMATION]) {
+    match state.call_as(&principal_of(principal), &[FLUSH_CONFIRMATION]) {
         Reply::Error(text) => Err(command_error(text)),
         _ => Ok(Json(json!({ "flushed": true, "keys_removed": before }))),
     }

@@ -138,7 +138,7 @@ async fn put_key(
     let db = inspect::database(&state.engine, q.db)?;
     let principal = principal_of(principal);
     permit(&state, &principal, &[&b"SET"[..], &key, b"v"])?;
-    Ok(Json(inspect::put_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in(&principal, db, argv))?))
+    Ok(Json(inspect::put_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in_as(&principal, db, argv))?))
 }
 
 /// `PATCH /api/keys/{key}?db=` with an edit (`{"op": "hash_set", "field", "value"}`,
@@ -157,7 +157,7 @@ async fn edit_key(
     let db = inspect::database(&state.engine, q.db)?;
     let principal = principal_of(principal);
     permit(&state, &principal, &inspect::keys::edit_command(&key, &body)?)?;
-    Ok(Json(inspect::edit_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in(&principal, db, argv))?))
+    Ok(Json(inspect::edit_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in_as(&principal, db, argv))?))
 }
 
 /// An error reply from a write, as an API error: 507 when the memory limit refused it.
@@ -176,7 +176,7 @@ async fn delete_key(
     let db = inspect::database(&state.engine, q.db)?;
     let principal = principal_of(principal);
     permit(&state, &principal, &[&b"DEL"[..], &key])?;
-    Ok(Json(inspect::delete_key(&key, |argv| state.call_in(&principal, db, argv))?))
+    Ok(Json(inspect::delete_key(&key, |argv| state.call_in_as(&principal, db, argv))?))
 }
 
 #[cfg(test)]

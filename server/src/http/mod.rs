@@ -151,14 +151,25 @@ impl AppState {
 
     /// Runs one command through the engine's dispatch (stats, memory admission, eviction,
     /// and whatever later hooks such as the append-only file), in a session of its own that
-    /// counts as a client while it runs and acts as `principal` (authenticated: the request
-    /// passed the admin API's own check; a user's commands are checked by its ACL).
-    pub fn call<A: AsRef<[u8]>>(&self, principal: &Principal, argv: &[A]) -> Reply {
-        self.call_in(principal, 0, argv)
+    /// counts as a client while it runs and is already authenticated, with the admin token's
+    /// rights (the server's own work, and tests).
+    pub fn call<A: AsRef<[u8]>>(&self, argv: &[A]) -> Reply {
+        self.call_in_as(&Principal::Admin, 0, argv)
     }
 
     /// `call`, in database `db`.
-    pub fn call_in<A: AsRef<[u8]>>(&self, principal: &Principal, db: usize, argv: &[A]) -> Reply {
+    pub fn call_in<A: AsRef<[u8]>>(&self, db: usize, argv: &[A]) -> Reply {
+        self.call_in_as(&Principal::Admin, db, argv)
+    }
+
+    /// `call` for a request: the session acts as `principal`, so a signed-in user's commands
+    /// are checked by its ACL as a RESP client's would be.
+    pub fn call_as<A: AsRef<[u8]>>(&self, principal: &Principal, argv: &[A]) -> Reply {
+        self.call_in_as(principal, 0, argv)
+    }
+
+    /// `call_as`, in database `db`.
+    pub fn call_in_as<A: AsRef<[u8]>>(&self, principal: &Principal, db: usize, argv: &[A]) -> Reply {
         let now = now_ms();
         let mut session = sessions::open_session(&self.engine, principal, now);
         let reply = vitrine_engine::inspect::call_in(&self.engine, &mut session, db, argv, now);

@@ -34,8 +34,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use vitrine_engine::Engine;
 
-use vitrine_engine::inspect;
-
 use super::auth_api::{self, Logins};
 use super::error::ApiError;
 use super::permissions::Principal;
@@ -270,7 +268,7 @@ fn check(security: &Security, engine: &Engine, logins: &Logins, req: &Request) -
         // No admin token and no RESP password: the API acts as RESP connections do, as
         // `default`, unless the ACL closed that door (default off, or given a password
         // with ACL SETUSER): then only a sign-in will do.
-        if inspect::acl::acl_auth_required(engine) {
+        if engine.auth_required() {
             return Err(ApiError::unauthorized(
                 Secret::Token.name(),
                 "the default user needs a password: sign in with POST /api/auth/login",
