@@ -74,7 +74,7 @@ mod tracking;
 pub use clock::Clock;
 /// What `Engine::restore_key` (the admin API's import) restores.
 pub use cmd::keys::RestoreRequest;
-pub use config::{BufferLimit, Config, ConfigFile, SetError};
+pub use config::{AclFile, BufferLimit, Config, ConfigFile, SetError};
 pub use engine::Engine;
 pub use error::{CmdError, ProtocolError};
 pub use monitor::MonitorEvent;

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
-use vitrine_engine::Config;
+use std::sync::Arc;
+
+use vitrine_engine::{Config, Engine};
 
 /// Vitrine: a Redis-compatible in-memory cache you can see into.
 #[derive(Debug, Clone, Parser)]
@@ -198,6 +200,15 @@ pub struct ServerConfig {
     #[arg(long, env = "VITRINE_WEB_DIR", default_value = "web/dist")]
     pub web_dir: PathBuf,
 
+    /// The ACL file (`ACL SAVE` / `ACL LOAD`), loaded at start-up; a relative path is taken
+    /// from --dir, as Redis reads it after changing to `dir`. Not together with `user` lines.
+    #[arg(long, env = "VITRINE_ACLFILE", value_name = "PATH")]
+    pub aclfile: Option<PathBuf>,
+
+    /// The config file's `user <name> <rules...>` lines, in file order.
+    #[arg(skip)]
+    pub user_directives: Vec<Directive>,
+
     /// Lines of the config file naming engine parameters that have no flag
     /// (`hash-max-listpack-entries 64`, `databases 4`, `save 60 1`, ...), in file order.
     #[arg(skip)]
@@ -249,11 +260,14 @@ impl ServerConfig {
         let text =
             std::fs::read_to_string(&path).with_context(|| format!("cannot read config file {}", path.display()))?;
         let directives = parse_conf(&text).with_context(|| format!("in config file {}", path.display()))?;
+        // `user` may repeat and is the ACL's, applied once the engine exists (`apply_acl`).
+        let (user_directives, directives): (Vec<Directive>, Vec<Directive>) =
+            directives.into_iter().partition(|d| d.name == "user");
         let (flagged, engine_directives): (Vec<Directive>, Vec<Directive>) =
             directives.into_iter().partition(|d| is_flag(&d.name) || Config::default().get(&d.name).is_none());
         let from_file = file_args(&flagged, &matches).with_context(|| format!("in config file {}", path.display()))?;
         if from_file.is_empty() {
-            return Ok(ServerConfig { engine_directives, ..first });
+            return Ok(ServerConfig { engine_directives, user_directives, ..first });
         }
         // File options go before the command line's: clap then sees each option once.
         let mut merged = Vec::with_capacity(args.len() + from_file.len());
@@ -264,7 +278,7 @@ impl ServerConfig {
             .try_get_matches_from(&merged)
             .map_err(|e| anyhow::anyhow!("{}", first_line(&e)))
             .with_context(|| format!("in config file {}", path.display()))?;
-        Ok(ServerConfig { engine_directives, ..ServerConfig::from_arg_matches(&matches)? })
+        Ok(ServerConfig { engine_directives, user_directives, ..ServerConfig::from_arg_matches(&matches)? })
     }
 
     /// The engine's run-time settings, validated by the same code as `CONFIG SET`, with the
@@ -299,7 +313,37 @@ impl ServerConfig {
         config.set_host_param("appendfsync", &self.appendfsync);
         config.set_host_param("appendfilename", &self.appendfilename);
         config.set_host_param("aof-load-truncated", &self.aof_load_truncated);
+        if let Some(path) = &self.aclfile {
+            config.set_host_param("aclfile", &path.display().to_string());
+        }
         Ok(config)
+    }
+
+    /// The ACL at start-up, as Redis's `ACLLoadUsersAtStartup`: the config file's `user`
+    /// lines, or the aclfile (not both), then the random source ACL GENPASS draws from. An
+    /// error stops the start.
+    pub fn apply_acl(&self, engine: &Engine) -> anyhow::Result<()> {
+        engine.set_entropy(os_entropy);
+        if self.aclfile.is_some() && !self.user_directives.is_empty() {
+            bail!(
+                "Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is \
+                 invalid. This setup is very likely to lead to configuration errors and security holes, please \
+                 define either an ACL file or declare users directly in your redis.conf, but not both."
+            );
+        }
+        let lines: Vec<(usize, Vec<Vec<u8>>)> =
+            self.user_directives.iter().map(|d| (d.line, split_words(&d.value))).collect();
+        if let Err(e) = engine.set_config_users(&lines) {
+            let path = self.config_file.as_deref().unwrap_or(Path::new("")).display().to_string();
+            bail!("in config file {path}: {e}");
+        }
+        if let Some(path) = &self.aclfile {
+            let path = self.dir_absolute().join(path);
+            if let Err(e) = engine.load_acl_file(Arc::new(AclFilePath(path))) {
+                bail!("Aborting Redis startup because of ACL errors: {e}");
+            }
+        }
+        Ok(())
     }
 
     /// The config file's engine parameters without a flag, as Redis reads them: `save` lines
@@ -477,6 +521,75 @@ impl vitrine_engine::ConfigFile for ConfigFilePath {
     fn write(&self, text: &str) -> Result<(), String> {
         write_atomically(&self.0, text).map_err(|e| format!("{e:#}"))
     }
+}
+
+/// The aclfile: ACL LOAD reads it, ACL SAVE replaces it atomically.
+struct AclFilePath(PathBuf);
+
+impl vitrine_engine::AclFile for AclFilePath {
+    fn path(&self) -> String {
+        self.0.display().to_string()
+    }
+
+    fn read(&self) -> Result<String, String> {
+        std::fs::read_to_string(&self.0).map_err(|e| os_reason(&e))
+    }
+
+    fn write(&self, text: &str) -> Result<(), String> {
+        write_atomically(&self.0, text).map_err(|e| {
+            tracing::warn!("ACL SAVE: {e:#}");
+            format!("{e:#}")
+        })
+    }
+}
+
+/// An I/O error as C's `strerror` words it (`No such file or directory`), without Rust's
+/// ` (os error 2)`.
+fn os_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// The OS's CSPRNG, for ACL GENPASS (a failure refuses the command).
+fn os_entropy(buf: &mut [u8]) -> bool {
+    getrandom::getrandom(buf).map_err(|e| tracing::warn!("the OS random source failed: {e}")).is_ok()
+}
+
+/// A `user` line's words as redis.conf splits them: on whitespace, a word in double quotes
+/// (with `\"`, `\\`, `\n` escapes) or single quotes kept whole.
+fn split_words(line: &str) -> Vec<Vec<u8>> {
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        let Some(&first) = chars.peek() else { break };
+        let mut word = String::new();
+        if first == '"' || first == '\'' {
+            chars.next();
+            while let Some(c) = chars.next() {
+                match c {
+                    c if c == first => break,
+                    '\\' if first == '"' => match chars.next() {
+                        Some('n') => word.push('\n'),
+                        Some('r') => word.push('\r'),
+                        Some('t') => word.push('\t'),
+                        Some(other) => word.push(other),
+                        None => {}
+                    },
+                    c => word.push(c),
+                }
+            }
+        } else {
+            while let Some(c) = chars.next_if(|c| !c.is_whitespace()) {
+                word.push(c);
+            }
+        }
+        words.push(word.into_bytes());
+    }
+    words
 }
 
 /// The `--name value` arguments for the file's directives that no flag or environment

@@ -90,6 +90,7 @@ impl Server {
         let engine = Arc::new(Engine::new(engine_config, now_ms(), random_seed()));
         clock::lend_clock(&engine);
         engine.set_micros_clock(now_us);
+        config.apply_acl(&engine)?;
         // Loaded before any port opens: a client never sees a half-loaded cache, and a file that
         // cannot be read stops the start instead of serving an empty one over it.
         let aof = if config.appendonly == "yes" {
@@ -185,7 +186,7 @@ impl Server {
         let http_task = tokio::spawn(http::serve(http_listener, http_state.clone(), shutdown_rx.clone()));
         http_state.set_ready(true);
         let cfg = engine.config();
-        if let Some(warning) = guard::protected_mode_warning(&resp_addrs, cfg.protected_mode(), cfg.auth_required()) {
+        if let Some(warning) = guard::protected_mode_warning(&resp_addrs, cfg.protected_mode(), engine.auth_required()) {
             warn!("{warning}");
         }
         info!(
@@ -196,7 +197,7 @@ impl Server {
                 policy: cfg.policy().name(),
                 threads,
                 resp: &resp_addrs,
-                password_set: cfg.auth_required(),
+                password_set: engine.auth_required(),
                 http: http_addr,
                 token_required: http_state.security.token_required(),
                 web: banner::WebBuild::of(&config.web_dir),

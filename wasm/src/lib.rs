@@ -27,7 +27,7 @@ use wasm_bindgen::prelude::*;
 
 /// The tab's monotonic clock, `performance.now()` in µs, lent to the engine so commands are
 /// timed (SLOWLOG, LATENCY, INFO commandstats). Natively (the parity replay) there is none,
-/// and durations are 0.
+/// and durations are 0. Also the tab's CSPRNG (`crypto.getRandomValues`) for ACL GENPASS.
 #[cfg(target_arch = "wasm32")]
 mod clock {
     use wasm_bindgen::prelude::*;
@@ -36,6 +36,17 @@ mod clock {
     extern "C" {
         #[wasm_bindgen(js_namespace = performance, js_name = now)]
         fn performance_now() -> f64;
+    }
+
+    #[wasm_bindgen]
+    extern "C" {
+        #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
+        fn get_random_values(buf: &mut [u8]) -> Result<JsValue, JsValue>;
+    }
+
+    /// The browser's CSPRNG (`crypto.getRandomValues`), for ACL GENPASS.
+    pub fn entropy(buf: &mut [u8]) -> bool {
+        get_random_values(buf).is_ok()
     }
 
     pub struct PerformanceClock;
@@ -160,6 +171,8 @@ impl Playground {
         engine.set_host_facts(HostFacts { threads: 1, executable: "vitrine-wasm".into(), ..HostFacts::default() });
         #[cfg(target_arch = "wasm32")]
         engine.set_clock(std::sync::Arc::new(clock::PerformanceClock));
+        #[cfg(target_arch = "wasm32")]
+        engine.set_entropy(clock::entropy);
         let session = engine.new_session("browser:0", "playground:0", now);
         Playground { engine, session, history: SampleRing::new(HISTORY_SECONDS), fill_next: 0, bulk: None, bulk_ids: 0 }
     }

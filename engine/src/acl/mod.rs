@@ -144,7 +144,8 @@ impl Acl {
     /// Replaces every user at once (ACL LOAD, startup `user` lines). A set without `default`
     /// gets the unrestricted one.
     pub(crate) fn replace_all(&self, new_users: Vec<User>) {
-        let mut map: BTreeMap<Vec<u8>, Arc<User>> = new_users.into_iter().map(|u| (u.name.clone(), Arc::new(u))).collect();
+        let mut map: BTreeMap<Vec<u8>, Arc<User>> =
+            new_users.into_iter().map(|u| (u.name.clone(), Arc::new(u))).collect();
         map.entry(b"default".to_vec()).or_insert_with(|| Arc::new(User::unrestricted(b"default")));
         *self.users.write() = map;
         self.bump();

@@ -10,5 +10,7 @@ pub(crate) fn hash(password: &[u8]) -> [u8; 32] {
 /// Whether the hash of `password` is one of `hashes`, in time independent of where they differ.
 pub(crate) fn matches_any(hashes: &[[u8; 32]], password: &[u8]) -> bool {
     let h = hash(password);
-    hashes.iter().fold(false, |found, stored| found | (stored.iter().zip(h.iter()).fold(0u8, |d, (a, b)| d | (a ^ b)) == 0))
+    hashes
+        .iter()
+        .fold(false, |found, stored| found | (stored.iter().zip(h.iter()).fold(0u8, |d, (a, b)| d | (a ^ b)) == 0))
 }

@@ -50,7 +50,12 @@ impl fmt::Display for RuleError {
 
 /// Applies `ACL SETUSER`'s words to `base` (or a new user `name`), merging `(`...`)` selector
 /// words that span several arguments, all or nothing: the draft is only returned whole.
-pub(crate) fn apply_words(base: Option<User>, name: &[u8], words: &[&[u8]], pubsub_all: bool) -> Result<User, CmdError> {
+pub(crate) fn apply_words(
+    base: Option<User>,
+    name: &[u8],
+    words: &[&[u8]],
+    pubsub_all: bool,
+) -> Result<User, CmdError> {
     let merged = merge_selector_words(words).map_err(|start| {
         CmdError::err(format!("Unmatched parenthesis in acl selector starting at '{}'.", lossy(start)))
     })?;
@@ -387,3 +392,7 @@ pub(crate) fn has_spaces(s: &[u8]) -> bool {
 pub(crate) fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(crate::error::c_str(bytes, usize::MAX)).into_owned()
 }
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -178,7 +178,14 @@ impl User {
         if pubsub_all {
             root.channels = Channels::All;
         }
-        User { name: name.to_vec(), on: false, nopass: false, sanitize_payload: None, passwords: Vec::new(), selectors: vec![root] }
+        User {
+            name: name.to_vec(),
+            on: false,
+            nopass: false,
+            sanitize_payload: None,
+            passwords: Vec::new(),
+            selectors: vec![root],
+        }
     }
 
     /// `on nopass ~* &* +@all`: Redis's `default` user.

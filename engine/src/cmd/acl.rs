@@ -59,7 +59,7 @@ pub fn getuser(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
 /// `channels`, and `selectors` (a map each).
 fn getuser_reply(user: &User) -> Reply {
     let flags = user.flags().into_iter().map(Reply::bulk).collect();
-    let passwords = user.passwords.iter().map(|h| Reply::bulk(hex(h))).collect();
+    let passwords = user.password_hexes().into_iter().map(Reply::bulk).collect();
     let mut fields = vec![(Reply::bulk("flags"), Reply::Set(flags)), (Reply::bulk("passwords"), Reply::Array(passwords))];
     fields.extend(selector_fields(user.root()));
     let selectors = user.selectors.iter().skip(1).map(|s| Reply::Map(selector_fields(s))).collect();
@@ -75,7 +75,7 @@ fn selector_fields(s: &Selector) -> Vec<(Reply, Reply)> {
     ]
 }
 
-/// Lower-case hex, as Redis shows password hashes and GENPASS's passwords.
+/// Lower-case hex, as GENPASS's passwords.
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -177,7 +177,7 @@ pub fn genpass(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError
     let chars = (bits as usize).div_ceil(4);
     let mut random = vec![0u8; chars.div_ceil(2)];
     if !ctx.engine.config().fill_random(&mut random) {
-        return Err(CmdError::err("ACL GENPASS needs a random source and this host gave none"));
+        return Err(CmdError::err("ACL GENPASS needs a random source and this host has none working"));
     }
     let mut text = hex(&random);
     text.truncate(chars);

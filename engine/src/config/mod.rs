@@ -82,7 +82,7 @@ pub struct Config {
     /// The host's aclfile (ACL SAVE / LOAD); none in the playground or without `aclfile`.
     acl_file: RwLock<Option<Arc<dyn AclFile>>>,
     /// The host's random source (ACL GENPASS); see `set_entropy`.
-    entropy: OnceLock<fn(&mut [u8])>,
+    entropy: OnceLock<fn(&mut [u8]) -> bool>,
     /// `protected-mode`: the host refuses clients that are not on loopback while no password is
     /// set. Read for each accepted connection, so `CONFIG SET` applies to the next one.
     protected_mode: AtomicBool,
@@ -363,14 +363,15 @@ impl Config {
     }
 
     /// Lends the engine the host's random source (a CSPRNG: ACL GENPASS's passwords come
-    /// from it). The first one set stays. Without one, GENPASS refuses.
-    pub fn set_entropy(&self, fill: fn(&mut [u8])) {
+    /// from it): it fills the buffer, or answers false when it cannot. The first one set
+    /// stays. Without one, GENPASS refuses.
+    pub fn set_entropy(&self, fill: fn(&mut [u8]) -> bool) {
         let _ = self.entropy.set(fill);
     }
 
-    /// Fills `buf` from the host's random source; false when there is none.
+    /// Fills `buf` from the host's random source; false when there is none or it failed.
     pub(crate) fn fill_random(&self, buf: &mut [u8]) -> bool {
-        self.entropy.get().map(|fill| fill(buf)).is_some()
+        self.entropy.get().is_some_and(|fill| fill(buf))
     }
 
     /// `protected-mode` (on by default, as in Redis).

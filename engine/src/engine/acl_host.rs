@@ -21,9 +21,10 @@ impl Engine {
         self.acl.auth_required()
     }
 
-    /// Lends the engine the host's random source, a CSPRNG (ACL GENPASS). The first one set
-    /// stays; without one GENPASS refuses rather than make a guessable password.
-    pub fn set_entropy(&self, fill: fn(&mut [u8])) {
+    /// Lends the engine the host's random source, a CSPRNG (ACL GENPASS): it fills the
+    /// buffer or answers false. The first one set stays; without one GENPASS refuses rather
+    /// than make a guessable password.
+    pub fn set_entropy(&self, fill: fn(&mut [u8]) -> bool) {
         self.config().set_entropy(fill);
     }
 
@@ -72,7 +73,7 @@ impl Engine {
     pub(crate) fn acl_load_file(&self) -> Result<Vec<Vec<u8>>, CmdError> {
         let file = self.config().acl_file().ok_or_else(|| CmdError::err(NO_ACLFILE))?;
         let path = file.path();
-        let text = file.read().map_err(|why| CmdError::err(format!("Error loading ACLs, opening file '{path}': {why}")))?;
+        let text = file.read().map_err(|why| CmdError::err(file::open_error(&path, &why)))?;
         let users = file::parse(&path, &text, self.config().acl_pubsub_all()).map_err(CmdError::err)?;
         let before: Vec<Vec<u8>> =
             self.acl.users().iter().filter(|u| u.name != b"default").map(|u| u.name.clone()).collect();

@@ -195,7 +195,7 @@ fn refusal(engine: &Engine, peer: IpAddr) -> Option<Refusal> {
     if engine.connected_clients() >= config.maxclients() {
         return Some(Refusal::MaxClients);
     }
-    if crate::guard::protected_mode_denies(config.protected_mode(), config.auth_required(), peer) {
+    if crate::guard::protected_mode_denies(config.protected_mode(), engine.auth_required(), peer) {
         return Some(Refusal::ProtectedMode);
     }
     None
