@@ -20,6 +20,7 @@ use crate::aof::{Aof, Fsync};
 pub use crate::bench::{HISTORY_FILE, MAX_HISTORY_BYTES};
 use crate::event_loops::EventLoops;
 pub use crate::http::accept::Limits;
+pub use crate::http::auth_api::IDLE_LIMIT as LOGIN_IDLE_LIMIT;
 pub use crate::http::metrics::CONTENT_TYPE as METRICS_CONTENT_TYPE;
 pub use crate::http::stats::{run_sampler, HISTORY_SECONDS};
 pub use crate::http::{check_exposure, router, AppState, HttpOptions, MAX_BODY, OPENAPI};

@@ -552,6 +552,24 @@ impl Playground {
         to_json(&inspect::keyspace_events(&self.engine, ms(since)))
     }
 
+    /// `GET /api/acl/users`: the ACL users (changed with `ACL SETUSER` on the console path;
+    /// the person at the playground is always its admin).
+    pub fn acl_users_json(&self) -> String {
+        to_json(&inspect::acl_users(&self.engine))
+    }
+
+    /// `GET /api/acl/log?count=N`: the newest `count` ACL LOG entries, newest first.
+    pub fn acl_log_json(&self, count: u32) -> String {
+        to_json(&inspect::acl_log(&self.engine, count as usize))
+    }
+
+    /// `POST /api/acl/users/{name}/preview`: `{"line": ...}`, the ACL LIST line `rules` would
+    /// give the user, stored nowhere; throws SETUSER's error for a bad rule.
+    pub fn acl_preview(&self, name: &str, rules: &str) -> Result<String, String> {
+        let line = inspect::acl::acl_preview(&self.engine, name.as_bytes(), rules)?;
+        Ok(serde_json::json!({ "line": line }).to_string())
+    }
+
     /// `GET /api/commands`: the command table, for help and autocomplete.
     pub fn commands_json() -> String {
         inspect::commands_json().to_string()
@@ -764,6 +782,22 @@ mod tests {
         assert_ne!(view["clients"][0]["id"].as_f64().unwrap(), id, "a new session took its place");
         assert_eq!(line(&mut pg, "GET k")["text"], "\"v\"\n");
         assert!(pg.kill_client(id, T0).is_err());
+    }
+
+    #[test]
+    fn acl_users_log_and_preview_as_the_api_answers_them() {
+        let mut pg = Playground::new(T0, 1.0);
+        line(&mut pg, "ACL SETUSER reader on >pw ~* +@read");
+        let users: Json = serde_json::from_str(&pg.acl_users_json()).unwrap();
+        assert_eq!(users[1]["name"], "reader");
+        assert_eq!(users[1]["passwords"], 1);
+        assert!(line(&mut pg, "AUTH reader nope")["text"].as_str().unwrap().contains("WRONGPASS"));
+        let log: Json = serde_json::from_str(&pg.acl_log_json(10)).unwrap();
+        assert_eq!(log[0]["reason"], "auth");
+        assert_eq!(log[0]["username"], "reader");
+        let preview: Json = serde_json::from_str(&pg.acl_preview("reader", "off").unwrap()).unwrap();
+        assert!(preview["line"].as_str().unwrap().starts_with("user reader off "));
+        assert!(pg.acl_preview("reader", "+nosuch").unwrap_err().starts_with("ERR Error in ACL SETUSER"));
     }
 
     #[test]

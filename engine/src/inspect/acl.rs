@@ -183,6 +183,11 @@ pub fn acl_command_refusal(engine: &Engine, user: &[u8], argv: &[&[u8]]) -> Opti
     }
 }
 
+/// Whether `user` exists and takes any password (`nopass`).
+pub fn acl_nopass(engine: &Engine, user: &[u8]) -> bool {
+    engine.acl().user(user).is_some_and(|u| u.nopass)
+}
+
 /// Whether `user` may run every command (`+@all`): what the benchmark runner needs, since it
 /// flushes, writes and reads whatever it likes.
 pub fn acl_all_commands(engine: &Engine, user: &[u8]) -> bool {

@@ -30,9 +30,9 @@
 //! The TypeScript types of these bodies are generated with ts-rs into `web/src/lib/api-types/`
 //! (see `api_types` in the tests; `scripts/gen-types` rewrites them).
 
+pub mod acl;
 #[cfg(test)]
 mod api_types;
-pub mod acl;
 pub mod bits;
 pub mod bulk;
 pub mod clients;

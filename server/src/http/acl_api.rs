@@ -116,7 +116,10 @@ async fn log(State(state): State<AppState>, ApiQuery(q): ApiQuery<LogQuery>) -> 
 }
 
 /// `DELETE /api/acl/log`: `ACL LOG RESET`.
-async fn log_reset(State(state): State<AppState>, principal: Option<Extension<Principal>>) -> Result<Response, ApiError> {
+async fn log_reset(
+    State(state): State<AppState>,
+    principal: Option<Extension<Principal>>,
+) -> Result<Response, ApiError> {
     match state.call_as(&principal_of(principal), &["ACL", "LOG", "RESET"]) {
         Reply::Error(text) => Err(refused(text, "acl|log")),
         _ => Ok(StatusCode::NO_CONTENT.into_response()),

@@ -12,9 +12,9 @@ use vitrine_engine::inspect::bytes_from_json;
 use vitrine_engine::inspect::{self, hide_secrets, ConfigView, ConsoleReply};
 use vitrine_engine::Reply;
 
+use super::acl_api::principal_of;
 use super::error::{ApiError, ApiJson};
 use super::keys::command_error;
-use super::acl_api::principal_of;
 use super::permissions::Principal;
 use super::{sessions, AppState, RouteTable};
 

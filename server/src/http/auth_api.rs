@@ -20,6 +20,7 @@ use parking_lot::Mutex;
 use rand::RngCore;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use vitrine_engine::inspect;
 
 use super::error::{ApiError, ApiJson};
 use super::permissions::{self, client_info, Principal};
@@ -122,7 +123,13 @@ struct LoginBody {
 }
 
 /// `POST /api/auth/login` with `{"username", "password"}`: `{"token", "user"}`, or 401.
+///
+/// With an admin token, a `nopass` user cannot sign in (`default` is one until a password is
+/// set): the token guards the admin port, and `nopass` would let anyone past it by name.
 async fn login(State(state): State<AppState>, ApiJson(body): ApiJson<LoginBody>) -> Result<Json<Value>, ApiError> {
+    if state.security.token_required() && inspect::acl::acl_nopass(&state.engine, body.username.as_bytes()) {
+        return Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", LOGIN_REFUSED));
+    }
     let info = client_info(&body.username, "auth");
     if !state.engine.acl_login(body.username.as_bytes(), body.password.as_bytes(), &info, now_ms()) {
         return Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", LOGIN_REFUSED));

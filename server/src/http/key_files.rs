@@ -19,8 +19,8 @@ use axum::{Extension, Json};
 use vitrine_engine::inspect::{self, ExportRequest, ImportQuery, ImportReport};
 use vitrine_engine::{Engine, Reply};
 
-use super::error::{ApiError, ApiJson, ApiQuery};
 use super::acl_api::principal_of;
+use super::error::{ApiError, ApiJson, ApiQuery};
 use super::permissions::{permit, Principal};
 use super::{sessions, AppState, RouteTable};
 use crate::now_ms;
@@ -76,8 +76,10 @@ async fn export(
             None => {}
         }
     }
-    let file =
-        with_session(&state, principal, "exporting keys", move |engine, _, now| inspect::export_keys(engine, &req, now)).await??;
+    let file = with_session(&state, principal, "exporting keys", move |engine, _, now| {
+        inspect::export_keys(engine, &req, now)
+    })
+    .await??;
     let mut headers = HeaderMap::new();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(file.format.content_type()));
     // The file name is ours (digits and ASCII), so it needs no quoting beyond the quotes.

@@ -18,8 +18,8 @@ use serde::Serialize;
 use vitrine_engine::inspect::bulk::{COUNT_BUDGET, STEP_BATCH};
 use vitrine_engine::inspect::{self, BulkJob, BulkRequest, KeyCount, KeyFilter};
 
-use super::error::{ApiError, ApiJson, ApiQuery};
 use super::acl_api::principal_of;
+use super::error::{ApiError, ApiJson, ApiQuery};
 use super::permissions::Principal;
 use super::{sessions, AppState, RouteTable};
 use crate::now_ms;

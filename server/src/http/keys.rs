@@ -21,8 +21,8 @@ use vitrine_engine::inspect::{
     StreamPage, StreamQuery, StringBits,
 };
 
-use super::error::{ApiError, ApiJson, ApiQuery};
 use super::acl_api::principal_of;
+use super::error::{ApiError, ApiJson, ApiQuery};
 use super::permissions::{permit, Principal};
 use super::{AppState, RouteTable};
 use crate::now_ms;
@@ -157,7 +157,9 @@ async fn edit_key(
     let db = inspect::database(&state.engine, q.db)?;
     let principal = principal_of(principal);
     permit(&state, &principal, &inspect::keys::edit_command(&key, &body)?)?;
-    Ok(Json(inspect::edit_key(&state.engine, db, &key, &body, now_ms(), |argv| state.call_in_as(&principal, db, argv))?))
+    Ok(Json(inspect::edit_key(&state.engine, db, &key, &body, now_ms(), |argv| {
+        state.call_in_as(&principal, db, argv)
+    })?))
 }
 
 /// An error reply from a write, as an API error: 507 when the memory limit refused it.

@@ -90,6 +90,11 @@ pub enum Need {
     KeyRead,
 }
 
+/// What the stats pages stand for. Not INFO: Redis 7 files INFO under `@dangerous` (it
+/// shows the configuration and clients), so a `+@read` user could not even see the hit
+/// ratio; DBSIZE (`@keyspace @read @fast`) says "may look at this cache" instead.
+const STATS: &[&str] = &["DBSIZE"];
+
 fn argv(words: &[&str]) -> Need {
     Need::Argv(words.iter().map(|w| w.as_bytes().to_vec()).collect())
 }
@@ -98,14 +103,14 @@ fn argv(words: &[&str]) -> Need {
 /// here with the key ([`key_read`]); key writes, the console and bulk jobs in their handlers.
 pub fn need(method: &Method, path: &str) -> Need {
     let Some(rest) = path.strip_prefix("/api") else {
-        return if path == "/metrics" { argv(&["INFO"]) } else { Need::Nothing };
+        return if path == "/metrics" { argv(STATS) } else { Need::Nothing };
     };
     let get = *method == Method::GET;
     let first = rest.trim_start_matches('/').split('/').next().unwrap_or_default();
     match first {
         "auth" | "openapi.json" | "commands" | "command" | "console" => Need::Nothing,
-        "stats" | "evictions" | "memory" | "latency" | "running-script" if get => argv(&["INFO"]),
-        "compat" | "hotkeys" if get => argv(&["INFO"]),
+        "stats" | "evictions" | "memory" | "latency" | "running-script" if get => argv(STATS),
+        "compat" | "hotkeys" if get => argv(STATS),
         "compat" | "hotkeys" => argv(&["CONFIG", "RESETSTAT"]),
         "running-script" => Need::Action("scripts.kill"),
         "scripts" => argv(&["SCRIPT", "EXISTS", "0"]),
@@ -123,7 +128,7 @@ pub fn need(method: &Method, path: &str) -> Need {
         "key-count" | "key-jobs" if get => Need::Action("keys.read"),
         "key-export" => Need::Action("keys.export"),
         "key-import" => Need::Action("keys.import"),
-        "bench" if get => argv(&["INFO"]),
+        "bench" if get => argv(STATS),
         "bench" => Need::AllCommands,
         "acl" if rest.starts_with("/acl/log") && get => argv(&["ACL", "LOG"]),
         "acl" if rest.starts_with("/acl/log") => argv(&["ACL", "LOG", "RESET"]),
@@ -267,8 +272,8 @@ mod tests {
     #[test]
     fn routes_map_to_commands() {
         let get = Method::GET;
-        assert_eq!(need(&get, "/api/stats"), argv(&["INFO"]));
-        assert_eq!(need(&get, "/metrics"), argv(&["INFO"]));
+        assert_eq!(need(&get, "/api/stats"), argv(&["DBSIZE"]));
+        assert_eq!(need(&get, "/metrics"), argv(&["DBSIZE"]));
         assert_eq!(need(&get, "/api/keys"), Need::Action("keys.read"));
         assert_eq!(need(&get, "/api/keys/a"), Need::KeyRead);
         assert_eq!(need(&Method::PUT, "/api/keys/a"), Need::Nothing, "checked by the handler with the value");
