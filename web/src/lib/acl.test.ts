@@ -2,19 +2,16 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   ACTIONS,
   ADMIN_ME,
-  PREVIEW_USER,
   aclListLine,
   clientName,
   contextLabel,
   passwordsLabel,
-  previewWithCommands,
   reasonLabel,
   ruleWords,
   type MeView,
 } from './acl';
 import { Auth } from './auth.svelte';
 import { Permissions, adminPermissions } from './permissions.svelte';
-import type { Reply } from './types';
 
 const READER: MeView = {
   user: 'reader',
@@ -87,40 +84,6 @@ describe('ACL words', () => {
     expect(contextLabel('lua')).toBe('in a script');
     expect(clientName('id=7 addr=127.0.0.1:5000 laddr=x fd=8 name=admin-http age=0')).toBe('admin-http');
     expect(clientName('id=7 addr=127.0.0.1:5000 laddr=x fd=8 name= age=0')).toBe('127.0.0.1:5000');
-  });
-});
-
-/** A tiny ACL answering ACL LIST/SETUSER/DELUSER as the engine does, rules kept as words. */
-function fakeAcl(users: Record<string, string[]>) {
-  const calls: string[] = [];
-  const run = (argv: string[]): Reply => {
-    calls.push(argv.join(' '));
-    const [, sub, name, ...words] = argv;
-    if (sub === 'LIST') return { type: 'array', value: Object.entries(users).map(([n, w]) => ({ type: 'bulk', value: `user ${n} ${w.join(' ')}` })) };
-    if (sub === 'DELUSER') return { type: 'int', value: delete users[name] ? 1 : 0 };
-    const bad = words.find((w) => w.startsWith('!'));
-    if (bad) return { type: 'error', value: `ERR Error in ACL SETUSER modifier '${bad}': Syntax error` };
-    const base = users[name] ?? ['off', 'resetchannels', '-@all'];
-    users[name] = words[0] === 'reset' ? ['off', 'resetchannels', '-@all', ...words.slice(1)] : [...base, ...words];
-    return { type: 'status', value: 'OK' };
-  };
-  return { run, calls, users };
-}
-
-describe('previewWithCommands (the playground has no dry parse)', () => {
-  it("builds the line on a scratch user from the user's present rules, then deletes it", () => {
-    const acl = fakeAcl({ reader: ['on', '#abc', '~*', '+@read'] });
-    expect(previewWithCommands(acl.run, 'reader', '+@write')).toBe('user reader off resetchannels -@all on #abc ~* +@read +@write');
-    expect(Object.keys(acl.users)).toEqual(['reader']);
-    expect(acl.users.reader).toEqual(['on', '#abc', '~*', '+@read']);
-    expect(acl.calls.at(-1)).toBe(`ACL DELUSER ${PREVIEW_USER}`);
-  });
-
-  it('starts a new user from nothing, and throws the refused rule without leaving the scratch user', () => {
-    const acl = fakeAcl({});
-    expect(previewWithCommands(acl.run, 'fresh', 'on')).toBe('user fresh off resetchannels -@all on');
-    expect(() => previewWithCommands(acl.run, 'fresh', 'on !x')).toThrow("modifier '!x'");
-    expect(acl.users).toEqual({});
   });
 });
 

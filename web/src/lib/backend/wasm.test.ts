@@ -166,6 +166,10 @@ class FakeEngine implements WasmEngine {
   acl_users_json() {
     return JSON.stringify([...this.acl].map(([name, rules]) => ({ name, rules, enabled: rules.includes('on') })));
   }
+  acl_preview(name: string, rules: string) {
+    if (rules.includes('bogus')) throw "ERR Error in ACL SETUSER modifier 'bogus': Syntax error";
+    return JSON.stringify({ line: `user ${name} ${rules}` });
+  }
   acl_log_json(count: number) {
     this.calls.push(`acl log ${count}`);
     return JSON.stringify([{ entry_id: 0, count: 1, reason: 'command', object: 'set' }]);
@@ -357,6 +361,8 @@ describe('WasmBackend', () => {
     expect(me.admin).toBe(true);
     expect(me.permissions['acl.write']).toEqual({ allowed: true, reason: null });
     expect(await backend.aclSetUser('reader', ' on  >pw ~* +@read ')).toMatchObject({ name: 'reader', rules: 'on >pw ~* +@read' });
+    expect(await backend.aclPreview('reader', 'off')).toBe('user reader off');
+    await expect(backend.aclPreview('reader', 'bogus')).rejects.toMatchObject({ status: 400, message: expect.stringContaining("modifier 'bogus'") });
     await expect(backend.aclSetUser('reader', 'bogus')).rejects.toMatchObject({ status: 400, message: expect.stringContaining("modifier 'bogus'") });
     await expect(backend.aclDelUser('default')).rejects.toMatchObject({ message: "ERR The 'default' user cannot be removed" });
     await backend.aclDelUser('reader');

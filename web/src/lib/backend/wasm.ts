@@ -11,7 +11,7 @@
 // another database than the console's is kept with its database and replayed there
 // (`console_in`), so no SELECT lands in the session, its transcript or its share links.
 
-import { ADMIN_ME, previewWithCommands, ruleWords, type AclLogView, type AclUserView, type MeView } from '../acl';
+import { ADMIN_ME, ruleWords, type AclLogView, type AclUserView, type MeView } from '../acl';
 import { ApiError } from '../api';
 import { commandLine, toBytes } from '../bytes';
 import { formatBytes } from '../format';
@@ -116,6 +116,8 @@ export interface WasmEngine {
   acl_users_json(): string;
   /** The newest `count` ACL LOG entries (inspect::acl_log). */
   acl_log_json(count: number): string;
+  /** `{"line"}`: the ACL LIST line `rules` would give the user, stored nowhere; throws SETUSER's error. */
+  acl_preview(name: string, rules: string): string;
   expiry_cycle(now_ms: number): number;
   fill(count: number, value_size: number, now_ms: number): string;
   free(): void;
@@ -583,12 +585,12 @@ export class WasmBackend implements Backend {
     return user;
   }
 
-  /** Worked out on a scratch user the session does not record (see previewWithCommands). */
+  /** The engine's dry parse: nothing changes, and the session records nothing. */
   async aclPreview(name: string, rules: string): Promise<string> {
     try {
-      return previewWithCommands((argv) => JSON.parse(this.#engine.call(argv, this.#time())) as Reply, name, rules);
+      return (JSON.parse(this.#engine.acl_preview(name, rules)) as { line: string }).line;
     } catch (e) {
-      throw new ApiError(400, 'bad_request', e instanceof Error ? e.message : String(e));
+      throw new ApiError(400, 'bad_request', wasmError(e).message);
     }
   }
 
