@@ -66,34 +66,24 @@ export function passwordsLabel(u: Pick<AclUserView, 'nopass' | 'passwords'>): st
   return `${u.passwords} password${u.passwords === 1 ? '' : 's'}`;
 }
 
-/** Why an entry is in the log, in words. */
-export function reasonLabel(reason: string): string {
-  switch (reason) {
-    case 'command':
-      return 'command not allowed';
-    case 'key':
-      return 'key not allowed';
-    case 'channel':
-      return 'channel not allowed';
-    case 'auth':
-      return 'failed sign-in';
-    default:
-      return reason;
-  }
-}
+const REASONS: Record<string, string> = {
+  command: 'command not allowed',
+  key: 'key not allowed',
+  channel: 'channel not allowed',
+  auth: 'failed sign-in',
+};
 
 /** Where the denied command ran: typed by a client, queued in MULTI, or called from a script. */
+const CONTEXTS: Record<string, string> = { toplevel: 'top level', multi: 'in MULTI', lua: 'in a script' };
+
+/** Why an entry is in the log, in words (an unknown reason as is). */
+export function reasonLabel(reason: string): string {
+  return REASONS[reason] ?? reason;
+}
+
+/** Where the denied command ran, in words (an unknown context as is). */
 export function contextLabel(context: string): string {
-  switch (context) {
-    case 'toplevel':
-      return 'top level';
-    case 'multi':
-      return 'in MULTI';
-    case 'lua':
-      return 'in a script';
-    default:
-      return context;
-  }
+  return CONTEXTS[context] ?? context;
 }
 
 /** The `name=` of a CLIENT LIST line (e.g. `admin-http` for the dashboard), or its `addr=`. */
