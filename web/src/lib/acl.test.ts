@@ -123,3 +123,18 @@ describe('signing in as a user', () => {
     expect((init.headers as Record<string, string>).Authorization).toBe('Bearer tok');
   });
 });
+
+describe('an ended user session', () => {
+  it('asks to sign in again, naming the user', async () => {
+    const { request } = await import('./api');
+    const fetch = vi.fn(async () => new Response(JSON.stringify({ token: 'tok', user: 'reader' }), { status: 200 }));
+    const auth = new Auth(fetch);
+    await auth.signIn('reader', 'pw');
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ error: { code: 'unauthorized', message: 'no' } }), { status: 401 }));
+    const pending = request('/api/stats', {}, auth);
+    await vi.waitFor(() => expect(auth.request?.message).toBe('Your session as reader has ended: sign in again.'));
+    auth.cancel();
+    expect((await pending).status).toBe(401);
+    vi.unstubAllGlobals();
+  });
+});
