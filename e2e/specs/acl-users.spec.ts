@@ -72,3 +72,30 @@ test('sign in as admin and edit a user', async ({ page, server }) => {
   await page.getByRole('region', { name: 'ACL log' }).getByRole('button', { name: 'Reset' }).click();
   await expect(log.getByText('Nothing was denied.')).toBeVisible();
 });
+
+test.describe('playground', () => {
+  test.use({ serverArgs: [] });
+
+  test('the Users page adds a user in the tab, with the previewed line', async ({ page }) => {
+    await page.goto('/playground');
+    await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
+    await openPage(page, 'Users');
+    const users = page.getByRole('table', { name: 'ACL users' });
+    await expect(users.getByRole('row', { name: 'User default' })).toContainText('nopass');
+
+    await page.getByRole('button', { name: 'Add user' }).click();
+    const add = page.getByRole('dialog', { name: 'Add a user' });
+    await add.getByLabel('User name').fill('app');
+    await add.getByLabel('Rules').fill('on nopass ~app:* +get');
+    await add.getByRole('button', { name: 'Preview' }).click();
+    await expect(add.getByLabel('Resulting ACL LIST line')).toHaveText('user app on nopass ~app:* resetchannels -@all +get');
+    await add.getByRole('button', { name: 'Save' }).click();
+    await expect(add).toBeHidden();
+    await expect(users.getByRole('row', { name: 'User app' })).toContainText('~app:* resetchannels -@all +get');
+
+    // Deleted again after confirming.
+    await users.getByRole('button', { name: 'Delete app' }).click();
+    await page.getByRole('alertdialog', { name: 'Delete user app' }).getByRole('button', { name: 'Delete user' }).click();
+    await expect(users.getByRole('row', { name: 'User app' })).toHaveCount(0);
+  });
+});
