@@ -76,7 +76,9 @@ export async function request(path: string, options: RequestOptions = {}, who: A
     const secret = await secretWanted(res);
     // Another request got a new token while this one was in flight: just retry with it.
     if (who.token && who.token !== sent) continue;
-    const token = await who.requestToken(signInMessage(secret, who.token !== null), secret);
+    // A user's session ends after 12 idle hours (or with the user): say so, not "wrong token".
+    const message = who.user !== null ? `Your session as ${who.user} has ended: sign in again.` : signInMessage(secret, who.token !== null);
+    const token = await who.requestToken(message, secret);
     if (token === null) {
       const what = secret === 'password' ? 'password' : 'admin token';
       const body = { error: { code: 'unauthorized', message: `No ${what} was given.` } };

@@ -26,6 +26,7 @@ export type PageId =
   | 'benchmarks'
   | 'console'
   | 'config'
+  | 'users'
   | 'playground';
 
 export interface RouteDef {
@@ -60,6 +61,7 @@ const PAGES: Record<PageId, string> = {
   benchmarks: 'Benchmarks',
   console: 'Console',
   config: 'Config',
+  users: 'Users',
   playground: 'Playground',
 };
 
@@ -86,6 +88,7 @@ export function routesFor(backend: Pick<Backend, 'bench' | 'playground'>): Route
     ...(backend.bench ? [route('/benchmarks', 'benchmarks')] : []),
     route('/console', 'console'),
     route('/config', 'config'),
+    route('/users', 'users'),
   ];
 }
 

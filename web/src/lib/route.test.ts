@@ -22,6 +22,7 @@ describe('routes', () => {
       'Benchmarks',
       'Console',
       'Config',
+      'Users',
     ]);
     // No benchmarks in the tab; the playground's own page comes first.
     expect(routesFor(playground).map((r) => `${r.path} ${r.title}`)).toEqual([
@@ -40,6 +41,7 @@ describe('routes', () => {
       '/scripts Scripts',
       '/console Console',
       '/config Config',
+      '/users Users',
     ]);
   });
 

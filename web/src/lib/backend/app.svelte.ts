@@ -5,6 +5,7 @@
 import { createContext } from 'svelte';
 import { CommandTable, newSessionId } from '../commands.svelte';
 import { ConsoleState } from '../console.svelte';
+import { Permissions } from '../permissions.svelte';
 import { ServerInfo } from '../server.svelte';
 import { StatsFeed } from '../stats.svelte';
 import type { Backend } from './backend';
@@ -16,12 +17,15 @@ export class AppState {
   readonly commands: CommandTable;
   /** One terminal for the whole app: the Console page and the playground's tour share it. */
   readonly console: ConsoleState;
+  /** What the signed-in principal may do (GET /api/auth/me), so pages disable what it may not. */
+  readonly perm: Permissions;
 
   constructor(backend: Backend, options: { storage?: Storage | null } = {}) {
     this.backend = backend;
     this.feed = new StatsFeed(backend.feed);
     this.info = new ServerInfo(() => backend.stats());
     this.commands = new CommandTable();
+    this.perm = new Permissions(() => backend.me());
     // One session per console, so a transaction typed line by line works.
     const session = newSessionId();
     this.console = new ConsoleState({

@@ -8,6 +8,7 @@
 // runs benchmarks), `auth` (the server asks for a token), `persistence` (an append-only file),
 // `playground` (a session kept in the tab, replayable from a share link).
 
+import type { AclLogView, AclUserView, MeView } from '../acl';
 import type { Auth } from '../auth.svelte';
 import type { BenchApi } from '../bench.svelte';
 import type {
@@ -287,6 +288,24 @@ export interface Backend {
    * its own database (the key panel's EXPIRE and PERSIST).
    */
   consoleIn(line: string, db: number): Promise<ConsoleReply>;
+
+  /** Who is signed in and which dashboard actions they may take (GET /api/auth/me). */
+  me(): Promise<MeView>;
+  /** The ACL users (GET /api/acl/users). */
+  aclUsers(): Promise<AclUserView[]>;
+  /** The ACL LOG, newest first (GET /api/acl/log; the server's default count without `count`). */
+  aclLog(count?: number): Promise<AclLogView[]>;
+  /**
+   * Applies rules to a user, creating it when new (ACL SETUSER with the rules split on
+   * whitespace: PUT /api/acl/users/{name}); rejects with Redis's ERR text on a bad rule.
+   */
+  aclSetUser(name: string, rules: string): Promise<AclUserView>;
+  /** The ACL LIST line the user would have after `rules`, nothing changed; rejects as aclSetUser. */
+  aclPreview(name: string, rules: string): Promise<string>;
+  /** Deletes a user (ACL DELUSER), closing its connections; rejects for `default`. */
+  aclDelUser(name: string): Promise<void>;
+  /** Empties the ACL LOG (ACL LOG RESET). */
+  aclLogReset(): Promise<void>;
 
   /**
    * The script running now and whether it is busy (GET /api/running-script). Absent where no

@@ -50,6 +50,32 @@ afterEach(() => {
 });
 
 describe('HttpBackend', () => {
+  it('calls the ACL routes of the contract, and rejects with the ERR text of a bad rule', async () => {
+    const badRule = "ERR Error in ACL SETUSER modifier 'bogus': Syntax error";
+    const calls = serve({
+      'GET /api/auth/me': () => json({ user: 'reader', admin: false, permissions: {} }),
+      'GET /api/acl/users': () => json([{ name: 'default' }]),
+      'GET /api/acl/log?count=5': () => json([]),
+      'PUT /api/acl/users/a%20b': () => json({ name: 'a b', rules: 'on' }),
+      'POST /api/acl/users/reader/preview': (b) =>
+        (b as { rules: string }).rules === 'bogus' ? json({ error: { code: 'bad_request', message: badRule } }, 400) : json({ line: 'user reader on' }),
+      'DELETE /api/acl/users/reader': () => new Response(null, { status: 204 }),
+      'DELETE /api/acl/users/default': () => json({ error: { code: 'bad_request', message: "ERR The 'default' user cannot be removed" } }, 400),
+      'DELETE /api/acl/log': () => new Response(null, { status: 204 }),
+    });
+    const b = new HttpBackend();
+    expect((await b.me()).user).toBe('reader');
+    expect(await b.aclUsers()).toEqual([{ name: 'default' }]);
+    expect(await b.aclLog(5)).toEqual([]);
+    expect(await b.aclSetUser('a b', 'on')).toMatchObject({ name: 'a b' });
+    expect(await b.aclPreview('reader', 'on')).toBe('user reader on');
+    await expect(b.aclPreview('reader', 'bogus')).rejects.toMatchObject({ status: 400, message: badRule });
+    await b.aclDelUser('reader');
+    await expect(b.aclDelUser('default')).rejects.toBeInstanceOf(ApiError);
+    await b.aclLogReset();
+    expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ rules: 'on' });
+  });
+
   it('downloads an export with its name and counts, and posts a key file as raw bytes', async () => {
     const sent: { path: string; type: string | undefined; body: unknown }[] = [];
     vi.stubGlobal('fetch', async (path: string, init: RequestInit) => {

@@ -1,6 +1,7 @@
 // HttpBackend: a running vitrine's admin API (api.ts: the token flow and ApiError) and its
 // stats stream (sse.ts: Server-Sent Events over fetch).
 
+import type { AclLogView, AclUserView, MeView } from '../acl';
 import { ApiError, api, errorFrom, request } from '../api';
 import { auth, type Auth } from '../auth.svelte';
 import { httpBenchApi, type BenchApi } from '../bench.svelte';
@@ -279,6 +280,35 @@ export class HttpBackend implements Backend {
     return api<ConfigView>('/api/config', { method: 'PATCH', body: changes });
   }
 
+  me(): Promise<MeView> {
+    return api<MeView>('/api/auth/me');
+  }
+
+  aclUsers(): Promise<AclUserView[]> {
+    return api<AclUserView[]>('/api/acl/users');
+  }
+
+  aclLog(count?: number): Promise<AclLogView[]> {
+    return api<AclLogView[]>(count === undefined ? '/api/acl/log' : `/api/acl/log?count=${count}`);
+  }
+
+  aclSetUser(name: string, rules: string): Promise<AclUserView> {
+    return api<AclUserView>(`/api/acl/users/${encodeURIComponent(name)}`, { method: 'PUT', body: { rules } });
+  }
+
+  async aclPreview(name: string, rules: string): Promise<string> {
+    const r = await api<{ line: string }>(`/api/acl/users/${encodeURIComponent(name)}/preview`, { method: 'POST', body: { rules } });
+    return r.line;
+  }
+
+  async aclDelUser(name: string): Promise<void> {
+    await noContent(`/api/acl/users/${encodeURIComponent(name)}`);
+  }
+
+  async aclLogReset(): Promise<void> {
+    await noContent('/api/acl/log');
+  }
+
   console(line: string, session?: string): Promise<ConsoleReply> {
     return api<ConsoleReply>('/api/console', { method: 'POST', body: { line, session } });
   }
@@ -287,6 +317,12 @@ export class HttpBackend implements Backend {
   consoleIn(line: string, db: number): Promise<ConsoleReply> {
     return api<ConsoleReply>('/api/console', { method: 'POST', body: db ? { line, db } : { line } });
   }
+}
+
+/** A DELETE answered with 204 (no body to parse); rejects with ApiError otherwise. */
+async function noContent(path: string): Promise<void> {
+  const res = await request(path, { method: 'DELETE' });
+  if (!res.ok) throw await errorFrom(res);
 }
 
 /** The `?db=` of a single-key request (none for database 0, the API's default). */

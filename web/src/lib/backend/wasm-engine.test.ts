@@ -20,6 +20,23 @@ describe.skipIf(!wasmBuilt)('WasmBackend (real wasm)', () => {
     vi.useRealTimers();
   });
 
+  it('answers the ACL views of the engine: preview stores nothing, SETUSER and the log do', async () => {
+    const { backend } = await make();
+    expect(await backend.aclPreview('app', 'on nopass ~app:* +get')).toBe('user app on nopass ~app:* resetchannels -@all +get');
+    expect((await backend.aclUsers()).map((u) => u.name)).toEqual(['default']);
+    await expect(backend.aclPreview('app', 'bogus')).rejects.toMatchObject({ status: 400, message: "ERR Error in ACL SETUSER modifier 'bogus': Syntax error" });
+    const app = await backend.aclSetUser('app', 'on >pw ~app:* +get');
+    expect(app).toMatchObject({ name: 'app', enabled: true, passwords: 1, keys: '~app:*' });
+    expect(app.rules).toMatch(/^on #[0-9a-f]{8}… ~app:\* resetchannels -@all \+get$/);
+    expect((await backend.console('AUTH app wrong')).text).toContain('WRONGPASS');
+    const log = await backend.aclLog();
+    expect(log[0]).toMatchObject({ reason: 'auth', object: 'AUTH', username: 'app', count: 1 });
+    await backend.aclLogReset();
+    expect(await backend.aclLog()).toEqual([]);
+    await backend.aclDelUser('app');
+    await expect(backend.aclDelUser('default')).rejects.toMatchObject({ status: 400 });
+  });
+
   it('edits collections with one command each, recorded as its line, and Redis errors reject', async () => {
     const { backend } = await make();
     const r = await backend.editKey('h', { op: 'hash_set', field: 'name', value: 'ann' });

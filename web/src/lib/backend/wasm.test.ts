@@ -161,8 +161,30 @@ class FakeEngine implements WasmEngine {
   script_json(id: string): string {
     throw `no script ${id}`;
   }
+  /** ACL users by name: their rules as set (enough for the backend's ACL methods). */
+  acl = new Map<string, string>([['default', 'on nopass ~* &* +@all']]);
+  acl_users_json() {
+    return JSON.stringify([...this.acl].map(([name, rules]) => ({ name, rules, enabled: rules.includes('on') })));
+  }
+  acl_preview(name: string, rules: string) {
+    if (rules.includes('bogus')) throw "ERR Error in ACL SETUSER modifier 'bogus': Syntax error";
+    return JSON.stringify({ line: `user ${name} ${rules}` });
+  }
+  acl_log_json(count: number) {
+    this.calls.push(`acl log ${count}`);
+    return JSON.stringify([{ entry_id: 0, count: 1, reason: 'command', object: 'set' }]);
+  }
   call(argv: string[], now: number) {
     this.calls.push(`call ${argv.join('|')} ${now}`);
+    if (argv[0] === 'ACL' && argv[1] === 'SETUSER') {
+      if (argv.includes('bogus')) return JSON.stringify({ type: 'error', value: "ERR Error in ACL SETUSER modifier 'bogus': Syntax error" });
+      this.acl.set(argv[2], argv.slice(3).join(' '));
+      return JSON.stringify({ type: 'status', value: 'OK' });
+    }
+    if (argv[0] === 'ACL' && argv[1] === 'DELUSER') {
+      if (argv[2] === 'default') return JSON.stringify({ type: 'error', value: "ERR The 'default' user cannot be removed" });
+      return JSON.stringify({ type: 'int', value: this.acl.delete(argv[2]) ? 1 : 0 });
+    }
     if (argv[0] !== 'SET') return JSON.stringify({ type: 'error', value: 'ERR scripting runs on the server' });
     this.data.set(argv[1], argv[2]);
     return JSON.stringify({ type: 'status', value: 'OK' });
@@ -331,6 +353,24 @@ describe('WasmBackend', () => {
     expect(await backend.command(['SET', 'k', 'a b'])).toEqual({ type: 'status', value: 'OK' });
     expect(engine().data.get('k')).toBe('a b');
     expect(backend.playground.lines).toEqual(['SET k "a b"']);
+  });
+
+  it('is always the admin, edits users through commands it records, and reads the ACL views', async () => {
+    const { backend, engine } = make();
+    const me = await backend.me();
+    expect(me.admin).toBe(true);
+    expect(me.permissions['acl.write']).toEqual({ allowed: true, reason: null });
+    expect(await backend.aclSetUser('reader', ' on  >pw ~* +@read ')).toMatchObject({ name: 'reader', rules: 'on >pw ~* +@read' });
+    expect(await backend.aclPreview('reader', 'off')).toBe('user reader off');
+    await expect(backend.aclPreview('reader', 'bogus')).rejects.toMatchObject({ status: 400, message: expect.stringContaining("modifier 'bogus'") });
+    await expect(backend.aclSetUser('reader', 'bogus')).rejects.toMatchObject({ status: 400, message: expect.stringContaining("modifier 'bogus'") });
+    await expect(backend.aclDelUser('default')).rejects.toMatchObject({ message: "ERR The 'default' user cannot be removed" });
+    await backend.aclDelUser('reader');
+    expect(engine().acl.has('reader')).toBe(false);
+    expect(await backend.aclLog()).toHaveLength(1);
+    expect(engine().calls).toContain('acl log 128');
+    // Writes are session lines (replayed, shared); the refused ones are not.
+    expect(backend.playground.lines).toEqual(['ACL SETUSER reader on ">pw" "~*" +@read', 'ACL DELUSER reader']);
   });
 
   it('exports a key file as bytes, and records the RESTOREs an import ran as lines in its database', async () => {

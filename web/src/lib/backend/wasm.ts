@@ -11,6 +11,7 @@
 // another database than the console's is kept with its database and replayed there
 // (`console_in`), so no SELECT lands in the session, its transcript or its share links.
 
+import { ADMIN_ME, ruleWords, type AclLogView, type AclUserView, type MeView } from '../acl';
 import { ApiError } from '../api';
 import { commandLine, toBytes } from '../bytes';
 import { formatBytes } from '../format';
@@ -111,6 +112,12 @@ export interface WasmEngine {
   console(line: string, now_ms: number): string;
   /** `console` in database `db`, the session staying in its own; throws for no such database. */
   console_in(line: string, now_ms: number, db: number): string;
+  /** The ACL users (inspect::acl_users). */
+  acl_users_json(): string;
+  /** The newest `count` ACL LOG entries (inspect::acl_log). */
+  acl_log_json(count: number): string;
+  /** `{"line"}`: the ACL LIST line `rules` would give the user, stored nowhere; throws SETUSER's error. */
+  acl_preview(name: string, rules: string): string;
   expiry_cycle(now_ms: number): number;
   fill(count: number, value_size: number, now_ms: number): string;
   free(): void;
@@ -162,6 +169,8 @@ const MAX_FILL = 100_000;
 const MAX_SESSION = 500;
 /** SCAN batches one bulk chunk runs between two timeouts (of 500 keys each). */
 const BULK_CHUNK = 4;
+/** ACL LOG entries the Users page shows (ACL LOG's own default is 10). */
+const ACL_LOG_COUNT = 128;
 
 /** FILL, the playground's one command of its own, in the command table's shape. */
 export const FILL_INFO: CommandInfo = {
@@ -553,6 +562,50 @@ export class WasmBackend implements Backend {
     const reply = JSON.parse(this.#engine.call(args, this.#time())) as Reply;
     if (reply.type !== 'error') this.#record(commandLine(args));
     return reply;
+  }
+
+  /** The person at the tab is the admin: every action is allowed. */
+  async me(): Promise<MeView> {
+    return ADMIN_ME;
+  }
+
+  async aclUsers(): Promise<AclUserView[]> {
+    return JSON.parse(this.#engine.acl_users_json()) as AclUserView[];
+  }
+
+  async aclLog(count = ACL_LOG_COUNT): Promise<AclLogView[]> {
+    return JSON.parse(this.#engine.acl_log_json(count)) as AclLogView[];
+  }
+
+  /** ACL SETUSER through the command path, so the session (and a share link) keeps it. */
+  async aclSetUser(name: string, rules: string): Promise<AclUserView> {
+    await this.#aclCommand(['ACL', 'SETUSER', name, ...ruleWords(rules)]);
+    const user = (await this.aclUsers()).find((u) => u.name === name);
+    if (!user) throw new ApiError(404, 'not_found', `ERR no such user '${name}'`);
+    return user;
+  }
+
+  /** The engine's dry parse: nothing changes, and the session records nothing. */
+  async aclPreview(name: string, rules: string): Promise<string> {
+    try {
+      return (JSON.parse(this.#engine.acl_preview(name, rules)) as { line: string }).line;
+    } catch (e) {
+      throw new ApiError(400, 'bad_request', wasmError(e).message);
+    }
+  }
+
+  async aclDelUser(name: string): Promise<void> {
+    await this.#aclCommand(['ACL', 'DELUSER', name]);
+  }
+
+  async aclLogReset(): Promise<void> {
+    await this.#aclCommand(['ACL', 'LOG', 'RESET']);
+  }
+
+  /** One ACL command; rejects with its error text as the API's 400 does. */
+  async #aclCommand(args: string[]): Promise<void> {
+    const reply = await this.command(args);
+    if (reply.type === 'error') throw new ApiError(400, 'bad_request', reply.value);
   }
 
   async memory(db?: number): Promise<MemoryView> {
