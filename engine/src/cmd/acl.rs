@@ -34,12 +34,9 @@ fn too_many(ctx: &Ctx<'_>) -> CmdError {
 /// ```
 pub fn setuser(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let name = args.bytes()?;
-    // Redis's `ACLStringHasSpaces`: C's isspace or NUL anywhere.
-    if name.iter().any(|&b| b == 0 || b.is_ascii_whitespace() || b == 0x0b) {
-        return Err(CmdError::err("Usernames can't contain spaces or null characters"));
-    }
+    crate::acl::rules::valid_username(name)?;
     let rules = args.rest();
-    ctx.engine.acl().set_user(name, rules, ctx.engine.config().acl_pubsub_all())?;
+    ctx.engine.acl_set_user(name, rules, ctx.engine.config().acl_pubsub_all())?;
     Ok(Reply::Ok)
 }
 

@@ -245,6 +245,22 @@ fn narrowing_channels_kills_subscribers_that_lost_theirs() {
 }
 
 #[test]
+fn acl_setuser_that_narrows_channels_closes_the_subscriber_that_lost_its_channel() {
+    let mut t = TestEngine::default();
+    assert_eq!(
+        t.engine.call(&mut t.session, &["ACL", "SETUSER", "u", "on", ">pw", "+subscribe", "&news.*"], t.now),
+        ok()
+    );
+    let mut sub = connect(&t, 7);
+    assert_eq!(t.engine.call(&mut sub, &["AUTH", "u", "pw"], t.now), ok());
+    t.engine.call(&mut sub, &["SUBSCRIBE", "news.a"], t.now);
+    assert_eq!(t.engine.call(&mut t.session, &["ACL", "SETUSER", "u", "&sports"], t.now), ok());
+    assert!(!sub.client.is_killed(), "news.* is still there: news.a is allowed");
+    assert_eq!(t.engine.call(&mut t.session, &["ACL", "SETUSER", "u", "resetchannels", "&sports"], t.now), ok());
+    assert!(sub.client.is_killed(), "news.a is no longer allowed");
+}
+
+#[test]
 fn dryrun_and_the_host_api() {
     let t = TestEngine::default();
     let u = user("u", &["get", "config|get", "publish", "psubscribe"], &[("k*", true, true)], &["a*"]);
