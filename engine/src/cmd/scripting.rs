@@ -343,6 +343,16 @@ mod tests {
         assert_eq!(eval(&mut t, "return redis.REDIS_VERSION", &[], &[]), bulk("7.0.15"));
         assert_eq!(eval(&mut t, "return redis.replicate_commands()", &[], &[]), int(1));
         assert_eq!(eval(&mut t, "return redis.acl_check_cmd('get', 'a')", &[], &[]), int(1));
+        // As the caller's user: its commands and keys decide.
+        t.run(&["ACL", "SETUSER", "app", "on", ">pw", "~a*", "+@read", "+eval"]);
+        t.run(&["AUTH", "app", "pw"]);
+        let check = |t: &mut TestEngine, args: &str| eval(t, &format!("return redis.acl_check_cmd({args})"), &[], &[]);
+        assert_eq!(check(&mut t, "'get', 'apple'"), int(1));
+        assert_eq!(check(&mut t, "'get', 'pear'"), Reply::Nil, "a key outside ~a*");
+        assert_eq!(check(&mut t, "'set', 'apple', 'x'"), Reply::Nil, "not @read");
+        assert_eq!(check(&mut t, "'config', 'get', 'x'"), Reply::Nil);
+        let Reply::Error(text) = check(&mut t, "'nosuch'") else { panic!("an unknown command is an error") };
+        assert!(text.starts_with("ERR Invalid command passed to redis.acl_check_cmd() script: "), "{text}");
         assert_eq!(
             eval(&mut t, "return {redis.LOG_WARNING, redis.REPL_ALL, redis.REPL_NONE}", &[], &[]),
             arr(vec![int(3), int(3), int(0)])

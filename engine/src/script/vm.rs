@@ -319,6 +319,12 @@ impl Vm {
         let outcome = lua.scope(|scope| {
             redis.raw_set("call", scope.create_function(|lua, argv: MultiValue| call(lua, argv, true))?)?;
             redis.raw_set("pcall", scope.create_function(|lua, argv: MultiValue| call(lua, argv, false))?)?;
+            redis.raw_set(
+                "acl_check_cmd",
+                scope.create_function(|_, argv: MultiValue| {
+                    cell.borrow().acl_check(&argv).map_err(|text| raise(&hooks, &text))
+                })?,
+            )?;
             // The cap, only while the script's code runs (see `set_memory_limit`).
             if self.limit > 0 {
                 lua.set_memory_limit(self.limit)?;
@@ -334,6 +340,7 @@ impl Vm {
             let result = result?;
             redis.raw_set("call", Value::Nil)?;
             redis.raw_set("pcall", Value::Nil)?;
+            redis.raw_set("acl_check_cmd", hooks.raw_get::<Value>("acl_check_cmd")?)?;
             Ok(result)
         });
         // SELECT inside a script does not move its caller (Redis 7).
@@ -505,14 +512,14 @@ fn add_raising_functions(lua: &Lua, redis: &Table, hooks: &Table) -> mlua::Resul
         })?,
     )?;
     let h = hooks.clone();
-    redis.raw_set(
-        "acl_check_cmd",
-        // Vitrine has one user, allowed every command: a command that exists is allowed.
-        lua.create_function(move |_, args: MultiValue| match args.front() {
-            Some(Value::String(name)) if table::lookup(&name.as_bytes()).is_some() => Ok(true),
-            _ => Err(raise(&h, "ERR Invalid command passed to redis.acl_check_cmd()")),
-        })?,
-    )?;
+    // Outside a run (a library's load-time code) there is no caller: a command that exists
+    // is allowed. While a script runs, `run` puts one that asks the caller's user in its place.
+    let outside_a_run = lua.create_function(move |_, args: MultiValue| match args.front() {
+        Some(Value::String(name)) if table::lookup(&name.as_bytes()).is_some() => Ok(true),
+        _ => Err(raise(&h, "ERR Invalid command passed to redis.acl_check_cmd()")),
+    })?;
+    hooks.raw_set("acl_check_cmd", outside_a_run.clone())?;
+    redis.raw_set("acl_check_cmd", outside_a_run)?;
     Ok(())
 }
 
@@ -546,22 +553,41 @@ struct Caller<'c, 'a> {
     raised: Option<String>,
 }
 
+/// A `redis.call`'s arguments as bytes (numbers as Redis formats them).
+fn lua_argv(argv: &MultiValue) -> Result<Vec<Vec<u8>>, String> {
+    argv.iter()
+        .map(|v| match v {
+            Value::String(s) => Ok(s.as_bytes().to_vec()),
+            Value::Integer(n) => Ok(format_number(*n as f64).into_bytes()),
+            Value::Number(n) => Ok(format_number(*n).into_bytes()),
+            _ => Err("ERR Lua redis lib command arguments must be strings or integers".into()),
+        })
+        .collect()
+}
+
 impl Caller<'_, '_> {
+    /// `redis.acl_check_cmd(command, args...)`: whether the script's caller may run it, keys
+    /// and channels included (Redis's `ACLCheckAllPerm`; nothing is logged or counted).
+    fn acl_check(&self, argv: &MultiValue) -> Result<bool, String> {
+        const INVALID: &str = "ERR Invalid command passed to redis.acl_check_cmd()";
+        let owned = lua_argv(argv)?;
+        let argv: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        let Some(&name) = argv.first() else { return Err(INVALID.into()) };
+        let Some((mut index, mut cmd)) = table::lookup(name) else { return Err(INVALID.into()) };
+        if cmd.is_container() && argv.len() > 1 {
+            (index, cmd) = table::lookup_subcommand(index, cmd, argv[1]).ok_or(INVALID)?;
+        }
+        let user = self.ctx.engine.session_user(self.ctx.session);
+        Ok(user.check(index, cmd, &argv).is_ok())
+    }
+
     /// Runs one `redis.call`: the command's reply (errors included), or the error text a
     /// call that cannot run raises, as Redis words it.
     fn call(&mut self, argv: &MultiValue, log_effects: bool) -> Result<Reply, String> {
         if argv.is_empty() {
             return Err("ERR Please specify at least one argument for this redis lib call".into());
         }
-        let mut owned: Vec<Vec<u8>> = Vec::with_capacity(argv.len());
-        for v in argv.iter() {
-            owned.push(match v {
-                Value::String(s) => s.as_bytes().to_vec(),
-                Value::Integer(n) => format_number(*n as f64).into_bytes(),
-                Value::Number(n) => format_number(*n).into_bytes(),
-                _ => return Err("ERR Lua redis lib command arguments must be strings or integers".into()),
-            });
-        }
+        let owned = lua_argv(argv)?;
         let argv: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
         let Some((mut index, mut cmd)) = table::lookup(argv[0]) else {
             return Err("ERR Unknown Redis command called from script".into());
