@@ -5,7 +5,6 @@
 mod common;
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use common::Server;
 use vitrine_server::testing::TempDir;
@@ -96,29 +95,14 @@ fn acl_save_and_load_round_trip_through_the_aclfile() {
 /// Starts the binary with `args`, expects it to exit with an error, and returns its stderr.
 fn refused(dir: &TempDir, args: &[&str]) -> String {
     let log = dir.0.join("refused.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vitrine"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_vitrine"));
+    command
         .args(["--port", "0", "--bind", "127.0.0.1", "--http-port", "0", "--dir", dir.0.to_str().unwrap()])
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let err = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(status.is_some_and(|s| !s.success()), "it started instead of refusing: {err}");
-    err
+        .stderr(std::fs::File::create(&log).unwrap());
+    common::proc::refused_start(&mut command, &log)
 }
 
 #[test]

@@ -322,7 +322,7 @@ impl Vm {
             redis.raw_set(
                 "acl_check_cmd",
                 scope.create_function(|_, argv: MultiValue| {
-                    cell.borrow().acl_check(&argv).map_err(|text| raise(&hooks, &text))
+                    cell.borrow().acl_check(&argv).map_err(|text| raise(hooks, &text))
                 })?,
             )?;
             // The cap, only while the script's code runs (see `set_memory_limit`).

@@ -1,8 +1,11 @@
 //! What the tests read about a running server beyond its replies: its memory from
-//! `/proc/PID/status`, and single fields of `INFO`.
+//! `/proc/PID/status`, single fields of `INFO`, and the error of a start-up it refused.
 
 use std::io::Write;
 use std::net::TcpStream;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 use super::{cmd, read_line, read_n, show};
 
@@ -34,4 +37,25 @@ pub fn info_field(s: &mut TcpStream, section: &str, name: &str) -> Option<u64> {
     text.lines()
         .find_map(|l| l.strip_prefix(name).and_then(|r| r.strip_prefix(':')))
         .and_then(|v| v.trim().parse().ok())
+}
+
+/// Runs `command` (the server, its stderr going to `log`), expects it to exit with an error
+/// within 10 s (it is killed otherwise), and returns what it wrote to `log`.
+pub fn refused_start(command: &mut Command, log: &Path) -> String {
+    let mut child = command.spawn().expect("start the server");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the server") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let err = std::fs::read_to_string(log).unwrap_or_default();
+    assert!(status.is_some_and(|s| !s.success()), "it started instead of refusing: {err}");
+    err
 }

@@ -17,6 +17,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use crate::clients::resp;
 use crate::command_table::{both_have, names};
 use crate::harness::*;
 
@@ -380,17 +381,6 @@ fn command_list_and_count_match_redis_but_for_the_listed_rows() {
     let redis_only_top = REDIS_ONLY.iter().filter(|n| !n.contains('|')).count() as i64;
     let vitrine_only_top = VITRINE_ONLY.iter().filter(|n| !n.contains('|')).count() as i64;
     assert_eq!(v_count, r_count - redis_only_top + vitrine_only_top, "COUNT differs by the listed commands");
-}
-
-fn resp(argvs: &[&[&str]]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for argv in argvs {
-        out.extend(format!("*{}\r\n", argv.len()).bytes());
-        for a in *argv {
-            out.extend(format!("${}\r\n{a}\r\n", a.len()).bytes());
-        }
-    }
-    out
 }
 
 /// Sends `bytes` and reads what comes back within 100 ms of quiet.

@@ -122,7 +122,8 @@ fn exchange(s: &mut TcpStream, bytes: &[u8], wait: Duration) -> Vec<u8> {
     got
 }
 
-fn resp(argvs: &[&[&str]]) -> Vec<u8> {
+/// Several commands as one RESP request (a pipeline).
+pub(crate) fn resp(argvs: &[&[&str]]) -> Vec<u8> {
     let mut out = Vec::new();
     for argv in argvs {
         out.extend(format!("*{}\r\n", argv.len()).bytes());
