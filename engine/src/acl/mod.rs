@@ -13,9 +13,6 @@
 //! - [`check`]: may this user run this command on these keys and channels.
 //! - [`log`]: `ACL LOG`: denied commands, keys, channels and failed logins, grouped.
 
-// The skeleton issue 22's parts fill in; remove once dispatch and the ACL commands use it all.
-#![allow(dead_code, unused_imports)]
-
 pub(crate) mod check;
 pub(crate) mod describe;
 pub(crate) mod file;
@@ -32,8 +29,8 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 pub(crate) use check::{Denied, DenyReason};
-pub(crate) use log::{AclLog, LogContext, LogEntry, LogReason};
-pub(crate) use user::{Channels, CmdBits, KeyPattern, Keys, Selector, User, CATEGORIES};
+pub(crate) use log::{AclLog, LogContext, LogReason};
+pub(crate) use user::{Channels, Keys, Selector, User, CATEGORIES};
 
 use crate::error::CmdError;
 

@@ -217,7 +217,6 @@ impl Engine {
     /// `ACL SETUSER`: applies the rules (all or nothing), then closes the user's pub/sub
     /// connections the new channel rules no longer allow. Sessions pick the new rules up on
     /// their next command (the epoch moved).
-    #[allow(dead_code)] // ACL SETUSER (cmd/acl.rs) is to call this instead of `Acl::set_user`.
     pub(crate) fn acl_set_user(&self, name: &[u8], words: &[&[u8]], pubsub_all: bool) -> Result<Arc<User>, CmdError> {
         let old = self.acl.user(name);
         let new = self.acl.set_user(name, words, pubsub_all)?;

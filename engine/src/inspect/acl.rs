@@ -7,7 +7,7 @@
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::acl::{rules, DenyReason, Keys, LogContext, LogReason, Selector, User};
+use crate::acl::{rules, DenyReason, Keys, Selector, User};
 use crate::table::{self, Command};
 use crate::{glob, Engine};
 
@@ -114,19 +114,8 @@ pub fn acl_log(engine: &Engine, count: usize) -> Vec<AclLogView> {
         .map(|e| AclLogView {
             entry_id: e.entry_id,
             count: e.count,
-            reason: match e.reason {
-                LogReason::Command => "command",
-                LogReason::Key => "key",
-                LogReason::Channel => "channel",
-                LogReason::Auth => "auth",
-            }
-            .to_string(),
-            context: match e.context {
-                LogContext::TopLevel => "toplevel",
-                LogContext::Multi => "multi",
-                LogContext::Lua => "lua",
-            }
-            .to_string(),
+            reason: e.reason.as_str().to_string(),
+            context: e.context.as_str().to_string(),
             object: text(&e.object),
             username: text(&e.username),
             created_ms: e.created_ms,

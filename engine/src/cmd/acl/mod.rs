@@ -2,7 +2,7 @@
 //! (DRYRUN), make a password, read the log of refusals, and save or load the aclfile. Each is
 //! a row of the command table under ACL; the rules themselves are `crate::acl`'s.
 
-use crate::acl::{LogContext, LogReason, Selector, User, CATEGORIES};
+use crate::acl::{Selector, User, CATEGORIES};
 use crate::args::Args;
 use crate::engine::Ctx;
 use crate::error::CmdError;
@@ -204,12 +204,12 @@ pub fn log(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
     let entries = entries
         .iter()
         .map(|e| {
-            // Redis: (now - ctime) / 1000 as a double, printed with 17 significant digits.
-            let age = now.saturating_sub(e.updated_ms) as f64 / 1000.0;
+            // Printed as a double with 17 significant digits, as Redis does.
+            let age = e.age_seconds(now);
             Reply::Map(vec![
                 (Reply::bulk("count"), Reply::Int(e.count as i64)),
-                (Reply::bulk("reason"), Reply::bulk(reason_name(e.reason))),
-                (Reply::bulk("context"), Reply::bulk(context_name(e.context))),
+                (Reply::bulk("reason"), Reply::bulk(e.reason.as_str())),
+                (Reply::bulk("context"), Reply::bulk(e.context.as_str())),
                 (Reply::bulk("object"), Reply::bulk(&e.object)),
                 (Reply::bulk("username"), Reply::bulk(&e.username)),
                 (Reply::bulk("age-seconds"), Reply::Double(age)),
@@ -218,23 +218,6 @@ pub fn log(ctx: &mut Ctx<'_>, args: &mut Args<'_>) -> Result<Reply, CmdError> {
         })
         .collect();
     Ok(Reply::Array(entries))
-}
-
-fn reason_name(reason: LogReason) -> &'static str {
-    match reason {
-        LogReason::Command => "command",
-        LogReason::Key => "key",
-        LogReason::Channel => "channel",
-        LogReason::Auth => "auth",
-    }
-}
-
-fn context_name(context: LogContext) -> &'static str {
-    match context {
-        LogContext::TopLevel => "toplevel",
-        LogContext::Multi => "multi",
-        LogContext::Lua => "lua",
-    }
 }
 
 /// Writes every user to the aclfile (the host does the writing).
@@ -300,5 +283,4 @@ pub fn help(_ctx: &mut Ctx<'_>, _args: &mut Args<'_>) -> Result<Reply, CmdError>
 }
 
 #[cfg(test)]
-#[path = "acl_tests.rs"]
 mod tests;

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::acl::{LogContext, LogEntry, LogReason};
+use crate::acl::log::LogEntry;
+use crate::acl::{LogContext, LogReason};
 use crate::config::{AclFile, ConfigFile};
 use crate::reply::Reply;
 use crate::testing::{bulk, bulks, err, int, ok, TestEngine};
