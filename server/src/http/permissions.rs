@@ -181,7 +181,10 @@ pub fn key_read(state: &AppState, path: &str, db: usize, key: &[u8]) -> Vec<Vec<
     } else if path.starts_with("/api/string-bits/") {
         &["GETRANGE", "", "0", "-1"]
     } else {
-        let type_name = inspect::key_detail(&state.engine, db, key, now_ms()).map(|d| d.type_name);
+        // A database out of range has no key to look at: the route itself answers 400.
+        let in_range = db < state.engine.config().databases();
+        let type_name =
+            in_range.then(|| inspect::key_detail(&state.engine, db, key, now_ms())).flatten().map(|d| d.type_name);
         match type_name {
             Some("string") => &["GET", ""],
             Some("hash") => &["HGETALL", ""],
