@@ -724,7 +724,7 @@ mod tests {
         let mut pg = Playground::new(T0, 1.0);
         assert_eq!(
             line(&mut pg, "HELLO 3")["text"].as_str().unwrap().lines().next(),
-            Some("1# \"server\" => \"vitrine\"")
+            Some("1# \"server\" => \"redis\"")
         );
         assert_eq!(line(&mut pg, "GET nope")["resp"], "_\r\n");
         assert_eq!(line(&mut pg, "QUIT")["text"], "OK\n");
